@@ -1,0 +1,61 @@
+"""cloudg-nb: analyse a cloud estate in Jupyter together with AI assistants, over MCP.
+
+Everything public is importable from here. The core (``cloudg_nb.layer``) is framework-free;
+``mcp``, Jupyter and widget code live at the edges and are imported only when used.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .catalog import default_registry
+from .config import CloudGConfig
+from .layer import (
+    AccessDeniedError,
+    Annotations,
+    AudioContent,
+    AuditLogMiddleware,
+    BlobResourceContents,
+    CachingMiddleware,
+    CallInfo,
+    Capability,
+    CloudGMCPLayer,
+    ConcurrencyLimitMiddleware,
+    EmbeddedResource,
+    ImageContent,
+    InvalidArgumentsError,
+    MCPLayerError,
+    MetricsMiddleware,
+    NotFoundError,
+    Principal,
+    PromptArgument,
+    PromptMessage,
+    PromptResult,
+    PromptSpec,
+    RateLimitedError,
+    Registry,
+    ResourceLink,
+    ResourceSpec,
+    ResourceTemplateSpec,
+    RetryMiddleware,
+    Sensitivity,
+    TextContent,
+    TextResourceContents,
+    ToolContext,
+    ToolResult,
+    ToolSpec,
+)
+from .policy import Policy
+from .transforms import Pipeline, TransformContext
+from .workspace import Workspace
+
+__all__ = [
+    "__version__", "AccessDeniedError", "Annotations", "AudioContent", "AuditLogMiddleware",
+    "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "CloudGConfig",
+    "CloudGMCPLayer", "ConcurrencyLimitMiddleware", "EmbeddedResource", "ImageContent",
+    "InvalidArgumentsError", "MCPLayerError", "MetricsMiddleware", "NotFoundError", "Pipeline",
+    "Policy", "Principal", "PromptArgument", "PromptMessage", "PromptResult", "PromptSpec",
+    "RateLimitedError", "Registry", "ResourceLink", "ResourceSpec", "ResourceTemplateSpec",
+    "RetryMiddleware", "Sensitivity", "TextContent", "TextResourceContents", "ToolContext",
+    "ToolResult", "ToolSpec", "TransformContext", "Workspace", "default_registry",
+]

@@ -1,0 +1,204 @@
+"""Who is calling (``Principal``) and what a handler gets as its first argument (``ToolContext``).
+
+The context carries the adapter's callbacks (progress, log), the request's identity, links
+the handler wants attached to its result, and the serving loop, so sync handlers running in
+worker threads can still report progress (``report_progress_sync``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .content import Annotations, ResourceLink
+
+if TYPE_CHECKING:
+    from .layer import CloudGMCPLayer
+
+__all__ = ["Principal", "ToolContext", "LOG_LEVELS", "maybe_await"]
+
+logger = logging.getLogger("cloudg.mcp")
+
+#: MCP (RFC 5424) log levels mapped to stdlib levels.
+LOG_LEVELS: dict[str, int] = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": 25,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": 55,
+    "emergency": 60,
+}
+
+ProgressCallback = Callable[[float, float | None, str | None], Any]
+LogCallback = Callable[[str, Any, str | None], Any]
+
+
+async def maybe_await(value: Any) -> Any:
+    """Await ``value`` if it is awaitable, else return it."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The caller: an id, a set of roles, and free-form claims (never used for roles)."""
+
+    id: str
+    roles: frozenset[str] = frozenset({"default"})
+    claims: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.roles, frozenset):
+            object.__setattr__(self, "roles", frozenset(self.roles))
+
+    @classmethod
+    def local(cls) -> Principal:
+        """The in-process / stdio user: id ``local``, roles ``default`` and ``local``."""
+        return _LOCAL
+
+    @classmethod
+    def anonymous(cls) -> Principal:
+        return _ANONYMOUS
+
+    def has_role(self, role: str) -> bool:
+        return role in self.roles
+
+
+_LOCAL = Principal("local", frozenset({"default", "local"}))
+_ANONYMOUS = Principal("anonymous", frozenset({"default"}))
+
+
+@dataclass(eq=False)
+class ToolContext:
+    """The first argument of every handler; one per request."""
+
+    layer: CloudGMCPLayer | None = None
+    principal: Principal = field(default_factory=Principal.local)
+    kind: str = "tool"
+    name: str = ""
+    request_id: str | int | None = None
+    progress_callback: ProgressCallback | None = None
+    log_callback: LogCallback | None = None
+    session: Any = None
+    links: list[ResourceLink] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    loop: asyncio.AbstractEventLoop | None = None
+    #: Set when the request is over (e.g. timed out); later progress and logs are dropped.
+    finished: bool = False
+    _last_progress: float | None = field(default=None, repr=False)
+    _pending: list[concurrent.futures.Future[Any]] = field(default_factory=list, repr=False)
+
+    @property
+    def workspace(self) -> Any:
+        return self.layer.workspace if self.layer is not None else None
+
+    @property
+    def config(self) -> Any:
+        ws = self.workspace
+        return getattr(ws, "config", None)
+
+    # -- progress ----------------------------------------------------------------------
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send progress to the caller; values that do not increase are dropped (MCP rule)."""
+        if self.progress_callback is None or self.finished:
+            return
+        last = self._last_progress
+        if last is not None and progress <= last:
+            return
+        self._last_progress = progress
+        try:
+            await maybe_await(self.progress_callback(progress, total, message))
+        except Exception:  # a broken client must not break the tool
+            logger.debug("progress callback failed", exc_info=True)
+
+    def report_progress_sync(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Schedule ``report_progress`` on the serving loop from a worker thread; no wait.
+
+        Does nothing without a callback, without a loop, or when the loop is closed.
+        """
+        loop = self.loop
+        if self.progress_callback is None or self.finished or loop is None or loop.is_closed():
+            return
+        try:
+            fut = asyncio.run_coroutine_threadsafe(
+                self.report_progress(progress, total, message), loop
+            )
+        except RuntimeError:  # loop closed between the check and the call
+            return
+        self._pending.append(fut)
+
+    async def flush_progress(self) -> None:
+        """Wait for progress scheduled by ``report_progress_sync`` (so it precedes results)."""
+        pending, self._pending = self._pending, []
+        for fut in pending:
+            if not fut.done():
+                try:
+                    await asyncio.wrap_future(fut)
+                except Exception:
+                    logger.debug("progress delivery failed", exc_info=True)
+
+    # -- logging -----------------------------------------------------------------------
+
+    async def log(self, level: str, data: Any, logger_name: str | None = None) -> None:
+        """Log locally on ``cloudg.mcp`` and send an MCP log notification to the caller."""
+        level = level if level in LOG_LEVELS else "info"
+        logger.log(LOG_LEVELS[level], "%s", data)
+        if self.log_callback is None or self.finished:
+            return
+        try:
+            await maybe_await(self.log_callback(level, data, logger_name))
+        except Exception:
+            logger.debug("log callback failed", exc_info=True)
+
+    def log_sync(self, level: str, data: Any, logger_name: str | None = None) -> None:
+        """``log`` for sync handlers in worker threads (scheduled on the loop, no wait)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            level = level if level in LOG_LEVELS else "info"
+            logger.log(LOG_LEVELS[level], "%s", data)
+            return
+        try:
+            self._pending.append(
+                asyncio.run_coroutine_threadsafe(self.log(level, data, logger_name), loop)
+            )
+        except RuntimeError:
+            return
+
+    # -- links ---------------------------------------------------------------------------
+
+    def link(
+        self,
+        uri: str,
+        name: str,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str = "application/json",
+        priority: float | None = None,
+    ) -> ResourceLink:
+        """Attach a resource link to this call's result (after the main content)."""
+        link = ResourceLink(
+            uri=uri,
+            name=name,
+            title=title,
+            description=description,
+            mime_type=mime_type,
+            annotations=Annotations(priority=priority) if priority is not None else None,
+        )
+        self.links.append(link)
+        return link
+
+

@@ -1,0 +1,74 @@
+"""Sensitivity levels (ordered) and capabilities that specs declare and policies check."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["Sensitivity", "Capability", "META_PREFIX"]
+
+#: Every key the layer writes into a wire ``_meta`` mapping starts with this.
+META_PREFIX = "cloudg/"
+
+
+class Sensitivity(StrEnum):
+    """How sensitive a primitive's output is: public < internal < confidential < restricted."""
+
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    CONFIDENTIAL = "confidential"
+    RESTRICTED = "restricted"
+
+    @property
+    def rank(self) -> int:
+        return _SENSITIVITY_ORDER.index(self)
+
+    # Ordered by rank, not alphabetically (StrEnum would compare the strings).
+    def __lt__(self, other: object) -> bool:
+        return self.rank < other.rank if isinstance(other, Sensitivity) else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self.rank <= other.rank if isinstance(other, Sensitivity) else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return self.rank > other.rank if isinstance(other, Sensitivity) else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self.rank >= other.rank if isinstance(other, Sensitivity) else NotImplemented
+
+    __hash__ = StrEnum.__hash__
+
+    @classmethod
+    def parse(cls, value: str | Sensitivity) -> Sensitivity:
+        """Read a level case-insensitively; ValueError names the accepted values."""
+        if isinstance(value, Sensitivity):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            names = ", ".join(s.value for s in cls)
+            raise ValueError(f"Unknown sensitivity level; use one of: {names}") from None
+
+
+_SENSITIVITY_ORDER = list(Sensitivity)
+
+
+class Capability(StrEnum):
+    """What a primitive may do; policies deny or grant these."""
+
+    READ_STATE = "read_state"
+    WRITE_STATE = "write_state"
+    READ_FS = "read_fs"
+    WRITE_FS = "write_fs"
+    CLOUD_ACCESS = "cloud_access"
+    EXEC = "exec"
+    REVEAL = "reveal"
+
+    @classmethod
+    def parse(cls, value: str | Capability) -> Capability:
+        if isinstance(value, Capability):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            names = ", ".join(c.value for c in cls)
+            raise ValueError(f"Unknown capability; use one of: {names}") from None

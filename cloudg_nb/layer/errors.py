@@ -1,0 +1,62 @@
+"""Errors a caller (a user or a model) reads, with JSON-RPC codes.
+
+Messages say what was wrong and what to do; they never echo argument values or secrets.
+Details go in ``data``, which adapters send as JSON-RPC error data or ``cloudg/error_data``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "MCPLayerError",
+    "InvalidArgumentsError",
+    "NotFoundError",
+    "AccessDeniedError",
+    "RateLimitedError",
+    "InputRejectedError",
+]
+
+
+class MCPLayerError(Exception):
+    """Base of every error the layer turns into an MCP error (JSON-RPC -32603)."""
+
+    code: int = -32603
+
+    def __init__(self, message: str, *, data: Any = None, code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+        if code is not None:
+            self.code = code
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, code={self.code})"
+
+
+class InvalidArgumentsError(MCPLayerError):
+    """Arguments failed validation (JSON-RPC invalid params, -32602)."""
+
+    code = -32602
+
+
+class NotFoundError(MCPLayerError):
+    """An unknown (or hidden) tool, resource, prompt or domain object (-32602)."""
+
+    code = -32602
+
+
+class AccessDeniedError(MCPLayerError):
+    """The policy refused the call (-31001)."""
+
+    code = -31001
+
+
+class RateLimitedError(MCPLayerError):
+    """A rate limit or concurrency limit refused the call (-31029); data has retry_after."""
+
+    code = -31029
+
+
+class InputRejectedError(InvalidArgumentsError):
+    """An input transform refused an argument value (e.g. it looks like a secret)."""

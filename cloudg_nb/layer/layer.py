@@ -1,0 +1,829 @@
+"""CloudGMCPLayer: the one door every request goes through.
+
+``call_tool``, ``read_resource``, ``get_prompt`` and ``complete`` run the middleware chain,
+then a terminal that applies policy, input transforms, validation, the handler (async on the
+loop, sync in a worker thread), timeouts and output transforms. Adapters (MCP, Jupyter,
+notebook) only ever call these four methods and the ``*_wire`` listings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import fnmatch
+import inspect
+import json
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextlib import nullcontext, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..transforms.pipeline import Pipeline, TransformContext, merge_report
+from .content import (
+    BlobResourceContents,
+    EmbeddedResource,
+    PromptMessage,
+    PromptResult,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+    ToolResult,
+)
+from .context import Principal, ToolContext, maybe_await
+from .errors import InvalidArgumentsError, MCPLayerError, NotFoundError
+from .registry import Registry
+from .results import render_text, to_jsonable, truncate_text
+from .schema import validate_arguments
+from .specs import (
+    NAME_PATTERN,
+    AnySpec,
+    PromptSpec,
+    ResourceSpec,
+    ResourceTemplateSpec,
+    ToolSpec,
+)
+
+__all__ = ["CloudGMCPLayer", "CallInfo", "Middleware", "ChangeListener"]
+
+logger = logging.getLogger("cloudg.mcp")
+
+PREFIX_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{0,64}$")
+COMPLETION_LIMIT = 100
+#: Key under which a prefixed layer looks up names without its prefix: never a valid name.
+_UNRESOLVABLE = "\x00"
+
+
+@dataclass(slots=True)
+class CallInfo:
+    """What middleware sees of one request (arguments as received, before un-pseudonymising)."""
+
+    kind: str  # tool | resource | prompt | completion
+    name: str
+    spec: AnySpec
+    arguments: dict[str, Any]
+    principal: Principal
+    context: ToolContext
+    started: float = field(default_factory=time.monotonic)
+    #: Set by the terminal when it refuses a call: denied | rate_limited | rejected.
+    outcome: str | None = None
+
+
+Handler = Callable[[CallInfo], Awaitable[Any]]
+Middleware = Callable[[CallInfo, Handler], Awaitable[Any]]
+ChangeListener = Callable[[str, "str | None"], Any]
+
+
+def _bind(mw: Middleware, nxt: Handler) -> Handler:
+    async def call(info: CallInfo) -> Any:
+        return await mw(info, nxt)
+
+    return call
+
+
+def _name_for_message(name: Any) -> str:
+    """Echo a name only when it is a well-formed name (never arbitrary caller text)."""
+    if isinstance(name, str) and NAME_PATTERN.match(name):
+        return f"'{name}'"
+    return "(malformed name)"
+
+
+class CloudGMCPLayer:
+    """A governed MCP layer over a workspace and a registry of tools, resources and prompts."""
+
+    def __init__(
+        self,
+        config: Any = None,
+        *,
+        workspace: Any = None,
+        policy: Any = None,
+        registry: Registry | None = None,
+        include_categories: Iterable[str] | None = None,
+        exclude_categories: Iterable[str] | None = None,
+        include_tools: Iterable[str] | None = None,
+        exclude_tools: Iterable[str] | None = None,
+        prefix: str = "",
+        middleware: Sequence[Middleware] = (),
+        default_timeout: float | None = 300.0,
+        max_output_chars: int | None = 200_000,
+        name: str = "cloudg",
+        version: str | None = None,
+        instructions: str | None = None,
+    ) -> None:
+        if workspace is None:
+            from ..config import CloudGConfig
+            from ..workspace import Workspace
+
+            workspace = Workspace(config or CloudGConfig())
+        self.workspace = workspace
+
+        from ..policy import Policy
+
+        self.policy = policy if isinstance(policy, Policy) else Policy.load(policy)
+
+        if registry is None:
+            from ..catalog import default_registry
+
+            registry = default_registry()
+        self.registry = self._filter_registry(
+            registry,
+            include_categories=include_categories,
+            exclude_categories=exclude_categories,
+            include_tools=include_tools,
+            exclude_tools=exclude_tools,
+        )
+        self.prefix = prefix  # validated by the property setter
+        self.middleware: list[Middleware] = []
+        self.default_timeout = default_timeout
+        self.max_output_chars = max_output_chars
+        self.name = name
+        if version is None:
+            from .. import __version__ as version
+        self.version = version
+        self.instructions = instructions
+        self._listeners: list[ChangeListener] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        for mw in middleware:
+            self.use(mw)
+        hook = getattr(workspace, "on_change", None)
+        if callable(hook):
+            hook(self.notify_change)
+
+    def __repr__(self) -> str:
+        return f"CloudGMCPLayer(name={self.name!r}, prefix={self.prefix!r}, {self.registry!r})"
+
+    # -- construction helpers ------------------------------------------------------------
+
+    @staticmethod
+    def _filter_registry(
+        registry: Registry,
+        *,
+        include_categories: Iterable[str] | None = None,
+        exclude_categories: Iterable[str] | None = None,
+        include_tools: Iterable[str] | None = None,
+        exclude_tools: Iterable[str] | None = None,
+    ) -> Registry:
+        """Without filters, ``registry`` itself; else a new Registry of the specs that pass.
+
+        Category filters apply to every kind; tool filters (names or globs) only to tools.
+        """
+        inc_c = list(include_categories) if include_categories is not None else None
+        exc_c = list(exclude_categories or ())
+        inc_t = list(include_tools) if include_tools is not None else None
+        exc_t = list(exclude_tools or ())
+        if inc_c is None and not exc_c and inc_t is None and not exc_t:
+            return registry
+
+        def matches(value: str, patterns: list[str]) -> bool:
+            return any(fnmatch.fnmatchcase(value, p) for p in patterns)
+
+        filtered = Registry()
+        for spec in registry:
+            if inc_c is not None and not matches(spec.category, inc_c):
+                continue
+            if exc_c and matches(spec.category, exc_c):
+                continue
+            if isinstance(spec, ToolSpec):
+                if inc_t is not None and not matches(spec.name, inc_t):
+                    continue
+                if exc_t and matches(spec.name, exc_t):
+                    continue
+            filtered.add(spec)
+        return filtered
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    @prefix.setter
+    def prefix(self, value: str) -> None:
+        if not isinstance(value, str) or not PREFIX_PATTERN.match(value):
+            raise ValueError(
+                "Invalid prefix: use at most 64 characters from A-Z a-z 0-9 _ . - "
+                "(for example 'cloudg_')"
+            )
+        self._prefix = value
+
+    def use(self, mw: Middleware) -> CloudGMCPLayer:
+        """Append ``mw`` as the innermost middleware; it applies from the next request on."""
+        self.middleware.append(mw)
+        attach = getattr(mw, "attach", None)
+        if callable(attach):
+            attach(self)
+        return self
+
+    # -- names ---------------------------------------------------------------------------
+
+    def exposed_name(self, name: str) -> str:
+        return f"{self._prefix}{name}"
+
+    def internal_name(self, exposed: str) -> str:
+        """Strip the prefix; with a prefix set, an unprefixed name resolves to nothing."""
+        prefix = self._prefix
+        if not prefix:
+            return exposed
+        if isinstance(exposed, str) and exposed.startswith(prefix):
+            return exposed[len(prefix) :]
+        return _UNRESOLVABLE
+
+    # -- change events -------------------------------------------------------------------
+
+    def on_change(self, fn: ChangeListener) -> Callable[[], None]:
+        """Call ``fn(kind, uri)`` on every change; returns a function that unsubscribes."""
+        self._listeners.append(fn)
+
+        def unsubscribe() -> None:
+            with suppress(ValueError):
+                self._listeners.remove(fn)
+
+        return unsubscribe
+
+    def notify_change(self, kind: str, uri: str | None = None) -> None:
+        """Report a change from any thread; listeners run on the serving loop's thread."""
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is not loop:
+                try:
+                    loop.call_soon_threadsafe(self._dispatch_change, kind, uri)
+                    return
+                except RuntimeError:  # closed between the check and the call
+                    pass
+        self._dispatch_change(kind, uri)
+
+    def _dispatch_change(self, kind: str, uri: str | None) -> None:
+        for fn in list(self._listeners):
+            try:
+                fn(kind, uri)
+            except Exception:
+                logger.debug("change listener %r failed", fn, exc_info=True)
+
+    # -- contexts ------------------------------------------------------------------------
+
+    def context(self, principal: Principal | None = None, **fields: Any) -> ToolContext:
+        """A handler context for ``principal`` (the local principal by default)."""
+        return ToolContext(layer=self, principal=principal or Principal.local(), **fields)
+
+    def _remember_loop(self) -> asyncio.AbstractEventLoop:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._loop = loop
+        return loop
+
+    async def _invoke(self, fn: Callable[..., Any], ctx: ToolContext, kwargs: dict) -> Any:
+        """Coroutine functions run on the loop; plain functions in a worker thread."""
+        ctx.loop = self._remember_loop()
+        if inspect.iscoroutinefunction(fn):
+            return await fn(ctx, **kwargs)
+        try:
+            result = await asyncio.to_thread(fn, ctx, **kwargs)
+        except asyncio.CancelledError:
+            # Timed out or cancelled: the thread runs on, but reports nothing more.
+            ctx.finished = True
+            raise
+        if ctx._pending:
+            await ctx.flush_progress()  # progress the thread reported precedes the result
+        return await maybe_await(result)
+
+    async def _run_chain(self, info: CallInfo, terminal: Handler) -> Any:
+        chain = terminal
+        for mw in reversed(self.middleware):
+            chain = _bind(mw, chain)
+        return await chain(info)
+
+    # -- visibility and listings ---------------------------------------------------------
+
+    def _visible(self, spec: AnySpec, principal: Principal) -> bool:
+        return bool(self.policy.is_allowed(spec, principal))
+
+    def _record_hidden(self, kind: str, name: str, principal: Principal) -> None:
+        record = getattr(self.policy, "record_hidden", None)
+        if record is None:
+            return
+        try:
+            record(kind, name, principal)
+        except Exception:
+            logger.debug("policy.record_hidden failed", exc_info=True)
+
+    def list_tools(self, principal: Principal | None = None) -> list[ToolSpec]:
+        p = principal or Principal.local()
+        return [s for s in self.registry.tools.values() if self._visible(s, p)]
+
+    def list_resources(self, principal: Principal | None = None) -> list[ResourceSpec]:
+        p = principal or Principal.local()
+        return [s for s in self.registry.resources.values() if self._visible(s, p)]
+
+    def list_templates(self, principal: Principal | None = None) -> list[ResourceTemplateSpec]:
+        p = principal or Principal.local()
+        return [s for s in self.registry.templates.values() if self._visible(s, p)]
+
+    def list_prompts(self, principal: Principal | None = None) -> list[PromptSpec]:
+        p = principal or Principal.local()
+        return [s for s in self.registry.prompts.values() if self._visible(s, p)]
+
+    def tools_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:
+        """Tool definitions; ``outputSchema`` is withheld when outputs get transformed."""
+        p = principal or Principal.local()
+        return [
+            spec.to_wire(
+                self.exposed_name(spec.name),
+                output_schema=not self.policy.output_pipeline(spec, p),
+            )
+            for spec in self.list_tools(p)
+        ]
+
+    def resources_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:
+        return [spec.to_wire() for spec in self.list_resources(principal)]
+
+    def templates_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:
+        return [spec.to_wire() for spec in self.list_templates(principal)]
+
+    def prompts_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:
+        return [
+            spec.to_wire(self.exposed_name(spec.name)) for spec in self.list_prompts(principal)
+        ]
+
+    # -- transforms ----------------------------------------------------------------------
+
+    def _transform(
+        self, value: Any, spec: AnySpec, principal: Principal, kind: str = "output"
+    ) -> tuple[Any, dict[str, Any]]:
+        if kind == "input":
+            pipeline: Pipeline = self.policy.input_pipeline(spec, principal)
+        else:
+            pipeline = self.policy.output_pipeline(spec, principal)
+        if not pipeline:
+            return value, {}
+        tctx = TransformContext(
+            direction="input" if kind == "input" else "output",
+            vault=self.policy.vault,
+            principal=principal,
+            spec=spec,
+        )
+        return pipeline.apply(value, tctx), tctx.report
+
+    def _untransform_arguments(
+        self, arguments: dict[str, Any], spec: AnySpec, principal: Principal
+    ) -> dict[str, Any]:
+        value, _ = self._transform(arguments, spec, principal, "input")
+        return value
+
+    def _checked_untransform(
+        self, arguments: dict[str, Any], spec: AnySpec, principal: Principal, info: CallInfo
+    ) -> dict[str, Any]:
+        """Input pipeline; a refusal is recorded with the policy and re-raised."""
+        try:
+            return self._untransform_arguments(arguments, spec, principal)
+        except MCPLayerError as exc:
+            info.outcome = "rejected"
+            record = getattr(self.policy, "record_rejection", None)
+            if record is not None:
+                try:
+                    record(spec, principal, exc)
+                except Exception:
+                    logger.debug("policy.record_rejection failed", exc_info=True)
+            raise
+
+    def _check_call(self, spec: AnySpec, principal: Principal, args: Any, info: CallInfo) -> None:
+        from .errors import AccessDeniedError, RateLimitedError
+
+        try:
+            self.policy.check_call(spec, principal, args)
+        except RateLimitedError:
+            info.outcome = "rate_limited"
+            raise
+        except AccessDeniedError:
+            info.outcome = "denied"
+            raise
+
+    def _transform_links(
+        self, links: Iterable[ResourceLink], spec: AnySpec, principal: Principal,
+        report: dict[str, Any],
+    ) -> list[ResourceLink]:
+        out = []
+        for link in links:
+            fields = {
+                "uri": link.uri, "name": link.name,
+                "title": link.title, "description": link.description,
+            }
+            new, rep = self._transform(fields, spec, principal)
+            merge_report(report, rep)
+            if new is fields:
+                out.append(link)
+                continue
+            clone = copy.copy(link)
+            for key in fields:
+                setattr(clone, key, new.get(key) if isinstance(new, dict) else getattr(link, key))
+            out.append(clone)
+        return out
+
+    # -- errors --------------------------------------------------------------------------
+
+    def _error_result(
+        self,
+        message: str,
+        spec: AnySpec | None,
+        principal: Principal,
+        code: int | str,
+        data: Any = None,
+        started: float | None = None,
+    ) -> ToolResult:
+        report: dict[str, Any] = {}
+        if spec is not None:
+            payload, report = self._transform(
+                {"message": message, "data": to_jsonable(data)}, spec, principal
+            )
+            if isinstance(payload, dict):
+                message = str(payload.get("message", message))
+                data = payload.get("data")
+        meta: dict[str, Any] = {"cloudg/error_code": code}
+        if data is not None:
+            meta["cloudg/error_data"] = to_jsonable(data)
+        if report:
+            meta["cloudg/transforms"] = report
+        if started is not None:
+            meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+        return ToolResult(content=[TextContent(message)], is_error=True, meta=meta)
+
+    # -- tools ---------------------------------------------------------------------------
+
+    def get_tool(self, name: str, principal: Principal | None = None) -> ToolSpec:
+        """The visible tool named ``name`` (exposed name); NotFoundError otherwise."""
+        p = principal or Principal.local()
+        spec = self.registry.tools.get(self.internal_name(name))
+        if spec is None or not self._visible(spec, p):
+            self._record_hidden("tool", name, p)
+            raise NotFoundError(
+                f"Unknown tool {_name_for_message(name)}. List the available tools "
+                "(tools/list) and call one of those names.",
+                data={"kind": "tool"},
+            )
+        return spec
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        principal: Principal | None = None,
+        context: ToolContext | None = None,
+    ) -> ToolResult:
+        """Run a tool through the whole chain; failures come back as error results.
+
+        Only an unknown or hidden tool name raises (NotFoundError), before the chain runs.
+        """
+        p = principal or (context.principal if context is not None else None) or (
+            Principal.local()
+        )
+        spec = self.get_tool(name, p)
+        if context is None:
+            ctx = ToolContext(layer=self, principal=p, kind="tool", name=spec.name)
+        else:
+            ctx = context
+            ctx.layer = ctx.layer or self
+            ctx.principal, ctx.kind, ctx.name = p, "tool", spec.name
+        info = CallInfo("tool", spec.name, spec, dict(arguments or {}), p, ctx)
+        try:
+            return await self._run_chain(info, self._tool_terminal)
+        except MCPLayerError as exc:
+            return self._error_result(exc.message, spec, p, exc.code, exc.data, info.started)
+
+    async def _tool_terminal(self, info: CallInfo) -> ToolResult:
+        spec: ToolSpec = info.spec  # type: ignore[assignment]
+        principal, ctx = info.principal, info.context
+        self._check_call(spec, principal, info.arguments, info)
+        arguments = self._checked_untransform(info.arguments, spec, principal, info)
+        kwargs = validate_arguments(spec.arguments_model, arguments)  # type: ignore[arg-type]
+        timeout = spec.timeout_seconds or self.default_timeout
+        exposed = self.exposed_name(spec.name)
+        scope = asyncio.timeout(timeout) if timeout else nullcontext()
+        try:
+            async with scope:  # type: ignore[attr-defined]
+                raw = await self._invoke(spec.handler, ctx, kwargs)
+        except MCPLayerError:
+            raise
+        except TimeoutError as exc:
+            if timeout and getattr(scope, "expired", lambda: False)():
+                return self._error_result(
+                    f"Tool {exposed} timed out after {timeout:g} s. Narrow the request "
+                    "(filters, a smaller limit or depth) or try again later.",
+                    spec, principal, "timeout", {"timeout_seconds": timeout}, info.started,
+                )
+            return self._handler_error(exposed, exc, spec, principal, info.started)
+        except Exception as exc:
+            return self._handler_error(exposed, exc, spec, principal, info.started)
+        return self._finalise_tool_result(raw, spec, principal, ctx, info.started)
+
+    def _handler_error(
+        self, exposed: str, exc: Exception, spec: ToolSpec, principal: Principal,
+        started: float,
+    ) -> ToolResult:
+        logger.exception("Tool %s failed", exposed, exc_info=exc)
+        return self._error_result(
+            f"{type(exc).__name__}: {exc}", spec, principal, "handler_error",
+            {"exception": type(exc).__name__}, started,
+        )
+
+    def _finalise_tool_result(
+        self, raw: Any, spec: ToolSpec, principal: Principal, ctx: ToolContext, started: float
+    ) -> ToolResult:
+        report: dict[str, Any] = {}
+        if isinstance(raw, ToolResult):
+            result = self._transform_tool_result(raw, spec, principal, report)
+        else:
+            value = to_jsonable(raw)
+            if not isinstance(value, dict):
+                value = {"result": value}
+            value, rep = self._transform(value, spec, principal)
+            merge_report(report, rep)
+            text, removed = truncate_text(render_text(value), self.max_output_chars)
+            if removed:
+                report["truncated_chars"] = report.get("truncated_chars", 0) + removed
+            result = ToolResult(content=[TextContent(text)], structured=value)
+        if ctx.links:
+            result.content.extend(self._transform_links(ctx.links, spec, principal, report))
+        if report:
+            result.meta["cloudg/transforms"] = report
+        result.meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+        return result
+
+    def _transform_tool_result(
+        self, raw: ToolResult, spec: ToolSpec, principal: Principal, report: dict[str, Any]
+    ) -> ToolResult:
+        """Transform every text-bearing part of a handler-built result (not images/blobs)."""
+        if not self.policy.output_pipeline(spec, principal):
+            return ToolResult(list(raw.content), raw.structured, raw.is_error, dict(raw.meta))
+
+        def tr(value: Any) -> Any:
+            new, rep = self._transform(value, spec, principal)
+            merge_report(report, rep)
+            return new
+
+        structured = tr(raw.structured) if raw.structured is not None else None
+        content: list[Any] = []
+        for block in raw.content:
+            if isinstance(block, TextContent):
+                block = copy.copy(block)
+                block.text = tr(block.text)
+            elif isinstance(block, ResourceLink):
+                block = self._transform_links([block], spec, principal, report)[0]
+            elif isinstance(block, EmbeddedResource) and isinstance(
+                block.resource, TextResourceContents
+            ):
+                resource = copy.copy(block.resource)
+                resource.text = tr(resource.text)
+                block = copy.copy(block)
+                block.resource = resource
+            content.append(block)
+        meta = tr(dict(raw.meta)) if raw.meta else {}
+        return ToolResult(content, structured, raw.is_error, dict(meta))
+
+    # -- resources -----------------------------------------------------------------------
+
+    def _resolve_resource(
+        self, uri: str, principal: Principal
+    ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]]:
+        spec: ResourceSpec | ResourceTemplateSpec | None = self.registry.resources.get(uri)
+        variables: dict[str, str] = {}
+        if spec is None and isinstance(uri, str):
+            found = self.registry.find_template(uri)
+            if found is not None:
+                spec, variables = found
+        if spec is None or not self._visible(spec, principal):
+            self._record_hidden("resource", uri, principal)
+            raise NotFoundError(
+                "Unknown resource. List resources and resource templates "
+                "(resources/list, resources/templates/list) for URIs that can be read.",
+                data={"kind": "resource", "uri": uri if isinstance(uri, str) else None},
+            )
+        return spec, variables
+
+    async def read_resource(
+        self,
+        uri: str,
+        *,
+        principal: Principal | None = None,
+        context: ToolContext | None = None,
+    ) -> list[TextResourceContents | BlobResourceContents]:
+        """Read a resource by URI (exact match first, then templates). Errors propagate."""
+        p = principal or (context.principal if context is not None else None) or (
+            Principal.local()
+        )
+        spec, variables = self._resolve_resource(uri, p)
+        ctx = context or ToolContext(layer=self, principal=p)
+        ctx.layer = ctx.layer or self
+        ctx.principal, ctx.kind, ctx.name = p, "resource", uri
+        ctx.meta["uri"] = uri
+        info = CallInfo("resource", uri, spec, dict(variables), p, ctx)
+        return await self._run_chain(info, self._resource_terminal)
+
+    async def _resource_terminal(self, info: CallInfo) -> list[Any]:
+        spec = info.spec
+        principal, ctx, uri = info.principal, info.context, info.name
+        self._check_call(spec, principal, info.arguments, info)
+        variables = info.arguments
+        if isinstance(spec, ResourceTemplateSpec):
+            variables = self._checked_untransform(variables, spec, principal, info)
+        raw = await self._invoke(spec.handler, ctx, dict(variables))
+        mime = spec.mime_type
+        if isinstance(raw, (bytes, bytearray, memoryview)):
+            import base64
+
+            return [BlobResourceContents(uri, base64.b64encode(bytes(raw)).decode(), mime)]
+        if isinstance(raw, list) and raw and all(
+            isinstance(c, (TextResourceContents, BlobResourceContents)) for c in raw
+        ):
+            out = []
+            for item in raw:
+                if isinstance(item, TextResourceContents):
+                    item = copy.copy(item)
+                    item.text, _ = self._transform(item.text, spec, principal)
+                out.append(item)
+            return out
+        if isinstance(raw, str):
+            text, report = self._transform(raw, spec, principal)
+            mime_out = mime
+        else:
+            value, report = self._transform(to_jsonable(raw), spec, principal)
+            text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+            mime_out = mime or "application/json"
+        meta = {"cloudg/transforms": report} if report else None
+        return [TextResourceContents(uri, text, mime_out, meta)]
+
+    # -- prompts -------------------------------------------------------------------------
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        principal: Principal | None = None,
+        context: ToolContext | None = None,
+    ) -> PromptResult:
+        """Render a prompt. Missing required arguments are checked first. Errors propagate."""
+        p = principal or (context.principal if context is not None else None) or (
+            Principal.local()
+        )
+        spec = self.registry.prompts.get(self.internal_name(name))
+        if spec is None or not self._visible(spec, p):
+            self._record_hidden("prompt", name, p)
+            raise NotFoundError(
+                f"Unknown prompt {_name_for_message(name)}. List the available prompts "
+                "(prompts/list).",
+                data={"kind": "prompt"},
+            )
+        arguments = dict(arguments or {})
+        missing = [a.name for a in spec.arguments if a.required and a.name not in arguments]
+        if missing:
+            raise InvalidArgumentsError(
+                f"Missing required prompt arguments: {', '.join(missing)}",
+                data={"missing": missing},
+            )
+        ctx = context or ToolContext(layer=self, principal=p)
+        ctx.layer = ctx.layer or self
+        ctx.principal, ctx.kind, ctx.name = p, "prompt", spec.name
+        info = CallInfo("prompt", spec.name, spec, arguments, p, ctx)
+        return await self._run_chain(info, self._prompt_terminal)
+
+    async def _prompt_terminal(self, info: CallInfo) -> PromptResult:
+        spec: PromptSpec = info.spec  # type: ignore[assignment]
+        principal, ctx = info.principal, info.context
+        self._check_call(spec, principal, info.arguments, info)
+        arguments = self._checked_untransform(info.arguments, spec, principal, info)
+        declared = {a.name for a in spec.arguments}
+        kwargs = {k: v for k, v in arguments.items() if k in declared}
+        raw = await self._invoke(spec.handler, ctx, kwargs)
+        if isinstance(raw, PromptResult):
+            result = raw
+        elif isinstance(raw, str):
+            result = PromptResult([PromptMessage("user", TextContent(raw))])
+        elif isinstance(raw, PromptMessage):
+            result = PromptResult([raw])
+        elif isinstance(raw, list) and all(isinstance(m, PromptMessage) for m in raw):
+            result = PromptResult(list(raw))
+        else:
+            raise MCPLayerError(
+                f"Prompt {self.exposed_name(spec.name)} returned an unsupported value; a "
+                "prompt handler returns a str, a list of PromptMessage or a PromptResult.",
+                data={"type": type(raw).__name__},
+            )
+        return self._transform_prompt(result, spec, principal)
+
+    def _transform_prompt(
+        self, result: PromptResult, spec: PromptSpec, principal: Principal
+    ) -> PromptResult:
+        if not self.policy.output_pipeline(spec, principal):
+            return result
+        scratch: dict[str, Any] = {}  # prompt reports are discarded
+        messages = []
+        for msg in result.messages:
+            block = msg.content
+            if isinstance(block, TextContent):
+                block = copy.copy(block)
+                block.text, _ = self._transform(block.text, spec, principal)
+            elif isinstance(block, EmbeddedResource) and isinstance(
+                block.resource, TextResourceContents
+            ):
+                resource = copy.copy(block.resource)
+                resource.text, _ = self._transform(resource.text, spec, principal)
+                block = EmbeddedResource(resource, block.annotations, block.meta)
+            elif isinstance(block, ResourceLink):
+                block = self._transform_links([block], spec, principal, scratch)[0]
+            messages.append(PromptMessage(msg.role, block))
+        return PromptResult(messages, result.description, result.meta)
+
+    # -- completions ---------------------------------------------------------------------
+
+    def _completion_target(
+        self, ref: dict[str, Any], argument_name: str, principal: Principal
+    ) -> tuple[AnySpec, str, Callable[..., Any]] | None:
+        kind = ref.get("type")
+        if kind == "ref/prompt":
+            spec = self.registry.prompts.get(self.internal_name(str(ref.get("name", ""))))
+            if spec is None:
+                return None
+            arg = spec.argument(argument_name)
+            fn = arg.completion if arg is not None else None
+            target_name = spec.name
+        elif kind == "ref/resource":
+            uri = ref.get("uri")
+            spec = self.registry.templates.get(uri) if isinstance(uri, str) else None
+            if spec is None:
+                return None
+            fn = spec.completions.get(argument_name)
+            target_name = spec.uri_template
+        else:
+            return None
+        if fn is None or not self._visible(spec, principal):
+            return None
+        return spec, target_name, fn
+
+    async def complete(
+        self,
+        ref: dict[str, Any],
+        argument: dict[str, Any],
+        *,
+        principal: Principal | None = None,
+        context_arguments: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Complete an argument of a prompt or a template variable.
+
+        Returns ``{"values": [...<=100], "total": n, "hasMore": bool}``. An unknown or hidden
+        ref gives empty values without running the chain; a policy refusal raises.
+        """
+        p = principal or Principal.local()
+        empty: dict[str, Any] = {"values": [], "total": 0, "hasMore": False}
+        argument_name = str(argument.get("name", ""))
+        target = self._completion_target(ref or {}, argument_name, p)
+        if target is None:
+            return empty
+        spec, target_name, fn = target
+        ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name)
+        ctx.meta["completion_fn"] = fn
+        info = CallInfo(
+            "completion",
+            target_name,
+            spec,
+            {
+                "argument": argument_name,
+                "value": argument.get("value", ""),
+                "context": dict(context_arguments or {}),
+            },
+            p,
+            ctx,
+        )
+        return await self._run_chain(info, self._completion_terminal)
+
+    async def _completion_terminal(self, info: CallInfo) -> dict[str, Any]:
+        spec, principal, ctx = info.spec, info.principal, info.context
+        argument_name = info.arguments["argument"]
+        self._check_call(spec, principal, {"__completion__": info.name}, info)
+        restored = self._checked_untransform(
+            {"partial": info.arguments["value"], "arguments": info.arguments["context"]},
+            spec, principal, info,
+        )
+        ctx.meta["arguments"] = dict(restored.get("arguments") or {})
+        fn = ctx.meta["completion_fn"]
+        try:
+            raw = await self._invoke(fn, ctx, {"partial": str(restored.get("partial") or "")})
+            values = [str(v) for v in (raw or ())]
+        except Exception:
+            logger.debug("completion for %s failed", info.name, exc_info=True)
+            return {"values": [], "total": 0, "hasMore": False}
+        if self.policy.output_pipeline(spec, principal):
+            out = []
+            for v in values:
+                wrapped, _ = self._transform({argument_name: v}, spec, principal)
+                out.append(str(wrapped.get(argument_name, v)) if isinstance(wrapped, dict) else v)
+            values = out
+        total = len(values)
+        return {
+            "values": values[:COMPLETION_LIMIT],
+            "total": total,
+            "hasMore": total > COMPLETION_LIMIT,
+        }

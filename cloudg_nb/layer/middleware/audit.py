@@ -1,0 +1,120 @@
+"""AuditLogMiddleware: one JSON line per request, argument values only as keyed hashes.
+
+Lines go to a JSONL file (created with mode 0600), a text stream, or the ``cloudg.audit``
+logger. A write failure is logged at DEBUG and never breaks the request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from ..content import ToolResult
+from .outcome import outcome_of
+
+__all__ = ["AuditLogMiddleware", "SALT_ENV"]
+
+logger = logging.getLogger("cloudg.mcp")
+audit_logger = logging.getLogger("cloudg.audit")
+
+#: Environment variable holding the audit HMAC salt (stable hashes across restarts).
+SALT_ENV = "CLOUDG_MCP_AUDIT_SALT"
+
+
+class AuditLogMiddleware:
+    """Write an audit line for every tool, resource, prompt and completion request."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        stream: IO[str] | None = None,
+        salt: str | bytes | None = None,
+        hash_values: bool = True,
+    ) -> None:
+        salt = salt if salt is not None else os.environ.get(SALT_ENV)
+        if salt is None:
+            salt = secrets.token_bytes(32)
+        self._salt = salt.encode() if isinstance(salt, str) else bytes(salt)
+        self.hash_values = hash_values
+        self.path = Path(path) if path is not None else None
+        self.stream = stream
+        self._lock = threading.Lock()
+        self._file: IO[str] | None = None
+        if self.path is not None:
+            self._file = self._open(self.path)
+
+    @staticmethod
+    def _open(path: Path) -> IO[str]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.chmod(path, 0o600)  # an existing file keeps no wider permissions
+        return os.fdopen(fd, "a", encoding="utf-8", buffering=1)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def hash_value(self, value: Any) -> str:
+        """16 hex characters of HMAC-SHA256 over the canonical JSON of ``value``."""
+        canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+        return hmac.new(self._salt, canonical.encode(), hashlib.sha256).hexdigest()[:16]
+
+    async def __call__(self, info: Any, call_next: Any) -> Any:
+        try:
+            result = await call_next(info)
+        except BaseException as exc:
+            self._write(info, None, exc)
+            raise
+        self._write(info, result, None)
+        return result
+
+    def _line(self, info: Any, result: Any, error: BaseException | None) -> dict[str, Any]:
+        args = info.arguments or {}
+        principal = info.principal
+        line: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z",
+            "event": "mcp.call",
+            "kind": info.kind,
+            "name": info.name,
+            "principal": {"id": principal.id, "roles": sorted(principal.roles)},
+            "request_id": info.context.request_id,
+            "argument_keys": sorted(str(k) for k in args),
+            "duration_ms": round((time.monotonic() - info.started) * 1000, 3),
+            "outcome": outcome_of(info, result, error),
+            "sensitivity": info.spec.sensitivity.value,
+        }
+        if self.hash_values:
+            line["argument_hashes"] = {str(k): self.hash_value(v) for k, v in args.items()}
+        if error is not None:
+            line["error"] = {"type": type(error).__name__, "code": getattr(error, "code", None)}
+        elif isinstance(result, ToolResult):
+            if result.is_error:
+                line["error"] = {"code": result.meta.get("cloudg/error_code")}
+            transforms = result.meta.get("cloudg/transforms")
+            if transforms:
+                line["transforms"] = transforms
+        return line
+
+    def _write(self, info: Any, result: Any, error: BaseException | None) -> None:
+        try:
+            text = json.dumps(self._line(info, result, error), default=str)
+            with self._lock:
+                if self._file is not None:
+                    self._file.write(text + "\n")
+                elif self.stream is not None:
+                    self.stream.write(text + "\n")
+                    self.stream.flush()
+                else:
+                    audit_logger.info(text)
+        except Exception:
+            logger.debug("audit write failed", exc_info=True)

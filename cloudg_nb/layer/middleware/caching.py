@@ -1,0 +1,112 @@
+"""CachingMiddleware: reuse results of read-only, idempotent tool calls for a while.
+
+The key is (principal id, sorted roles, kind, name, canonical arguments). A hit still runs
+``policy.check_call`` (access, rate-limit token, audit) and returns a deep copy marked
+``cloudg/cache: "hit"``. Errors are never stored, completions never cached. A call to a
+tool that is not read-only clears the cache, and so does every workspace change once the
+middleware is attached to a layer.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from ..content import TextResourceContents, ToolResult
+
+__all__ = ["CachingMiddleware"]
+
+
+class CachingMiddleware:
+    def __init__(
+        self,
+        ttl: float = 60.0,
+        maxsize: int = 256,
+        predicate: Callable[[Any], bool] | None = None,
+        cache_resources: bool = False,
+    ) -> None:
+        self.ttl = ttl
+        self.maxsize = maxsize
+        self.predicate = predicate
+        self.cache_resources = cache_resources
+        self._entries: OrderedDict[tuple, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self, *_: Any) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def attach(self, layer: Any) -> None:
+        layer.on_change(self.clear)
+
+    def _cacheable(self, info: Any) -> bool:
+        if info.kind == "tool":
+            if self.predicate is not None:
+                return bool(self.predicate(info))
+            return info.spec.read_only and info.spec.idempotent
+        if info.kind == "resource":
+            return self.cache_resources
+        return False
+
+    @staticmethod
+    def _key(info: Any) -> tuple | None:
+        try:
+            args = json.dumps(info.arguments, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return None
+        p = info.principal
+        return (p.id, tuple(sorted(p.roles)), info.kind, info.name, args)
+
+    async def __call__(self, info: Any, call_next: Any) -> Any:
+        if info.kind == "tool" and not info.spec.read_only:
+            try:
+                return await call_next(info)
+            finally:
+                self.clear()
+        if not self._cacheable(info):
+            return await call_next(info)
+        key = self._key(info)
+        if key is None:
+            return await call_next(info)
+        now = time.monotonic()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] <= now:
+                del self._entries[key]
+                entry = None
+            if entry is not None:
+                self._entries.move_to_end(key)
+        if entry is not None:
+            layer = info.context.layer
+            layer.policy.check_call(info.spec, info.principal, info.arguments)
+            self.hits += 1
+            return self._mark_hit(copy.deepcopy(entry[1]))
+        self.misses += 1
+        result = await call_next(info)
+        if not (isinstance(result, ToolResult) and result.is_error):
+            with self._lock:
+                self._entries[key] = (now + self.ttl, copy.deepcopy(result))
+                self._entries.move_to_end(key)
+                while len(self._entries) > self.maxsize:
+                    self._entries.popitem(last=False)
+        return result
+
+    @staticmethod
+    def _mark_hit(result: Any) -> Any:
+        if isinstance(result, ToolResult):
+            result.meta["cloudg/cache"] = "hit"
+        elif isinstance(result, list):
+            for item in result:
+                if isinstance(item, TextResourceContents):
+                    item.meta = {**(item.meta or {}), "cloudg/cache": "hit"}
+        return result

@@ -1,0 +1,107 @@
+"""MetricsMiddleware: per ``kind:name`` call counts, errors, refusals and latency.
+
+Latency figures (avg, p95, max in ms) cover the last 256 requests of each name. ``attach``
+adds the ``cloudg://metrics`` resource to the layer's registry (when it has none).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from ..enums import Sensitivity
+from ..specs import ResourceSpec
+from .outcome import REFUSALS, outcome_of
+
+__all__ = ["MetricsMiddleware", "METRICS_URI"]
+
+METRICS_URI = "cloudg://metrics"
+WINDOW = 256
+
+
+class _Series:
+    __slots__ = ("calls", "durations", "errors", "last_call", "rejected")
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.errors = 0
+        self.rejected = 0
+        self.durations: deque[float] = deque(maxlen=WINDOW)
+        self.last_call: float | None = None
+
+    def snapshot(self) -> dict[str, Any]:
+        ds = sorted(self.durations)
+        p95 = ds[min(len(ds) - 1, math.ceil(0.95 * len(ds)) - 1)] if ds else 0.0
+        return {
+            "calls": self.calls,
+            "errors": self.errors,
+            "rejected": self.rejected,
+            "avg_ms": round(sum(ds) / len(ds), 3) if ds else 0.0,
+            "p95_ms": round(p95, 3),
+            "max_ms": round(ds[-1], 3) if ds else 0.0,
+            "last_call": self.last_call,
+        }
+
+
+class MetricsMiddleware:
+    """Count requests and time them, per kind and name."""
+
+    def __init__(self) -> None:
+        self._series: dict[str, _Series] = {}
+        self._lock = threading.Lock()
+
+    async def __call__(self, info: Any, call_next: Any) -> Any:
+        try:
+            result = await call_next(info)
+        except BaseException as exc:
+            self._record(info, outcome_of(info, None, exc))
+            raise
+        self._record(info, outcome_of(info, result, None))
+        return result
+
+    def _record(self, info: Any, outcome: str) -> None:
+        elapsed = (time.monotonic() - info.started) * 1000
+        key = f"{info.kind}:{info.name}"
+        with self._lock:
+            series = self._series.get(key)
+            if series is None:
+                series = self._series[key] = _Series()
+            series.calls += 1
+            if outcome in REFUSALS:
+                series.rejected += 1
+            elif outcome != "ok":
+                series.errors += 1
+            series.durations.append(elapsed)
+            series.last_call = time.time()
+
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        """Figures per ``kind:name``, sorted by key."""
+        with self._lock:
+            return {k: self._series[k].snapshot() for k in sorted(self._series)}
+
+    def reset(self) -> None:
+        with self._lock:
+            self._series.clear()
+
+    def resource_spec(self) -> ResourceSpec:
+        """The ``cloudg://metrics`` resource serving ``snapshot()``."""
+
+        def metrics(ctx: Any) -> dict[str, Any]:
+            return {"metrics": self.snapshot()}
+
+        return ResourceSpec(
+            name="metrics",
+            uri=METRICS_URI,
+            handler=metrics,
+            title="Request metrics",
+            description="Calls, errors, refusals and latency (avg/p95/max ms) per primitive.",
+            category="meta",
+            sensitivity=Sensitivity.INTERNAL,
+        )
+
+    def attach(self, layer: Any) -> None:
+        if METRICS_URI not in layer.registry.resources:
+            layer.registry.add(self.resource_spec())

@@ -1,0 +1,7 @@
+"""Access policy: who may list and call what, and which transforms apply to them."""
+
+from .audit import AuditRing
+from .document import PolicyError, load_document
+from .engine import Policy
+
+__all__ = ["Policy", "PolicyError", "AuditRing", "load_document"]

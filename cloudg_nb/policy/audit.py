@@ -1,0 +1,67 @@
+"""The policy's in-memory audit ring: recent decisions, argument values only as keyed hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections import deque
+from typing import Any
+
+__all__ = ["AuditRing", "keyed_hash"]
+
+
+def keyed_hash(key: bytes, value: Any, length: int = 12) -> str:
+    """HMAC-SHA256 over the canonical JSON of ``value``, first ``length`` hex characters."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hmac.new(key, canonical.encode(), hashlib.sha256).hexdigest()[:length]
+
+
+class AuditRing:
+    """A bounded, thread-safe list of recent policy decisions."""
+
+    def __init__(self, size: int = 1000, *, key: bytes | None = None) -> None:
+        self._entries: deque[dict[str, Any]] = deque(maxlen=max(1, int(size)))
+        self._key = key or secrets.token_bytes(32)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def record(
+        self,
+        decision: str,
+        kind: str,
+        name: str,
+        principal: Any,
+        arguments: dict[str, Any] | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        entry = {
+            "ts": time.time(),
+            "decision": decision,
+            "kind": kind,
+            "name": name,
+            "principal": getattr(principal, "id", None),
+            "roles": sorted(getattr(principal, "roles", ()) or ()),
+            "arguments": {
+                str(k): keyed_hash(self._key, v) for k, v in (arguments or {}).items()
+            },
+            "reason": reason,
+        }
+        with self._lock:
+            self._entries.append(entry)
+        return entry
+
+    def entries(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The most recent entries, oldest first (all of them when ``limit`` is None)."""
+        with self._lock:
+            items = list(self._entries)
+        return items[-limit:] if limit else items
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()

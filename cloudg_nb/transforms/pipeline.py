@@ -1,0 +1,93 @@
+"""An ordered pipeline of value transforms and the context they share for one value.
+
+A transform is any callable ``step(value, ctx) -> value``. It records what it did in
+``ctx.report`` (counts add up when reports merge) and may raise ``InputRejectedError`` on the
+input side to refuse an argument. The layer builds one ``TransformContext`` per value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["TransformContext", "Pipeline", "Transform", "merge_report"]
+
+
+@dataclass
+class TransformContext:
+    """Per-value state: direction, the pseudonym vault, and the report being built."""
+
+    direction: Literal["input", "output"] = "output"
+    vault: Any = None
+    report: dict[str, Any] = field(default_factory=dict)
+    principal: Any = None
+    spec: Any = None
+
+    def count(self, key: str, entity: str | None = None, n: int = 1) -> None:
+        """Add ``n`` to ``report[key]`` (or ``report[key][entity]``)."""
+        if entity is None:
+            self.report[key] = self.report.get(key, 0) + n
+        else:
+            bucket = self.report.setdefault(key, {})
+            bucket[entity] = bucket.get(entity, 0) + n
+
+
+Transform = Callable[[Any, TransformContext], Any]
+
+
+class Pipeline:
+    """Transforms applied in order; an empty pipeline is falsy and costs nothing."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: Iterable[Transform] = ()) -> None:
+        self.steps: tuple[Transform, ...] = tuple(steps)
+
+    def __bool__(self) -> bool:
+        return bool(self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self) -> Iterator[Transform]:
+        return iter(self.steps)
+
+    def __add__(self, other: Pipeline) -> Pipeline:
+        return Pipeline(self.steps + tuple(other.steps))
+
+    def __repr__(self) -> str:
+        names = ", ".join(getattr(s, "name", type(s).__name__) for s in self.steps)
+        return f"Pipeline([{names}])"
+
+    def apply(self, value: Any, ctx: TransformContext) -> Any:
+        for step in self.steps:
+            value = step(value, ctx)
+        return value
+
+
+def merge_report(into: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``other`` into ``into``: numbers add up, mappings merge, other values keep the
+    first seen. Returns ``into``."""
+    for key, value in other.items():
+        if key not in into:
+            into[key] = _copy(value)
+            continue
+        current = into[key]
+        if _is_number(current) and _is_number(value):
+            into[key] = current + value
+        elif isinstance(current, dict) and isinstance(value, dict):
+            merge_report(current, value)
+    return into
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return list(value)
+    return value
