@@ -25,15 +25,16 @@ def test_importing_the_core_imports_no_edge_framework(module: str) -> None:
 def test_public_api_is_reexported_from_the_package() -> None:
     import cloudg_nb
 
-    names = (
-        "CloudGMCPLayer CallInfo Registry ToolSpec ResourceSpec ResourceTemplateSpec PromptSpec "
-        "PromptArgument ToolResult TextContent ImageContent AudioContent ResourceLink "
-        "EmbeddedResource TextResourceContents BlobResourceContents PromptMessage PromptResult "
-        "Principal ToolContext MCPLayerError InvalidArgumentsError NotFoundError "
-        "AccessDeniedError RateLimitedError Sensitivity Capability Policy Workspace "
-        "TransformContext Pipeline default_registry AuditLogMiddleware MetricsMiddleware "
-        "CachingMiddleware ConcurrencyLimitMiddleware RetryMiddleware"
-    ).split()
+    names = [
+        "CloudGMCPLayer", "CallInfo", "Registry", "ToolSpec", "ResourceSpec",
+        "ResourceTemplateSpec", "PromptSpec", "PromptArgument", "ToolResult", "TextContent",
+        "ImageContent", "AudioContent", "ResourceLink", "EmbeddedResource",
+        "TextResourceContents", "BlobResourceContents", "PromptMessage", "PromptResult",
+        "Principal", "ToolContext", "MCPLayerError", "InvalidArgumentsError", "NotFoundError",
+        "AccessDeniedError", "RateLimitedError", "Sensitivity", "Capability", "Policy",
+        "Workspace", "TransformContext", "Pipeline", "default_registry", "AuditLogMiddleware",
+        "MetricsMiddleware", "CachingMiddleware", "ConcurrencyLimitMiddleware", "RetryMiddleware",
+    ]
     missing = [n for n in names if not hasattr(cloudg_nb, n)]
     assert missing == []
     assert set(names) <= set(cloudg_nb.__all__)

@@ -85,9 +85,18 @@ def _bind(mw: Middleware, nxt: Handler) -> Handler:
 
 def _name_for_message(name: Any) -> str:
     """Echo a name only when it is a well-formed name (never arbitrary caller text)."""
-    if isinstance(name, str) and NAME_PATTERN.match(name):
+    if isinstance(name, str) and NAME_PATTERN.fullmatch(name):
         return f"'{name}'"
     return "(malformed name)"
+
+
+def _caller(principal: Principal | None, context: ToolContext | None) -> Principal:
+    """Explicit principal, else the context's, else the local principal."""
+    if principal is not None:
+        return principal
+    if context is not None and context.principal is not None:
+        return context.principal
+    return Principal.local()
 
 
 class CloudGMCPLayer:
@@ -144,6 +153,7 @@ class CloudGMCPLayer:
         self.version = version
         self.instructions = instructions
         self._listeners: list[ChangeListener] = []
+        self._chains: dict[tuple[Any, ...], Handler] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         for mw in middleware:
             self.use(mw)
@@ -199,7 +209,7 @@ class CloudGMCPLayer:
 
     @prefix.setter
     def prefix(self, value: str) -> None:
-        if not isinstance(value, str) or not PREFIX_PATTERN.match(value):
+        if not isinstance(value, str) or not PREFIX_PATTERN.fullmatch(value):
             raise ValueError(
                 "Invalid prefix: use at most 64 characters from A-Z a-z 0-9 _ . - "
                 "(for example 'cloudg_')"
@@ -269,6 +279,16 @@ class CloudGMCPLayer:
         """A handler context for ``principal`` (the local principal by default)."""
         return ToolContext(layer=self, principal=principal or Principal.local(), **fields)
 
+    def _request_context(
+        self, context: ToolContext | None, principal: Principal, kind: str, name: str
+    ) -> ToolContext:
+        """The adapter's context (filled in for this request) or a fresh one."""
+        if context is None:
+            return ToolContext(layer=self, principal=principal, kind=kind, name=name)
+        context.layer = context.layer or self
+        context.principal, context.kind, context.name = principal, kind, name
+        return context
+
     def _remember_loop(self) -> asyncio.AbstractEventLoop:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
@@ -286,14 +306,29 @@ class CloudGMCPLayer:
             # Timed out or cancelled: the thread runs on, but reports nothing more.
             ctx.finished = True
             raise
+        except Exception:
+            if ctx._pending:
+                await ctx.flush_progress()  # progress precedes the error result too
+            raise
         if ctx._pending:
             await ctx.flush_progress()  # progress the thread reported precedes the result
         return await maybe_await(result)
 
     async def _run_chain(self, info: CallInfo, terminal: Handler) -> Any:
-        chain = terminal
-        for mw in reversed(self.middleware):
-            chain = _bind(mw, chain)
+        """Run ``info`` through every middleware (``middleware[0]`` outermost) to ``terminal``.
+
+        The chain reflects ``self.middleware`` as it is now, so ``use(mw)`` (or editing the
+        list) applies from the next request; built chains are reused while it is unchanged.
+        """
+        key = (terminal.__name__, *map(id, self.middleware))
+        chain = self._chains.get(key)
+        if chain is None:
+            chain = terminal
+            for mw in reversed(self.middleware):
+                chain = _bind(mw, chain)
+            if len(self._chains) > 64:
+                self._chains.clear()
+            self._chains[key] = chain
         return await chain(info)
 
     # -- visibility and listings ---------------------------------------------------------
@@ -411,14 +446,14 @@ class CloudGMCPLayer:
                 "uri": link.uri, "name": link.name,
                 "title": link.title, "description": link.description,
             }
-            new, rep = self._transform(fields, spec, principal)
+            new, rep = self._transform(dict(fields), spec, principal)
             merge_report(report, rep)
-            if new is fields:
+            if not isinstance(new, dict) or new == fields:
                 out.append(link)
                 continue
             clone = copy.copy(link)
             for key in fields:
-                setattr(clone, key, new.get(key) if isinstance(new, dict) else getattr(link, key))
+                setattr(clone, key, new.get(key))
             out.append(clone)
         return out
 
@@ -477,16 +512,9 @@ class CloudGMCPLayer:
 
         Only an unknown or hidden tool name raises (NotFoundError), before the chain runs.
         """
-        p = principal or (context.principal if context is not None else None) or (
-            Principal.local()
-        )
+        p = _caller(principal, context)
         spec = self.get_tool(name, p)
-        if context is None:
-            ctx = ToolContext(layer=self, principal=p, kind="tool", name=spec.name)
-        else:
-            ctx = context
-            ctx.layer = ctx.layer or self
-            ctx.principal, ctx.kind, ctx.name = p, "tool", spec.name
+        ctx = self._request_context(context, p, "tool", spec.name)
         info = CallInfo("tool", spec.name, spec, dict(arguments or {}), p, ctx)
         try:
             return await self._run_chain(info, self._tool_terminal)
@@ -611,13 +639,9 @@ class CloudGMCPLayer:
         context: ToolContext | None = None,
     ) -> list[TextResourceContents | BlobResourceContents]:
         """Read a resource by URI (exact match first, then templates). Errors propagate."""
-        p = principal or (context.principal if context is not None else None) or (
-            Principal.local()
-        )
+        p = _caller(principal, context)
         spec, variables = self._resolve_resource(uri, p)
-        ctx = context or ToolContext(layer=self, principal=p)
-        ctx.layer = ctx.layer or self
-        ctx.principal, ctx.kind, ctx.name = p, "resource", uri
+        ctx = self._request_context(context, p, "resource", uri)
         ctx.meta["uri"] = uri
         info = CallInfo("resource", uri, spec, dict(variables), p, ctx)
         return await self._run_chain(info, self._resource_terminal)
@@ -666,9 +690,7 @@ class CloudGMCPLayer:
         context: ToolContext | None = None,
     ) -> PromptResult:
         """Render a prompt. Missing required arguments are checked first. Errors propagate."""
-        p = principal or (context.principal if context is not None else None) or (
-            Principal.local()
-        )
+        p = _caller(principal, context)
         spec = self.registry.prompts.get(self.internal_name(name))
         if spec is None or not self._visible(spec, p):
             self._record_hidden("prompt", name, p)
@@ -684,9 +706,7 @@ class CloudGMCPLayer:
                 f"Missing required prompt arguments: {', '.join(missing)}",
                 data={"missing": missing},
             )
-        ctx = context or ToolContext(layer=self, principal=p)
-        ctx.layer = ctx.layer or self
-        ctx.principal, ctx.kind, ctx.name = p, "prompt", spec.name
+        ctx = self._request_context(context, p, "prompt", spec.name)
         info = CallInfo("prompt", spec.name, spec, arguments, p, ctx)
         return await self._run_chain(info, self._prompt_terminal)
 

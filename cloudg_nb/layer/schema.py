@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 import typing
 import weakref
 from collections.abc import Callable
@@ -74,6 +75,9 @@ def arguments_model(fn: Callable[..., Any], *, skip_context: bool = True) -> typ
     return model
 
 
+_VALUE_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
+
+
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Drop pydantic's ``title`` keywords and inline local ``$defs`` (unless recursive)."""
     schema = copy.deepcopy(schema)
@@ -94,7 +98,9 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
             for key, value in node.items():
                 if key == "title" and not isinstance(value, dict):
                     continue  # a schema keyword; a *property* named title is a dict
-                if key in ("properties", "patternProperties", "$defs"):
+                if key in _VALUE_KEYWORDS:
+                    out[key] = copy.deepcopy(value)  # data, not schema: keep as is
+                elif key in ("properties", "patternProperties", "$defs"):
                     out[key] = {k: walk(v) for k, v in value.items()}
                 else:
                     out[key] = walk(value)
@@ -107,6 +113,45 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     if recursive:
         result["$defs"] = {k: walk(defs[k]) for k in recursive}
     return result
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+
+
+def _field_names(model: type[BaseModel]) -> frozenset[str]:
+    """Every field name of ``model`` and of the models nested in its annotations."""
+    names: set[str] = set()
+    seen: set[type] = set()
+
+    def visit(tp: Any) -> None:
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            if tp in seen:
+                return
+            seen.add(tp)
+            for name, info in tp.model_fields.items():
+                names.add(name)
+                if info.alias:
+                    names.add(info.alias)
+                visit(info.annotation)
+            return
+        for arg in typing.get_args(tp):
+            visit(arg)
+
+    visit(model)
+    return frozenset(names)
+
+
+def _loc_part(part: Any, known: frozenset[str]) -> str:
+    """Keep list indices and field names; mapping keys are caller input and are withheld."""
+    if isinstance(part, int) or part in known:
+        return str(part)
+    return "(key)"
+
+
+def _unknown_name(part: Any) -> str:
+    """Name an unknown argument only when it looks like an identifier (not like a secret)."""
+    text = str(part)
+    return text if _IDENTIFIER.fullmatch(text) else "(unrecognised argument name)"
 
 
 def _refers_to(node: Any, name: str, defs: dict[str, Any], seen: set[str]) -> bool:
@@ -154,14 +199,18 @@ def validate_arguments(
     try:
         validated = model.model_validate(arguments)
     except ValidationError as exc:
-        details = [
-            {
-                "loc": [str(part) for part in err["loc"]],
-                "msg": err["msg"],
-                "type": err["type"],
-            }
-            for err in exc.errors(include_url=False, include_input=False, include_context=False)
-        ]
+        known = _field_names(model)
+        details = []
+        for err in exc.errors(include_url=False, include_input=False, include_context=False):
+            loc = [_loc_part(part, known) for part in err["loc"]]
+            if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
+                loc = [_unknown_name(err["loc"][0])]
+            details.append({"loc": loc, "msg": err["msg"], "type": err["type"]})
+        if any(d["type"] == "extra_forbidden" for d in details):
+            details.append(
+                {"loc": [], "msg": "Accepted arguments: " + ", ".join(model.model_fields),
+                 "type": "accepted_arguments"}
+            )
         summary = "; ".join(
             f"{'.'.join(d['loc']) or '(arguments)'}: {d['msg']}" for d in details
         )

@@ -7,6 +7,7 @@ the handler signature; ``to_wire`` renders the MCP definition every adapter list
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 from collections.abc import Callable, Iterable
@@ -35,7 +36,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 
 def validate_name(name: str, what: str = "tool") -> str:
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise ValueError(
             f"Invalid {what} name: use 1-128 characters from A-Z a-z 0-9 _ . - "
             f"(got {len(name) if isinstance(name, str) else type(name).__name__} characters)"
@@ -138,6 +139,8 @@ class ToolSpec(_SpecBase):
             ann = ToolAnnotations()
         elif isinstance(ann, dict):
             ann = ToolAnnotations(**ann)
+        else:
+            ann = dataclasses.replace(ann)  # never write hints into the caller's object
         if self.title:
             ann.title = self.title
         caps = self.capabilities
@@ -224,7 +227,7 @@ def compile_template(uri_template: str) -> tuple[re.Pattern[str], tuple[str, ...
         parts.append(f"(?P<{var}>.+)" if plus else f"(?P<{var}>[^/?]+)")
         pos = m.end()
     parts.append(re.escape(uri_template[pos:]))
-    return re.compile("^" + "".join(parts) + "$"), tuple(names)
+    return re.compile(r"\A" + "".join(parts) + r"\Z"), tuple(names)
 
 
 @dataclass(kw_only=True)

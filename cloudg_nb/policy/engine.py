@@ -57,6 +57,10 @@ class Policy:
             Capability.parse(c) for c in doc.get("allow_capabilities") or ()
         )
         self.vault: Any = None
+        self._has_access_rules = bool(
+            self.deny_capabilities or self.max_sensitivity is not None
+            or any(doc.get(k) is not None for k in doc if k.startswith(("allow_", "deny_")))
+        )
 
     def __repr__(self) -> str:
         return f"Policy(name={self.name!r})"
@@ -76,6 +80,8 @@ class Policy:
 
     def decide(self, spec: Any, principal: Any) -> str | None:
         """The reason ``principal`` may not use ``spec``, or None when allowed."""
+        if not self._has_access_rules:
+            return None
         doc = self.document
         names = _spec_names(spec)
         plural = _KIND_LIST.get(getattr(spec, "kind", ""), "tools")

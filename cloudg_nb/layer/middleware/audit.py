@@ -29,6 +29,20 @@ audit_logger = logging.getLogger("cloudg.audit")
 SALT_ENV = "CLOUDG_MCP_AUDIT_SALT"
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
+_LINE = json.JSONEncoder(default=str)
+_stamp: tuple[int, str] = (0, "")
+
+
+def _timestamp() -> str:
+    """UTC ISO-8601 to the second, formatted once per second (audit lines are frequent)."""
+    global _stamp
+    now = int(time.time())
+    if _stamp[0] != now:
+        _stamp = (now, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)))
+    return _stamp[1]
+
+
 class AuditLogMiddleware:
     """Write an audit line for every tool, resource, prompt and completion request."""
 
@@ -66,7 +80,7 @@ class AuditLogMiddleware:
 
     def hash_value(self, value: Any) -> str:
         """16 hex characters of HMAC-SHA256 over the canonical JSON of ``value``."""
-        canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+        canonical = _CANONICAL.encode(value)
         return hmac.new(self._salt, canonical.encode(), hashlib.sha256).hexdigest()[:16]
 
     async def __call__(self, info: Any, call_next: Any) -> Any:
@@ -82,7 +96,7 @@ class AuditLogMiddleware:
         args = info.arguments or {}
         principal = info.principal
         line: dict[str, Any] = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z",
+            "ts": _timestamp(),
             "event": "mcp.call",
             "kind": info.kind,
             "name": info.name,
@@ -107,7 +121,7 @@ class AuditLogMiddleware:
 
     def _write(self, info: Any, result: Any, error: BaseException | None) -> None:
         try:
-            text = json.dumps(self._line(info, result, error), default=str)
+            text = _LINE.encode(self._line(info, result, error))
             with self._lock:
                 if self._file is not None:
                     self._file.write(text + "\n")

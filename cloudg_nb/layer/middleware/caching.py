@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..content import TextResourceContents, ToolResult
+from ..content import BlobResourceContents, TextResourceContents, ToolResult
 
 __all__ = ["CachingMiddleware"]
 
@@ -107,6 +107,6 @@ class CachingMiddleware:
             result.meta["cloudg/cache"] = "hit"
         elif isinstance(result, list):
             for item in result:
-                if isinstance(item, TextResourceContents):
+                if isinstance(item, (TextResourceContents, BlobResourceContents)):
                     item.meta = {**(item.meta or {}), "cloudg/cache": "hit"}
         return result

@@ -61,7 +61,11 @@ class ConcurrencyLimitMiddleware:
         try:
             for scope, limit, sem in self._semaphores(info.principal.id):
                 try:
-                    await asyncio.wait_for(sem.acquire(), self.queue_timeout)
+                    if sem.locked():
+                        async with asyncio.timeout(self.queue_timeout):
+                            await sem.acquire()
+                    else:
+                        await sem.acquire()  # a free slot: no timer, no extra loop turn
                 except TimeoutError:
                     raise RateLimitedError(
                         f"Server busy: {limit} requests are already running ({scope} limit). "

@@ -37,7 +37,9 @@ class RetryMiddleware:
         if not self._eligible(info):
             return await call_next(info)
         attempt = 0
+        links = list(info.context.links)  # links added by a failed attempt are dropped
         while True:
+            info.context.links[:] = links
             result = await call_next(info)
             failed = (
                 isinstance(result, ToolResult)
