@@ -33,7 +33,13 @@ from .content import (
     ToolResult,
 )
 from .context import Principal, ToolContext, maybe_await
-from .errors import InvalidArgumentsError, MCPLayerError, NotFoundError
+from .errors import (
+    AccessDeniedError,
+    InvalidArgumentsError,
+    MCPLayerError,
+    NotFoundError,
+    RateLimitedError,
+)
 from .registry import Registry
 from .results import render_text, to_jsonable, truncate_text
 from .schema import validate_arguments
@@ -425,8 +431,6 @@ class CloudGMCPLayer:
             raise
 
     def _check_call(self, spec: AnySpec, principal: Principal, args: Any, info: CallInfo) -> None:
-        from .errors import AccessDeniedError, RateLimitedError
-
         try:
             self.policy.check_call(spec, principal, args)
         except RateLimitedError:
