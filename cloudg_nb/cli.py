@@ -1,25 +1,61 @@
-"""The ``cloudg-nb`` console script: demo, list tools, call a tool, read a resource.
+"""The ``cloudg-nb`` console script: serve over MCP, client configs, and in-process commands.
 
-All commands run an in-process layer (no server needed); JSON goes to stdout, messages to
-stderr, and a bad command line exits with status 2.
+``serve`` runs the layer as an MCP server (stdio or HTTP); ``config`` prints a client
+configuration; ``demo``, ``tools``, ``call`` and ``read`` use an in-process layer (no server).
+JSON goes to stdout, messages to stderr, and a bad command line or setup exits with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
+import ipaddress
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser", "load_registry"]
+
+
+class UsageError(Exception):
+    """A problem with the command line or setup: printed, exit status 2."""
+
+
+def load_registry(target: str) -> Any:
+    """The registry at ``MODULE:ATTR`` (an attribute, or a function returning one).
+
+    The current directory is importable, as with ``python -m``.
+    """
+    module_name, sep, attr = target.partition(":")
+    if not module_name or not sep or not attr:
+        raise UsageError("--registry takes MODULE:ATTR, for example mypkg.tools:registry")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"--registry: cannot import module {module_name!r} ({exc.msg})") from None
+    try:
+        value = getattr(module, attr)
+    except AttributeError:
+        raise UsageError(f"--registry: module {module_name!r} has no attribute {attr!r}") from None
+    from .layer import Registry
+
+    if not isinstance(value, Registry) and callable(value):
+        value = value()
+    if not isinstance(value, Registry):
+        raise UsageError(f"--registry: {target} is not a cloudg_nb Registry")
+    return value
 
 
 def _layer(args: argparse.Namespace) -> Any:
     from .layer import CloudGMCPLayer
 
-    return CloudGMCPLayer(policy=args.policy)
+    registry = load_registry(args.registry) if getattr(args, "registry", None) else None
+    return CloudGMCPLayer(policy=args.policy, registry=registry)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -72,14 +108,110 @@ def _cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _prepare_workspace(layer: Any, datasets: Sequence[str], sample: str | None) -> None:
+    """Load ``--dataset NAME=PATH`` files and the ``--sample`` estate through the layer's tools."""
+    from .layer import NotFoundError
+
+    calls: list[tuple[str, str, dict[str, Any]]] = []
+    if sample:
+        calls.append(("--sample", "sample_estate", {"name": sample}))
+    for item in datasets:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise UsageError("--dataset takes NAME=PATH, for example prod=estate/prod.json")
+        calls.append(("--dataset", "load_dataset", {"path": path, "name": name}))
+    for option, tool, arguments in calls:
+        try:
+            result = await layer.call_tool(tool, arguments)
+        except NotFoundError:
+            raise UsageError(
+                f"{option} needs the {tool} tool, which this server's catalog does not offer "
+                "(check --registry and --policy)"
+            ) from None
+        if result.is_error:
+            raise UsageError(f"{option} failed: {result.text}")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .protocol import BearerTokens
+
+    layer = _layer(args)
+    try:
+        tokens = BearerTokens.from_specs(args.auth_token or ())
+    except ValueError as exc:
+        raise UsageError(f"--auth-token: {exc}") from None
+    if args.dataset or args.sample:
+        asyncio.run(_prepare_workspace(layer, args.dataset or (), args.sample))
+    if args.transport == "stdio":
+        if tokens or args.allowed_host or args.allowed_origin:
+            raise UsageError("--auth-token, --allowed-host and --allowed-origin apply to "
+                             "--transport http only")
+        from .protocol import run_stdio
+
+        run_stdio(layer)
+        return 0
+    from .protocol import run_http
+
+    if not args.path.startswith("/"):
+        raise UsageError("--path must start with '/', for example /mcp")
+    if not tokens and not args.allow_anonymous and not _is_loopback(args.host):
+        raise UsageError(
+            "--host is not a loopback address and no --auth-token was given, so anyone who "
+            "can reach this machine could call the tools; add --auth-token TOKEN:ROLES:ID "
+            "(or --allow-anonymous if that is really intended)"
+        )
+    try:
+        run_http(
+            layer, host=args.host, port=args.port, path=args.path, tokens=tokens or None,
+            allowed_hosts=args.allowed_host or (), allowed_origins=args.allowed_origin or (),
+        )
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror})") from None
+    return 0
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    from .protocol.client_config import client_config
+
+    server_args: list[str] = []
+    if args.policy:
+        server_args += ["--policy", args.policy]
+    if getattr(args, "registry", None):
+        server_args += ["--registry", args.registry]
+    config = client_config(args.client, url=args.url, token=args.token, name=args.name,
+                           server_args=server_args)
+    print(f"# {config.where}", file=sys.stderr)
+    print(config.text)
+    return 0
+
+
+def _add_layer_options(parser: argparse.ArgumentParser, default: Any) -> None:
+    parser.add_argument(
+        "--policy", default=default,
+        help="policy profile, file or JSON (default: $CLOUDG_MCP_POLICY or 'standard')",
+    )
+    parser.add_argument(
+        "--registry", default=default, metavar="MODULE:ATTR",
+        help="serve this Registry instead of the built-in catalog",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .protocol.client_config import CLIENTS
+
     parser = argparse.ArgumentParser(
         prog="cloudg-nb", description="Analyse a cloud estate through a governed MCP layer."
     )
-    parser.add_argument(
-        "--policy", default=None,
-        help="policy profile, file or JSON (default: $CLOUDG_MCP_POLICY or 'standard')",
-    )
+    _add_layer_options(parser, None)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="walk through the layer in-process").set_defaults(fn=_cmd_demo)
     tools = sub.add_parser("tools", help="list the tools")
@@ -92,12 +224,47 @@ def build_parser() -> argparse.ArgumentParser:
     read = sub.add_parser("read", help="read a resource and print its contents")
     read.add_argument("uri")
     read.set_defaults(fn=_cmd_read)
+
+    serve = sub.add_parser("serve", help="serve the layer to MCP clients (stdio or HTTP)")
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP: address to listen on")
+    serve.add_argument("--port", type=int, default=8765, help="HTTP: port (0 picks a free one)")
+    serve.add_argument("--path", default="/mcp", help="HTTP: endpoint path")
+    _add_layer_options(serve, argparse.SUPPRESS)
+    serve.add_argument("--dataset", action="append", metavar="NAME=PATH",
+                       help="load an estate file into the workspace (repeatable)")
+    serve.add_argument("--sample", metavar="NAME",
+                       help="load a generated sample estate (e.g. demo) into the workspace")
+    serve.add_argument("--allow-anonymous", action="store_true",
+                       help="HTTP: accept callers without a token on a non-loopback --host")
+    serve.add_argument("--auth-token", action="append", metavar="TOKEN:ROLES:ID",
+                       help="HTTP: accept this bearer token as principal ID with ROLES "
+                            "(comma-separated); repeatable; without any, callers are anonymous")
+    serve.add_argument("--allowed-host", action="append", metavar="HOST[:PORT]",
+                       help="HTTP: accept this Host header besides the loopback names")
+    serve.add_argument("--allowed-origin", action="append", metavar="ORIGIN",
+                       help="HTTP: accept requests from this web origin (e.g. https://x.org)")
+    serve.set_defaults(fn=_cmd_serve)
+
+    config = sub.add_parser("config", help="print a ready-to-paste MCP client configuration")
+    config.add_argument("--client", choices=CLIENTS, required=True)
+    config.add_argument("--url", help="connect to a running HTTP server instead of launching "
+                                      "a stdio one")
+    config.add_argument("--token", help="bearer token the client should send (with --url)")
+    config.add_argument("--name", default="cloudg", help="server name in the client")
+    config.set_defaults(fn=_cmd_config)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.fn(args))
+    try:
+        return int(args.fn(args))
+    except UsageError as exc:
+        print(f"cloudg-nb: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

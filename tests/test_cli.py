@@ -1,10 +1,18 @@
-"""The ``cloudg-nb`` console script: demo, tools, call, read (in-process layer)."""
+"""The ``cloudg-nb`` console script: demo, tools, call, read (in-process layer); ``serve``
+(workspace preparation, option errors) and ``config`` (client configurations that work)."""
 
 from __future__ import annotations
 
 import json
+import shlex
+import socket
 import subprocess
 import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
 
 from cloudg_nb.cli import main
 
@@ -47,3 +55,121 @@ def test_read_prints_resource_contents(capsys) -> None:
     assert main(["read", "cloudg://workspace"]) == 0
     contents = json.loads(capsys.readouterr().out)
     assert json.loads(contents[0]["text"]) == {"datasets": [], "active": None}
+
+
+# -- serve ---------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI_REGISTRY = "tests.cli_registry:registry"
+
+
+def _stdio_call(argv: list[str], tool: str) -> dict:
+    """Start ``argv`` as a stdio MCP server, call ``tool`` with the SDK client, return its
+    structured content."""
+
+    async def run() -> dict:
+        params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(ROOT))
+        with anyio.fail_after(60):
+            async with Client(params, mode="legacy") as client:
+                return (await client.call_tool(tool, {})).structured_content
+
+    return anyio.run(run)
+
+
+def test_serve_loads_the_sample_and_datasets_before_serving(tmp_path: Path) -> None:
+    estate = tmp_path / "prod.json"
+    estate.write_text("{}")
+    argv = [sys.executable, "-m", "cloudg_nb", "serve", "--transport", "stdio",
+            "--registry", CLI_REGISTRY, "--sample", "demo", "--dataset", f"prod={estate}"]
+    assert _stdio_call(argv, "loaded") == {
+        "loaded": [{"sample": "demo"}, {"name": "prod", "path": str(estate)}]}
+
+
+def test_serve_dataset_without_the_loader_tool_exits_2(capsys) -> None:
+    code = main(["serve", "--registry", "tests.protocol.fixture_registry:registry",
+                 "--sample", "demo"])
+    assert code == 2
+    assert "sample_estate tool" in capsys.readouterr().err
+
+
+def test_serve_dataset_that_fails_to_load_exits_2(capsys) -> None:
+    code = main(["serve", "--registry", CLI_REGISTRY, "--dataset", "prod=/no/such/estate.json"])
+    assert code == 2
+    assert "--dataset failed: No estate file there" in capsys.readouterr().err
+
+
+def test_serve_rejects_a_malformed_dataset_option(capsys) -> None:
+    assert main(["serve", "--registry", CLI_REGISTRY, "--dataset", "just-a-path.json"]) == 2
+    assert "NAME=PATH" in capsys.readouterr().err
+
+
+def test_serve_rejects_a_malformed_auth_token_without_echoing_it(capsys) -> None:
+    code = main(["serve", "--transport", "http", "--auth-token", "lonely-secret"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "TOKEN:ROLES:ID" in err and "lonely-secret" not in err
+
+
+def test_serve_stdio_refuses_http_only_options(capsys) -> None:
+    assert main(["serve", "--transport", "stdio", "--auth-token", "t:r:i"]) == 2
+    assert "--transport http only" in capsys.readouterr().err
+
+
+def test_serve_with_an_unimportable_registry_exits_2(capsys) -> None:
+    assert main(["serve", "--registry", "no_such_module_here:registry"]) == 2
+    assert "cannot import module" in capsys.readouterr().err
+
+
+def test_serve_on_a_port_in_use_exits_2(capsys) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        code = main(["serve", "--transport", "http", "--port", str(port)])
+    assert code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+# -- config --------------------------------------------------------------------------------
+
+
+def test_config_claude_code_prints_a_command_that_registers_a_working_server(capsys) -> None:
+    assert main(["--registry", CLI_REGISTRY, "config", "--client", "claude-code"]) == 0
+    argv = shlex.split(capsys.readouterr().out.strip())
+    assert argv[:6] == ["claude", "mcp", "add", "--transport", "stdio", "cloudg"]
+    server = argv[argv.index("--") + 1:]
+    assert server[-3:] == ["serve", "--transport", "stdio"]
+    assert _stdio_call(server, "loaded") == {"loaded": []}
+
+
+def test_config_claude_code_with_url_registers_the_http_endpoint(capsys) -> None:
+    url = "http://127.0.0.1:8765/mcp"
+    assert main(["config", "--client", "claude-code", "--url", url, "--token", "tok"]) == 0
+    argv = shlex.split(capsys.readouterr().out.strip())
+    assert argv == ["claude", "mcp", "add", "--transport", "http", "cloudg", url,
+                    "--header", "Authorization: Bearer tok"]
+
+
+@pytest.mark.parametrize(("client", "key"), [
+    ("claude-desktop", "mcpServers"), ("cursor", "mcpServers"), ("vscode", "servers")])
+def test_config_json_clients_launch_the_stdio_server(client: str, key: str, capsys) -> None:
+    assert main(["--policy", "open", "config", "--client", client]) == 0
+    entry = json.loads(capsys.readouterr().out)[key]["cloudg"]
+    argv = [entry["command"], *entry["args"]]
+    assert argv[-5:] == ["--policy", "open", "serve", "--transport", "stdio"]
+    assert entry.get("type", "stdio") == "stdio"
+
+
+@pytest.mark.parametrize("client", ["claude-desktop", "cursor", "vscode"])
+def test_config_json_clients_with_url_point_at_the_endpoint(client: str, capsys) -> None:
+    url = "http://127.0.0.1:8765/mcp"
+    assert main(["config", "--client", client, "--url", url]) == 0
+    text = capsys.readouterr().out
+    json.loads(text)
+    assert url in text
+
+
+def test_http_serve_on_a_public_address_without_tokens_is_refused(capsys) -> None:
+    assert main(["serve", "--transport", "http", "--host", "0.0.0.0", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--auth-token" in err and "--allow-anonymous" in err

@@ -1,0 +1,344 @@
+"""Bind a ``CloudGMCPLayer`` into the official SDK's low-level ``Server``, for both protocol eras.
+
+Handlers call the layer's one door and list from its ``*_wire(principal)`` dicts; results pass
+through unchanged (the SDK shapes them per version, and frames all JSON-RPC). In an existing
+server the host's own primitives are kept, listed first, and win name collisions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import HandlerEntry, NotificationOptions, Server
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from ..layer.context import Principal
+from ..layer.errors import MCPLayerError, NotFoundError
+from .fanout import ChangeFanout
+from .principal import PrincipalResolver
+from .request import (
+    connection_of,
+    internal_error,
+    is_modern,
+    layer_context,
+    set_log_level,
+    to_mcp_error,
+)
+
+__all__ = ["LayerBinding", "bind_layer"]
+
+logger = logging.getLogger("cloudg.mcp.protocol")
+
+_PRIVATE_LIST = {"ttlMs": 0, "cacheScope": "private"}
+
+
+def _complete(payload: dict[str, Any], *, cacheable: bool = False) -> dict[str, Any]:
+    """Add the 2026-07-28 result envelope (handshake-era serialisation drops these keys).
+
+    Listings depend on the caller's principal and on workspace changes, so they are private
+    and immediately stale.
+    """
+    out = {**payload, "resultType": "complete"}
+    if cacheable:
+        out.update(_PRIVATE_LIST)
+    return out
+
+
+def _as_dict(result: HandlerResult) -> dict[str, Any]:
+    """A host handler's result (a model, or a dict that may hold models) as wire JSON."""
+    if result is None:
+        return {}
+    return dict(to_jsonable_python(result, by_alias=True, exclude_none=True))
+
+
+@dataclass
+class LayerBinding:
+    """A layer bound into an SDK server: the server, its change fan-out and principal resolver."""
+
+    server: Server[Any]
+    layer: Any
+    fanout: ChangeFanout
+    resolver: PrincipalResolver
+
+    def principal(self, sdk_ctx: Any) -> Principal:
+        return self.resolver(sdk_ctx)
+
+
+class _Handlers:
+    """The SDK request handlers for one binding (host handlers, if any, captured first)."""
+
+    def __init__(self, binding: LayerBinding, host: dict[str, HandlerEntry[Any]]) -> None:
+        self.b = binding
+        self.layer = binding.layer
+        self.host = host
+        self._warned: set[tuple[str, str]] = set()
+
+    # -- host helpers --------------------------------------------------------------------
+
+    async def _host_items(self, method: str, ctx: Any, params: Any, key: str) -> list[dict]:
+        entry = self.host.get(method)
+        if entry is None:
+            return []
+        if params is None:
+            params = entry.params_type.model_validate({})
+        return list(_as_dict(await entry.handler(ctx, params)).get(key) or [])
+
+    def _merge(self, kind: str, host_items: list[dict], layer_items: list[dict],
+               id_field: str) -> list[dict]:
+        taken = {item.get(id_field) for item in host_items}
+        merged = list(host_items)
+        for item in layer_items:
+            ident = item.get(id_field)
+            if ident in taken:
+                if (kind, str(ident)) not in self._warned:
+                    self._warned.add((kind, str(ident)))
+                    logger.warning("host server's %s %r hides the layer's one of that name",
+                                   kind, ident)
+                continue
+            merged.append(item)
+        return merged
+
+    async def _host_names(self, method: str, ctx: Any, key: str, id_field: str) -> set[str]:
+        if method not in self.host:
+            return set()
+        return {item.get(id_field) for item in await self._host_items(method, ctx, None, key)}
+
+    # -- listings ------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+        host = await self._host_items("tools/list", ctx, params, "tools")
+        items = self._merge("tool", host, self.layer.tools_wire(self.b.principal(ctx)), "name")
+        return _complete({"tools": items}, cacheable=True)
+
+    async def list_resources(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+        host = await self._host_items("resources/list", ctx, params, "resources")
+        items = self._merge("resource", host,
+                            self.layer.resources_wire(self.b.principal(ctx)), "uri")
+        return _complete({"resources": items}, cacheable=True)
+
+    async def list_templates(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+        host = await self._host_items("resources/templates/list", ctx, params,
+                                      "resourceTemplates")
+        items = self._merge("resource template", host,
+                            self.layer.templates_wire(self.b.principal(ctx)), "uriTemplate")
+        return _complete({"resourceTemplates": items}, cacheable=True)
+
+    async def list_prompts(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+        host = await self._host_items("prompts/list", ctx, params, "prompts")
+        items = self._merge("prompt", host, self.layer.prompts_wire(self.b.principal(ctx)),
+                            "name")
+        return _complete({"prompts": items}, cacheable=True)
+
+    # -- calls ---------------------------------------------------------------------------
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if params.name in await self._host_names("tools/list", ctx, "tools", "name"):
+            return await self.host["tools/call"].handler(ctx, params)
+        principal = self.b.principal(ctx)
+        try:
+            result = await self.layer.call_tool(
+                params.name, params.arguments or {}, principal=principal,
+                context=layer_context(self.layer, ctx, principal),
+            )
+        except MCPLayerError as exc:
+            raise to_mcp_error(exc, ctx) from None
+        except Exception:
+            logger.exception("tools/call %s failed", params.name)
+            raise internal_error("tools/call") from None
+        return _complete(result.to_wire())
+
+    async def read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+        host_entry = self.host.get("resources/read")
+        if host_entry is not None and params.uri in await self._host_names(
+            "resources/list", ctx, "resources", "uri"
+        ):
+            return await host_entry.handler(ctx, params)
+        principal = self.b.principal(ctx)
+        try:
+            contents = await self.layer.read_resource(
+                params.uri, principal=principal,
+                context=layer_context(self.layer, ctx, principal),
+            )
+        except MCPLayerError as exc:
+            if isinstance(exc, NotFoundError) and host_entry is not None:
+                return await host_entry.handler(ctx, params)  # maybe one of the host's templates
+            raise to_mcp_error(exc, ctx, resource=True) from None
+        except Exception:
+            logger.exception("resources/read failed")
+            raise internal_error("resources/read") from None
+        return _complete({"contents": [c.to_wire() for c in contents]}, cacheable=True)
+
+    async def get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> Any:
+        if params.name in await self._host_names("prompts/list", ctx, "prompts", "name"):
+            return await self.host["prompts/get"].handler(ctx, params)
+        principal = self.b.principal(ctx)
+        try:
+            result = await self.layer.get_prompt(
+                params.name, dict(params.arguments or {}), principal=principal,
+                context=layer_context(self.layer, ctx, principal),
+            )
+        except MCPLayerError as exc:
+            raise to_mcp_error(exc, ctx) from None
+        except Exception:
+            logger.exception("prompts/get %s failed", params.name)
+            raise internal_error("prompts/get") from None
+        return _complete(result.to_wire())
+
+    async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> Any:
+        ref = params.ref.model_dump(by_alias=True, exclude_none=True)
+        host_entry = self.host.get("completion/complete")
+        if host_entry is not None and self._host_owns_ref(ref):
+            return await host_entry.handler(ctx, params)
+        context_args = dict(params.context.arguments or {}) if params.context else {}
+        try:
+            completion = await self.layer.complete(
+                ref, {"name": params.argument.name, "value": params.argument.value},
+                principal=self.b.principal(ctx), context_arguments=context_args,
+            )
+        except MCPLayerError as exc:
+            raise to_mcp_error(exc, ctx) from None
+        except Exception:
+            logger.exception("completion/complete failed")
+            raise internal_error("completion/complete") from None
+        return _complete({"completion": completion})
+
+    def _host_owns_ref(self, ref: dict[str, Any]) -> bool:
+        """A completion ref the layer does not know goes to the host server."""
+        registry = self.layer.registry
+        if ref.get("type") == "ref/prompt":
+            return self.layer.internal_name(str(ref.get("name", ""))) not in registry.prompts
+        return ref.get("uri") not in registry.templates
+
+    # -- session state -------------------------------------------------------------------
+
+    async def set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> dict:
+        entry = self.host.get("logging/setLevel")
+        if entry is not None:
+            await entry.handler(ctx, params)
+        set_log_level(ctx, params.level)
+        return {}
+
+    def _visible_uri(self, ctx: Any, uri: str) -> bool:
+        principal = self.b.principal(ctx)
+        if uri in {spec.uri for spec in self.layer.list_resources(principal)}:
+            return True
+        found = self.layer.registry.find_template(uri)
+        return found is not None and found[0] in self.layer.list_templates(principal)
+
+    async def subscribe(self, ctx: Any, params: types.SubscribeRequestParams) -> dict:
+        entry = self.host.get("resources/subscribe")
+        if entry is not None:
+            await entry.handler(ctx, params)
+        elif not self._visible_uri(ctx, params.uri):
+            raise to_mcp_error(self._unknown_resource(params.uri), ctx, resource=True)
+        connection = connection_of(ctx)
+        if connection is not None:
+            self.b.fanout.subscribe(connection, params.uri)
+        return {}
+
+    async def unsubscribe(self, ctx: Any, params: types.UnsubscribeRequestParams) -> dict:
+        entry = self.host.get("resources/unsubscribe")
+        if entry is not None:
+            await entry.handler(ctx, params)
+        connection = connection_of(ctx)
+        if connection is not None:
+            self.b.fanout.unsubscribe(connection, params.uri)
+        return {}
+
+    @staticmethod
+    def _unknown_resource(uri: str) -> MCPLayerError:
+        return NotFoundError(
+            "Unknown resource. List resources and resource templates (resources/list, "
+            "resources/templates/list) for URIs that can be subscribed to.",
+            data={"kind": "resource", "uri": uri},
+        )
+
+
+def _track_sessions(fanout: ChangeFanout) -> Callable[..., Awaitable[HandlerResult]]:
+    """Server middleware: every handshake-era connection that talks to us gets change events."""
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        if not is_modern(ctx):
+            connection = connection_of(ctx)
+            if connection is not None:
+                fanout.track(connection)
+        return await call_next(ctx)
+
+    return middleware
+
+
+def _advertise_list_changes(server: Server[Any]) -> None:
+    """Make the handshake's capabilities say ``listChanged`` (and keep a host's explicit ones).
+
+    The SDK's session manager asks ``create_initialization_options()`` with no arguments.
+    """
+    original = server.create_initialization_options
+
+    def create_initialization_options(
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        options = notification_options or NotificationOptions(
+            prompts_changed=True, resources_changed=True, tools_changed=True
+        )
+        return original(options, experimental_capabilities, extensions)
+
+    server.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
+
+
+_METHODS: tuple[tuple[str, type[BaseModel], str], ...] = (
+    ("tools/list", types.PaginatedRequestParams, "list_tools"),
+    ("tools/call", types.CallToolRequestParams, "call_tool"),
+    ("resources/list", types.PaginatedRequestParams, "list_resources"),
+    ("resources/templates/list", types.PaginatedRequestParams, "list_templates"),
+    ("resources/read", types.ReadResourceRequestParams, "read_resource"),
+    ("resources/subscribe", types.SubscribeRequestParams, "subscribe"),
+    ("resources/unsubscribe", types.UnsubscribeRequestParams, "unsubscribe"),
+    ("prompts/list", types.PaginatedRequestParams, "list_prompts"),
+    ("prompts/get", types.GetPromptRequestParams, "get_prompt"),
+    ("completion/complete", types.CompleteRequestParams, "complete"),
+    ("logging/setLevel", types.SetLevelRequestParams, "set_level"),
+)
+
+
+def bind_layer(
+    layer: Any,
+    server: Server[Any] | None = None,
+    *,
+    resolver: PrincipalResolver | None = None,
+    fanout: ChangeFanout | None = None,
+) -> LayerBinding:
+    """Serve ``layer`` through an SDK low-level ``Server`` (a new one, or ``server``).
+
+    Registers tools/list|call, resources/list|templates/list|read|subscribe|unsubscribe,
+    prompts/list|get, completion/complete, logging/setLevel and subscriptions/listen.
+    ``resolver`` decides each request's principal (default: tokens, else local off-HTTP,
+    else anonymous); ``fanout`` turns the layer's change events into notifications.
+    """
+    if server is None:
+        server = Server(layer.name, version=str(layer.version or ""),
+                        instructions=layer.instructions)
+    host = {m: e for m, *_ in _METHODS if (e := server.get_request_handler(m)) is not None}
+    binding = LayerBinding(
+        server=server,
+        layer=layer,
+        fanout=fanout or ChangeFanout(layer),
+        resolver=resolver or PrincipalResolver(),
+    )
+    handlers = _Handlers(binding, host)
+    for method, params_type, attr in _METHODS:
+        server.add_request_handler(method, params_type, getattr(handlers, attr))
+    server.add_request_handler(
+        "subscriptions/listen", types.SubscriptionsListenRequestParams,
+        binding.fanout.listen_handler,
+    )
+    server.middleware.append(_track_sessions(binding.fanout))
+    _advertise_list_changes(server)
+    return binding

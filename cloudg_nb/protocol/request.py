@@ -1,0 +1,142 @@
+"""Per-request plumbing between the SDK's request context and the layer's ``ToolContext``.
+
+Builds the layer context for one request (principal, progress callback with the monotonic
+rule, log callback honouring ``logging/setLevel`` or the 2026 per-request opt-in) and maps
+layer errors to JSON-RPC errors.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, get_args
+
+import mcp_types as types
+from mcp.server.connection import Connection, allowed_log_levels
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ..layer.context import Principal, ToolContext
+from ..layer.errors import MCPLayerError, NotFoundError
+from ..layer.results import to_jsonable
+
+__all__ = [
+    "DEFAULT_LOG_LEVEL",
+    "connection_of",
+    "is_modern",
+    "layer_context",
+    "set_log_level",
+    "to_mcp_error",
+    "RESOURCE_NOT_FOUND",
+]
+
+logger = logging.getLogger("cloudg.mcp.protocol")
+
+#: Severity-ascending MCP log levels (RFC 5424), from the SDK's own literal.
+LOG_LEVEL_ORDER: tuple[str, ...] = get_args(types.LoggingLevel)
+DEFAULT_LOG_LEVEL = "info"
+_LOG_LEVEL_STATE_KEY = "cloudg/log_level"
+
+#: Resource-not-found code of the handshake-era protocol (retired at 2026-07-28).
+RESOURCE_NOT_FOUND = -32002
+
+
+def connection_of(sdk_ctx: Any) -> Connection | None:
+    """The SDK connection behind a request context.
+
+    ``ServerRequestContext`` does not expose it publicly yet (the SDK's ``Context`` rework
+    will); its per-request ``ServerSession`` holds it. Connection-scoped state (log level,
+    subscriptions) lives there.
+    """
+    connection = getattr(getattr(sdk_ctx, "session", None), "_connection", None)
+    return connection if isinstance(connection, Connection) else None
+
+
+def is_modern(sdk_ctx: Any) -> bool:
+    return getattr(sdk_ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+
+
+def set_log_level(sdk_ctx: Any, level: str) -> None:
+    """Remember a handshake-era connection's ``logging/setLevel`` choice."""
+    connection = connection_of(sdk_ctx)
+    if connection is not None:
+        connection.state[_LOG_LEVEL_STATE_KEY] = level
+
+
+def _log_allowed(sdk_ctx: Any, level: str) -> bool:
+    version = getattr(sdk_ctx, "protocol_version", None) or ""
+    if version in MODERN_PROTOCOL_VERSIONS:
+        return level in allowed_log_levels(version, sdk_ctx.meta)
+    connection = connection_of(sdk_ctx)
+    floor = (connection.state.get(_LOG_LEVEL_STATE_KEY) if connection else None) \
+        or DEFAULT_LOG_LEVEL
+    return LOG_LEVEL_ORDER.index(level) >= LOG_LEVEL_ORDER.index(floor)
+
+
+def _progress_callback(sdk_ctx: Any) -> Callable[..., Any]:
+    """A callback sending progress for this request.
+
+    The SDK delivers it only when the caller asked for progress: on JSON-RPC transports the
+    request's ``_meta.progressToken`` (none, nothing is sent), in-process the caller's own
+    callback. The layer's monotonic rule is repeated here, so a value is never sent twice
+    even when two code paths report it.
+    """
+    last: list[float] = []
+
+    async def send(progress: float, total: float | None = None,
+                   message: str | None = None) -> None:
+        if last and progress <= last[0]:
+            return
+        last[:] = [progress]
+        await sdk_ctx.session.report_progress(progress, total, message)
+
+    return send
+
+
+def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
+    async def send(level: str, data: Any, logger_name: str | None = None) -> None:
+        if level not in LOG_LEVEL_ORDER or not _log_allowed(sdk_ctx, level):
+            return
+        note = types.LoggingMessageNotification(
+            params=types.LoggingMessageNotificationParams(
+                level=level, data=to_jsonable(data), logger=logger_name  # type: ignore[arg-type]
+            )
+        )
+        # Request-scoped: the entry rides the stream that carries this request's response.
+        await sdk_ctx.session.send_notification(note, related_request_id=sdk_ctx.request_id)
+
+    return send
+
+
+def layer_context(layer: Any, sdk_ctx: Any, principal: Principal) -> ToolContext:
+    """A layer ``ToolContext`` for one SDK request (``session`` is the SDK request context)."""
+    return ToolContext(
+        layer=layer,
+        principal=principal,
+        request_id=getattr(sdk_ctx, "request_id", None),
+        progress_callback=_progress_callback(sdk_ctx),
+        log_callback=_log_callback(sdk_ctx),
+        session=sdk_ctx,
+    )
+
+
+def to_mcp_error(exc: MCPLayerError, sdk_ctx: Any, *, resource: bool = False) -> MCPError:
+    """A layer error as a JSON-RPC error with the layer's code and data.
+
+    An unknown resource is -32002 on handshake-era requests (their spec's code); from
+    2026-07-28 on it is invalid params (-32602), the layer's own code.
+    """
+    code = exc.code
+    if resource and isinstance(exc, NotFoundError) and not is_modern(sdk_ctx):
+        code = RESOURCE_NOT_FOUND
+    data = to_jsonable(exc.data) if exc.data is not None else None
+    return MCPError(code=code, message=exc.message, data=data)
+
+
+def internal_error(method: str) -> MCPError:
+    """What a caller sees when a handler fails unexpectedly (details stay in the log)."""
+    return MCPError(
+        code=types.INTERNAL_ERROR,
+        message=f"The server failed to handle {method}; the server log has the details. "
+        "Try again, or report the problem.",
+    )
