@@ -1,4 +1,10 @@
-"""CloudGConfig: settings shared by the workspace and the layer (roots, limits)."""
+"""CloudGConfig: settings shared by the workspace and the layer (roots, output, limits).
+
+``allowed_roots`` come from ``$CLOUDG_MCP_ALLOWED_ROOTS`` (``os.pathsep``-separated) unless
+given; when empty the workspace allows the current directory and the output directory.
+``output_dir`` (``$CLOUDG_MCP_OUTPUT_DIR``, else ``./cloudg-output``) is the only place the
+workspace writes.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CloudGConfig"]
+__all__ = ["CloudGConfig", "ROOTS_ENV", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR"]
 
 ROOTS_ENV = "CLOUDG_MCP_ALLOWED_ROOTS"
+OUTPUT_ENV = "CLOUDG_MCP_OUTPUT_DIR"
+DEFAULT_OUTPUT_DIR = "cloudg-output"
 
 
 def _roots_from_env() -> list[Path]:
@@ -16,10 +24,31 @@ def _roots_from_env() -> list[Path]:
     return [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip()]
 
 
+def _output_from_env() -> Path | None:
+    raw = os.environ.get(OUTPUT_ENV, "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
 @dataclass
 class CloudGConfig:
-    """Where files may be read (``allowed_roots``) and written (``output_dir``)."""
+    """Where files may be read (``allowed_roots``) and written (``output_dir``), and how many
+    datasets the workspace keeps (``max_datasets``; past it the oldest inactive is evicted)."""
 
     allowed_roots: list[Path] = field(default_factory=_roots_from_env)
-    output_dir: Path | None = None
+    output_dir: Path | None = field(default_factory=_output_from_env)
     max_datasets: int = 16
+
+    def output_root(self) -> Path:
+        """The absolute output directory (``./cloudg-output`` when unset); not created."""
+        base = Path(self.output_dir) if self.output_dir is not None else \
+            Path.cwd() / DEFAULT_OUTPUT_DIR
+        return base.expanduser().resolve()
+
+    def read_roots(self) -> list[Path]:
+        """Absolute, symlink-resolved roots reads must stay under; the output root included."""
+        roots = [Path(r).expanduser() for r in self.allowed_roots] or [Path.cwd()]
+        out = self.output_root()
+        resolved = [r.resolve() for r in roots]
+        if out not in resolved:
+            resolved.append(out)
+        return resolved

@@ -1,27 +1,54 @@
-"""Workspace: the named estate datasets a layer serves, and their change events.
+"""Workspace: the named estate datasets a layer serves, the active one, and change events.
 
-Listeners registered with ``on_change(fn)`` receive ``fn(kind, uri)`` for every change; the
-layer registers its ``notify_change`` so changes reach every adapter and notebook.
+Listeners registered with ``on_change(fn)`` receive ``fn(kind, uri)``; the layer registers
+its ``notify_change``. Events: every change notifies ``cloudg://workspace``,
+``cloudg://datasets`` and ``cloudg://datasets/{name}/summary`` (kind ``resource``); a new
+name also fires a resources list change (kind ``resources``); a removal fires the list change
+and the two workspace URIs. Dataset mutations (suppress ...) bump its version and fire the
+three URIs. Paths are checked against allowed roots (symlinks resolved); writes go only
+under the output root. A failed load leaves the workspace exactly as it was.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .config import CloudGConfig
+from .estate.errors import (
+    DatasetNameConflictError,
+    NoDatasetError,
+    ReferenceNotFoundError,
+)
+from .layer.errors import AccessDeniedError, InvalidArgumentsError
 
-__all__ = ["Workspace"]
+if TYPE_CHECKING:
+    from .estate.dataset import Dataset
+    from .estate.progress import ProgressFn
+
+__all__ = ["Workspace", "NoDatasetError", "ReferenceNotFoundError", "DatasetNameConflictError",
+           "WORKSPACE_URI", "DATASETS_URI", "summary_uri", "NAME_PATTERN"]
 
 logger = logging.getLogger("cloudg.workspace")
 
 ChangeListener = Callable[[str, "str | None"], Any]
 
+WORKSPACE_URI = "cloudg://workspace"
+DATASETS_URI = "cloudg://datasets"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def summary_uri(name: str) -> str:
+    return f"cloudg://datasets/{name}/summary"
+
 
 class Workspace:
-    """Holds datasets by name and fires change events to listeners."""
+    """Holds datasets by name (load order kept), one of them active, and fires change events."""
 
     def __init__(
         self,
@@ -33,18 +60,27 @@ class Workspace:
     ) -> None:
         self.config = config or CloudGConfig()
         if allowed_roots is not None:
-            self.config.allowed_roots = list(allowed_roots)
+            self.config.allowed_roots = [Path(r) for r in allowed_roots]
         if output_dir is not None:
-            self.config.output_dir = output_dir
+            self.config.output_dir = Path(output_dir)
         if max_datasets is not None:
             self.config.max_datasets = max_datasets
-        self.datasets: dict[str, Any] = {}
+        self.datasets: dict[str, Dataset] = {}
         self.active: str | None = None
         self._listeners: list[ChangeListener] = []
+        self._unsubscribe: dict[str, Callable[[], None]] = {}
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return f"Workspace(datasets={list(self.datasets)}, active={self.active!r})"
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.datasets
+
+    def __len__(self) -> int:
+        return len(self.datasets)
+
+    # -- events --------------------------------------------------------------------------
 
     def on_change(self, fn: ChangeListener) -> Callable[[], None]:
         """Call ``fn(kind, uri)`` on every change; returns a function that unsubscribes."""
@@ -68,5 +104,277 @@ class Workspace:
             except Exception:
                 logger.debug("workspace listener %r failed", fn, exc_info=True)
 
+    def _emit(self, events: list[tuple[str, str | None]]) -> None:
+        for kind, uri in events:
+            self.notify(kind, uri)
+
+    @staticmethod
+    def _changed(name: str) -> list[tuple[str, str | None]]:
+        return [("resource", WORKSPACE_URI), ("resource", DATASETS_URI),
+                ("resource", summary_uri(name))]
+
+    @staticmethod
+    def _removed() -> list[tuple[str, str | None]]:
+        return [("resources", None), ("resource", WORKSPACE_URI), ("resource", DATASETS_URI)]
+
+    # -- names ---------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """Dataset names in load order."""
+        with self._lock:
+            return list(self.datasets)
+
+    @staticmethod
+    def check_name(name: str) -> str:
+        """``name`` if it matches ``^[A-Za-z0-9_.-]{1,64}$``; InvalidArgumentsError otherwise."""
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise InvalidArgumentsError(
+                "Dataset names use 1-64 letters, digits, '_', '.' or '-'.",
+                data={"field": "name", "pattern": NAME_PATTERN.pattern})
+        return name
+
+    @staticmethod
+    def name_from(text: str) -> str:
+        """A valid dataset name derived from free text (e.g. a file name)."""
+        cleaned = _NAME_CHARS.sub("-", str(text)).strip("-.") or "dataset"
+        return cleaned[:64]
+
+    def unique_name(self, base: str) -> str:
+        """``base`` if free, else ``base-2``, ``base-3`` ... (kept within 64 characters)."""
+        base = self.name_from(base)
+        with self._lock:
+            if base not in self.datasets:
+                return base
+            k = 2
+            while True:
+                suffix = f"-{k}"
+                candidate = base[: 64 - len(suffix)] + suffix
+                if candidate not in self.datasets:
+                    return candidate
+                k += 1
+
+    # -- datasets ------------------------------------------------------------------------
+
+    def get(self, name: str | None = "") -> Dataset:
+        """The dataset ``name``; the active one for ``""``/None. NoDatasetError otherwise."""
+        with self._lock:
+            if not name:
+                if self.active is None:
+                    raise NoDatasetError()
+                return self.datasets[self.active]
+            ds = self.datasets.get(name)
+            if ds is None:
+                from .estate.models import close_matches
+
+                if not self.datasets:
+                    raise NoDatasetError()
+                raise NoDatasetError(
+                    "No dataset has that name; list_datasets shows the loaded ones.",
+                    data={"field": "dataset",
+                          "close_matches": close_matches(str(name), self.datasets),
+                          "available": list(self.datasets)})
+            return ds
+
+    def add(self, dataset: Dataset, name: str | None = None, *, activate: bool = False,
+            replace: bool = False) -> Dataset:
+        """Add ``dataset`` as ``name`` (default: its own name).
+
+        An existing name is refused (DatasetNameConflictError, data {existing, suggested})
+        unless ``replace``; a replacement's version continues from the old one so cursors
+        go stale. Activates when asked or when nothing is active. Past ``max_datasets`` the
+        oldest non-active dataset is evicted.
+        """
+        name = self.check_name(name if name is not None else dataset.name)
+        events: list[tuple[str, str | None]] = []
+        with self._lock:
+            old = self.datasets.get(name)
+            if old is not None and not replace:
+                raise DatasetNameConflictError(name, self.unique_name(name))
+            if any(d is dataset for n, d in self.datasets.items() if n != name):
+                dataset = dataset.copy(name)
+            dataset.name = name
+            if old is not None:
+                dataset.version = max(dataset.version, old.version + 1)
+                self._detach(name)
+                del self.datasets[name]
+            else:
+                events.append(("resources", None))
+            self.datasets[name] = dataset
+            self._unsubscribe[name] = dataset.on_change(lambda _ds, n=name: self._on_mutation(n))
+            if activate or self.active is None:
+                self.active = name
+            events.extend(self._changed(name))
+            events.extend(self._evict())
+        self._emit(events)
+        return dataset
+
+    def _evict(self) -> list[tuple[str, str | None]]:
+        events: list[tuple[str, str | None]] = []
+        limit = max(1, int(self.config.max_datasets))
+        while len(self.datasets) > limit:
+            victim = next((n for n in self.datasets if n != self.active), None)
+            if victim is None:
+                break
+            self._detach(victim)
+            del self.datasets[victim]
+            logger.info("evicted dataset %s (max_datasets=%d)", victim, limit)
+            events.extend(self._removed())
+        return events
+
+    def _detach(self, name: str) -> None:
+        unsub = self._unsubscribe.pop(name, None)
+        if unsub is not None:
+            unsub()
+
+    def _on_mutation(self, name: str) -> None:
+        with self._lock:
+            present = name in self.datasets
+        if present:
+            self._emit(self._changed(name))
+
+    def select(self, name: str) -> Dataset:
+        """Make ``name`` the active dataset."""
+        with self._lock:
+            ds = self.get(name) if name else self.get("")
+            self.active = ds.name
+        self._emit(self._changed(ds.name))
+        return ds
+
+    def remove(self, name: str) -> Dataset:
+        """Unload ``name``; if it was active, the most recently added remaining one becomes
+        active (none when the workspace is empty)."""
+        with self._lock:
+            ds = self.get(name) if name else self.get("")
+            self._detach(ds.name)
+            del self.datasets[ds.name]
+            if self.active == ds.name:
+                self.active = next(reversed(self.datasets)) if self.datasets else None
+        self._emit(self._removed())
+        return ds
+
+    def snapshot(self, name: str | None = "", new_name: str | None = None) -> Dataset:
+        """Deep-copy dataset ``name`` (active for "") under ``new_name`` (default
+        ``<name>-snapshot`` made unique) without activating it."""
+        with self._lock:
+            src = self.get(name)
+            target = self.check_name(new_name) if new_name else \
+                self.unique_name(f"{src.name}-snapshot")
+            if target in self.datasets:
+                raise DatasetNameConflictError(target, self.unique_name(target))
+        copy = src.copy(target)
+        return self.add(copy, target, activate=False)
+
+    # -- loading -------------------------------------------------------------------------
+
+    def load(
+        self,
+        path: str | Path,
+        *,
+        name: str | None = None,
+        kind: str = "auto",
+        activate: bool = True,
+        replace: bool = False,
+        progress: ProgressFn | None = None,
+    ) -> Dataset:
+        """Load an estate file or folder under an allowed root as a dataset.
+
+        Without ``name`` the file's stem (the folder's name for inventory-map.json) is used,
+        made unique; an explicit name that exists
+        is refused unless ``replace``. Nothing changes if reading fails.
+        """
+        from .estate.formats import load_path
+
+        resolved = self.resolve_path(path)
+        if name is None:
+            stem = resolved.stem or resolved.name
+            if resolved.is_file() and stem in ("inventory-map", "findings"):
+                stem = resolved.parent.name  # name the estate after its folder
+            final = self.unique_name(self.name_from(stem))
+        else:
+            final = self.check_name(name)
+            with self._lock:
+                if final in self.datasets and not replace:
+                    raise DatasetNameConflictError(final, self.unique_name(final))
+        ds = load_path(resolved, kind=kind, name=final, progress=progress)
+        return self.add(ds, final, activate=activate, replace=replace)
+
+    def load_sample(
+        self,
+        kind: str = "demo",
+        *,
+        n: int | None = None,
+        seed: int = 7,
+        name: str | None = None,
+        activate: bool = True,
+        replace: bool = False,
+    ) -> Dataset:
+        """Generate a sample estate (demo, drifted, scaled) and add it (see ``load``)."""
+        from .estate.samples import sample
+
+        if name is not None:
+            final = self.check_name(name)
+            with self._lock:
+                if final in self.datasets and not replace:
+                    raise DatasetNameConflictError(final, self.unique_name(final))
+        ds = sample(kind, n=n, seed=seed, name=name)
+        final = name if name is not None else self.unique_name(ds.name)
+        return self.add(ds, final, activate=activate, replace=replace)
+
+    # -- paths ---------------------------------------------------------------------------
+
+    @property
+    def allowed_roots(self) -> list[Path]:
+        return self.config.read_roots()
+
+    @property
+    def output_root(self) -> Path:
+        return self.config.output_root()
+
+    def resolve_path(self, path: str | Path, *, write: bool = False) -> Path:
+        """The absolute, symlink-resolved path, checked to lie under an allowed root (or,
+        for ``write``, under the output root). Relative paths start at the first root (the
+        output root for writes). AccessDeniedError (-31001) otherwise."""
+        if not isinstance(path, (str, Path)) or not str(path).strip():
+            raise InvalidArgumentsError("path is empty; pass a file or folder path.",
+                                        data={"field": "path"})
+        roots = [self.output_root] if write else self.allowed_roots
+        p = Path(path).expanduser()
+        if not p.is_absolute():
+            p = roots[0] / p
+        try:
+            resolved = p.resolve(strict=False)
+        except (OSError, RuntimeError):  # symlink loops
+            raise AccessDeniedError("The path cannot be resolved (a symlink loop?).",
+                                    data={"field": "path"}) from None
+        if not any(resolved == r or resolved.is_relative_to(r) for r in roots):
+            where = "the output folder" if write else "the allowed folders"
+            raise AccessDeniedError(
+                f"The path is outside {where}; use a path under one of the roots in the "
+                "error data (set CLOUDG_MCP_ALLOWED_ROOTS to allow more).",
+                data={"field": "path", "roots": [str(r) for r in roots], "write": write})
+        return resolved
+
+    def output_path(self, relative: str | Path) -> Path:
+        """A writable path under the output root (parents created)."""
+        target = self.resolve_path(relative, write=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+
+    # -- status --------------------------------------------------------------------------
+
     def status(self) -> dict[str, Any]:
-        return {"datasets": sorted(self.datasets), "active": self.active}
+        """Names (sorted), the active name, and a line per dataset in load order."""
+        with self._lock:
+            items = list(self.datasets.items())
+            active = self.active
+        return {
+            "datasets": sorted(n for n, _ in items),
+            "active": active,
+            "max_datasets": int(self.config.max_datasets),
+            "loaded": [
+                {"name": n, "version": d.version, "active": n == active, "source": d.source,
+                 "kind": d.kind, "assets": len(d.assets), "edges": len(d.edges),
+                 "findings": len(d.findings)}
+                for n, d in items
+            ],
+        }

@@ -54,7 +54,9 @@ def test_call_of_unknown_tool_exits_2(capsys) -> None:
 def test_read_prints_resource_contents(capsys) -> None:
     assert main(["read", "cloudg://workspace"]) == 0
     contents = json.loads(capsys.readouterr().out)
-    assert json.loads(contents[0]["text"]) == {"datasets": [], "active": None}
+    assert json.loads(contents[0]["text"]) == {
+        "datasets": [], "active": None, "max_datasets": 16, "loaded": []
+    }
 
 
 # -- serve ---------------------------------------------------------------------------------

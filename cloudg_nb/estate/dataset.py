@@ -1,0 +1,459 @@
+"""Dataset: one loaded estate as four pandas DataFrames plus cached indexes and graphs.
+
+Frames: ``assets``, ``edges``, ``findings``, ``compliance`` (columns in ``frames``). Indexes
+(reference lookups, the graph views, per-asset finding aggregates) are built lazily, once per
+``version``; every mutation (``update``, ``suppress_findings`` ...) bumps ``version``, drops
+the caches and tells listeners (the workspace turns that into change events).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from .errors import ReferenceNotFoundError
+from .frames import (
+    empty_frame,
+    normalize_assets,
+    normalize_compliance,
+    normalize_edges,
+    normalize_findings,
+    records_frame,
+)
+from .graph import EstateGraph, account_of_endpoint
+from .models import INTERNET_CIDRS, Asset, Finding, Severity, close_matches
+from .progress import ProgressFn, report
+from .refs import AssetIndex
+
+__all__ = ["Dataset", "FindingIndex", "asset_uri", "BRIEF_COLUMNS"]
+
+T = TypeVar("T")
+
+#: Columns of an asset brief (``Dataset.briefs``), in order.
+BRIEF_COLUMNS = ["id", "name", "type", "provider", "region", "account_id", "arn",
+                 "internet_exposed", "open_findings", "max_severity", "uri"]
+
+_RANK_TO_SEVERITY = {s.rank: s.value for s in Severity}
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or v is pd.NA
+
+
+def asset_uri(asset_id: str) -> str:
+    """The resource URI of an asset (``cloudg://assets/{id}``)."""
+    return f"cloudg://assets/{asset_id}"
+
+
+class FindingIndex:
+    """Findings joined to assets: ``asset_row`` per finding (-1 = not in the inventory) and,
+    per asset row, the open (unsuppressed) finding count, max severity rank and max risk."""
+
+    def __init__(self, findings: pd.DataFrame, index: AssetIndex) -> None:
+        n = index.n
+        rid = findings["resource_id"].to_numpy(dtype=object)
+        arn = findings["resource_arn"].to_numpy(dtype=object)
+        rows = pd.Index(index.ids).get_indexer(rid).astype(np.int64) if len(rid) else \
+            np.zeros(0, dtype=np.int64)
+        for i in np.flatnonzero(rows < 0):
+            hit = index.row_of_arn.get(arn[i]) if isinstance(arn[i], str) else None
+            if hit is None and isinstance(rid[i], str):
+                hit = index.row_of_arn.get(rid[i])
+            rows[i] = -1 if hit is None else hit
+        self.asset_row = rows
+        self.row_of_id = {str(f): i for i, f in enumerate(findings["id"].tolist())}
+        open_ = ~findings["is_suppressed"].to_numpy(dtype=bool)
+        sev_rank = findings["severity"].map({s.value: s.rank for s in Severity}).to_numpy(
+            dtype=np.int64) if len(findings) else np.zeros(0, dtype=np.int64)
+        risk = findings["risk_score"].to_numpy(dtype=np.float64)
+        sel = open_ & (rows >= 0)
+        self.open_count = np.bincount(rows[sel], minlength=n).astype(np.int64)[:n] if n else \
+            np.zeros(0, dtype=np.int64)
+        self.max_rank = np.full(n, -1, dtype=np.int64)
+        self.max_risk = np.zeros(n, dtype=np.float64)
+        if sel.any():
+            np.maximum.at(self.max_rank, rows[sel], sev_rank[sel])
+            np.maximum.at(self.max_risk, rows[sel], risk[sel])
+        self.severity_rank = sev_rank
+
+    def max_severity(self, rows: np.ndarray) -> list[str | None]:
+        return [_RANK_TO_SEVERITY.get(int(r)) for r in self.max_rank[rows]]
+
+
+class Dataset:
+    """One estate: DataFrames, a version counter, and caches derived from them."""
+
+    def __init__(
+        self,
+        assets: pd.DataFrame | None = None,
+        edges: pd.DataFrame | None = None,
+        findings: pd.DataFrame | None = None,
+        compliance: pd.DataFrame | None = None,
+        *,
+        name: str = "dataset",
+        source: str | None = None,
+        kind: str | None = None,
+        normalize: bool = True,
+    ) -> None:
+        self.name = name
+        self.source = source
+        self.kind = kind
+        self.loaded_at = time.time()
+        self.version = 1
+        self._lock = threading.RLock()
+        self._cache: dict[str, Any] = {}
+        self._listeners: list[Callable[[Dataset], Any]] = []
+        self._assets = empty_frame("assets")
+        self._edges = empty_frame("edges")
+        self._findings = empty_frame("findings")
+        self._compliance = empty_frame("compliance")
+        self._set_frames(assets, edges, findings, compliance, normalize)
+
+    def __repr__(self) -> str:
+        return (f"Dataset(name={self.name!r}, version={self.version}, assets={len(self._assets)},"
+                f" edges={len(self._edges)}, findings={len(self._findings)})")
+
+    @classmethod
+    def from_records(
+        cls,
+        assets: Iterable[dict[str, Any]] = (),
+        edges: Iterable[dict[str, Any]] = (),
+        findings: Iterable[dict[str, Any]] = (),
+        compliance: Iterable[dict[str, Any]] = (),
+        **kwargs: Any,
+    ) -> Dataset:
+        """A dataset from dict records (the JSON shape of the models), normalised."""
+        return cls(records_frame("assets", assets), records_frame("edges", edges),
+                   records_frame("findings", findings), records_frame("compliance", compliance),
+                   **kwargs)
+
+    # -- frames ------------------------------------------------------------------------
+
+    @property
+    def assets(self) -> pd.DataFrame:
+        return self._assets
+
+    @property
+    def edges(self) -> pd.DataFrame:
+        return self._edges
+
+    @property
+    def findings(self) -> pd.DataFrame:
+        return self._findings
+
+    @property
+    def compliance(self) -> pd.DataFrame:
+        return self._compliance
+
+    def _set_frames(self, assets: Any, edges: Any, findings: Any, compliance: Any,
+                    normalize: bool) -> None:
+        if assets is not None:
+            self._assets = (normalize_assets(assets) if normalize else assets).reset_index(
+                drop=True)
+        if edges is not None:
+            self._edges = (normalize_edges(edges) if normalize else edges).reset_index(drop=True)
+        if findings is not None:
+            self._findings = (normalize_findings(findings) if normalize else findings
+                              ).reset_index(drop=True)
+        if compliance is not None:
+            self._compliance = (normalize_compliance(compliance) if normalize else compliance
+                                ).reset_index(drop=True)
+
+    # -- mutation ----------------------------------------------------------------------
+
+    def on_change(self, fn: Callable[[Dataset], Any]) -> Callable[[], None]:
+        """Call ``fn(dataset)`` after every mutation; returns an unsubscribe function."""
+        with self._lock:
+            self._listeners.append(fn)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if fn in self._listeners:
+                    self._listeners.remove(fn)
+
+        return unsubscribe
+
+    def _mutated(self) -> None:
+        with self._lock:
+            self.version += 1
+            self._cache = {}
+            listeners = list(self._listeners)
+        for fn in listeners:
+            with contextlib.suppress(Exception):  # a broken listener must not undo it
+                fn(self)
+
+    def update(
+        self,
+        *,
+        assets: pd.DataFrame | None = None,
+        edges: pd.DataFrame | None = None,
+        findings: pd.DataFrame | None = None,
+        compliance: pd.DataFrame | None = None,
+        normalize: bool = True,
+    ) -> None:
+        """Replace some frames (normalised unless told not to); one version bump."""
+        with self._lock:
+            self._set_frames(assets, edges, findings, compliance, normalize)
+        self._mutated()
+
+    def _finding_rows(self, ids: Iterable[str]) -> tuple[list[int], list[str]]:
+        fidx = self.finding_index()
+        rows, unknown = [], []
+        for fid in dict.fromkeys(str(i) for i in ids):
+            row = fidx.row_of_id.get(fid)
+            if row is None:
+                unknown.append(fid)
+            else:
+                rows.append(row)
+        return rows, unknown
+
+    def _set_suppressed(self, ids: Iterable[str], value: bool, reason: str | None) -> dict:
+        ids = [ids] if isinstance(ids, str) else list(ids)
+        with self._lock:
+            rows, unknown = self._finding_rows(ids)
+            if not rows and unknown:
+                raise ReferenceNotFoundError(
+                    "None of the finding ids is known; list_findings shows valid ids.",
+                    data={"field": "ids", "close_matches": close_matches(
+                        unknown[0], self._findings["id"].tolist())},
+                )
+            current = self._findings["is_suppressed"].to_numpy(dtype=bool)
+            changed = [r for r in rows if current[r] != value]
+            unchanged = [r for r in rows if current[r] == value]
+            if changed:
+                frame = self._findings.copy()
+                flags = frame["is_suppressed"].to_numpy(dtype=bool).copy()
+                flags[changed] = value
+                frame["is_suppressed"] = flags
+                reasons = frame["suppression_reason"].to_numpy(dtype=object).copy()
+                reasons[changed] = reason if value else None
+                frame["suppression_reason"] = reasons
+                self._findings = frame
+        if changed:
+            self._mutated()
+        fids = self._findings["id"].to_numpy(dtype=object)
+        key = "suppressed" if value else "unsuppressed"
+        return {key: [str(fids[r]) for r in changed],
+                "already": [str(fids[r]) for r in unchanged], "unknown": unknown,
+                "version": self.version}
+
+    def suppress_findings(self, ids: Iterable[str] | str, reason: str | None = None) -> dict:
+        """Mark findings suppressed: {suppressed, already, unknown, version}.
+
+        Bumps the version (and fires change events) only when something changed; raises
+        ReferenceNotFoundError when no id is known.
+        """
+        return self._set_suppressed(ids, True, reason)
+
+    def unsuppress_findings(self, ids: Iterable[str] | str) -> dict:
+        """Clear suppression: {unsuppressed, already, unknown, version}."""
+        return self._set_suppressed(ids, False, None)
+
+    def copy(self, name: str | None = None) -> Dataset:
+        """A deep copy (frames and their dict/list cells) at version 1, without listeners."""
+        with self._lock:
+            frames = [self._assets, self._edges, self._findings, self._compliance]
+        copies = []
+        for frame in frames:
+            c = frame.copy(deep=True)
+            for col in c.columns:
+                if c[col].dtype == object:
+                    values = c[col].tolist()
+                    if any(isinstance(v, (dict, list)) for v in values):
+                        c[col] = pd.Series(
+                            [copy.deepcopy(v) if isinstance(v, (dict, list)) else v
+                             for v in values], index=c.index, dtype=object)
+            copies.append(c)
+        return Dataset(*copies, name=name or self.name, source=self.source, kind=self.kind,
+                       normalize=False)
+
+    # -- caches ------------------------------------------------------------------------
+
+    def cached(self, key: str, build: Callable[[], T], *, progress: ProgressFn | None = None,
+               label: str | None = None) -> T:
+        """The cached value ``key`` of this version, built once (0/1 then 1/1 progress)."""
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        with self._lock:
+            cache = self._cache
+            if key in cache:
+                return cache[key]
+            report(progress, 0, 1, f"building {label or key}")
+            value = build()
+            cache[key] = value
+            report(progress, 1, 1, f"{label or key} ready")
+            return value
+
+    @property
+    def index(self) -> AssetIndex:
+        """Reference lookups (ids, ARNs, names)."""
+        return self.cached("index", lambda: AssetIndex(self._assets), label="asset index")
+
+    def graph(self, progress: ProgressFn | None = None) -> EstateGraph:
+        """Node numbering and adjacency views (views themselves build on first use)."""
+        return self.cached(
+            "graph", lambda: EstateGraph(self._assets, self._edges, self.index.row_of_arn),
+            progress=progress, label="graph index")
+
+    def view(self, name: str, progress: ProgressFn | None = None) -> Any:
+        """``graph().view(name)``; progress covers whichever of the two is built first."""
+        if "graph" not in self._cache and progress is not None:
+            g = self.graph(lambda p, t, m: report(progress, 0.5 * p / (t or 1), 1, m))
+            return g.view(name, lambda p, t, m: report(progress, 0.5 + 0.5 * p / (t or 1),
+                                                       1, m))
+        return self.graph().view(name, progress)
+
+    def finding_index(self) -> FindingIndex:
+        return self.cached("findings", lambda: FindingIndex(self._findings, self.index),
+                           label="finding index")
+
+    def node_table(self) -> pd.DataFrame:
+        """One row per graph node (assets, then internet, then external endpoints)."""
+
+        def build() -> pd.DataFrame:
+            g = self.graph()
+            a = self._assets
+            ext = g.external_ids
+            k = 1 + len(ext)
+
+            def col(name: str, extra: list[Any]) -> pd.Series:
+                values = a[name].to_numpy(dtype=object)
+                missing = pd.isna(values)
+                if missing.any():
+                    values = values.copy()
+                    values[missing] = None
+                return pd.Series(np.concatenate([values, np.array(extra, dtype=object)]),
+                                 dtype=object)
+
+            return pd.DataFrame({
+                "id": col("id", ["internet", *ext]),
+                "name": col("name", ["Internet", *ext]),
+                "type": col("asset_type", ["INTERNET"] + ["EXTERNAL"] * len(ext)),
+                "provider": col("provider", [None] * k),
+                "region": col("region", [None] * k),
+                "account_id": col("account_id", [None] + [account_of_endpoint(x) for x in ext]),
+                "arn": col("arn", [None] + [x if x.startswith("arn:") else None for x in ext]),
+                "internet_exposed": np.concatenate(
+                    [a["is_internet_exposed"].to_numpy(dtype=bool), np.zeros(k, dtype=bool)]),
+            })
+
+        return self.cached("node_table", build, label="node table")
+
+    def edge_ids(self) -> np.ndarray:
+        """Edge ids as an object array, by edge row (cached)."""
+        return self.cached("edge_ids", lambda: self._edges["id"].to_numpy(dtype=object),
+                           label="edge ids")
+
+    def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, uniques) of an asset column via ``pd.factorize`` (cached): fast
+        equality filters on low-cardinality columns such as provider or asset_type."""
+        return self.cached(f"codes:{column}",
+                           lambda: pd.factorize(self._assets[column].to_numpy(dtype=object)),
+                           label=f"{column} codes")
+
+    def node_arrays(self) -> dict[str, np.ndarray]:
+        """``node_table`` as one object array per column (fast per-node lookups)."""
+
+        def build() -> dict[str, np.ndarray]:
+            t = self.node_table()
+            return {c: t[c].to_numpy(dtype=object) for c in t.columns}
+
+        return self.cached("node_arrays", build, label="node arrays")
+
+    # -- references --------------------------------------------------------------------
+
+    def resolve(self, ref: str, *, field: str = "ref") -> int:
+        """The asset row ``ref`` names (see ``refs`` for the order); ReferenceNotFoundError."""
+        return self.index.resolve(ref, field=field)
+
+    def resolve_node(self, ref: str, *, field: str = "ref") -> int:
+        """A graph node: ``internet``/``0.0.0.0/0``, an asset reference, or an external id."""
+        if isinstance(ref, str) and ref.strip().lower() in INTERNET_CIDRS:
+            return self.graph().internet
+        try:
+            return self.resolve(ref, field=field)
+        except ReferenceNotFoundError:
+            node = self.graph().node_of_id(ref) if isinstance(ref, str) else None
+            if node is not None:
+                return node
+            raise
+
+    def asset(self, ref: str) -> Asset:
+        return Asset.from_row(self._assets.iloc[self.resolve(ref)].to_dict())
+
+    def finding_row(self, finding_id: str) -> int:
+        row = self.finding_index().row_of_id.get(str(finding_id))
+        if row is None:
+            raise ReferenceNotFoundError(
+                "No finding has that id; list_findings shows valid ids.",
+                data={"field": "finding_id", "close_matches": close_matches(
+                    str(finding_id), self._findings["id"].tolist())},
+            )
+        return row
+
+    def finding(self, finding_id: str) -> Finding:
+        return Finding.from_row(self._findings.iloc[self.finding_row(finding_id)].to_dict())
+
+    def briefs(self, rows: np.ndarray | list[int] | None = None) -> pd.DataFrame:
+        """Asset briefs (BRIEF_COLUMNS) for asset ``rows`` (all assets when None)."""
+        a = self._assets
+        rows = np.arange(len(a)) if rows is None else np.asarray(rows, dtype=np.int64)
+        fidx = self.finding_index()
+        sub = a.iloc[rows]
+        ids = sub["id"].astype(object).to_numpy()
+        return pd.DataFrame({
+            "id": ids, "name": sub["name"].astype(object).to_numpy(),
+            "type": sub["asset_type"].astype(object).to_numpy(),
+            "provider": sub["provider"].astype(object).to_numpy(),
+            "region": sub["region"].astype(object).to_numpy(),
+            "account_id": sub["account_id"].astype(object).to_numpy(),
+            "arn": sub["arn"].astype(object).to_numpy(),
+            "internet_exposed": sub["is_internet_exposed"].to_numpy(dtype=bool),
+            "open_findings": fidx.open_count[rows],
+            "max_severity": pd.Series(fidx.max_severity(rows), dtype=object).to_numpy(),
+            "uri": np.array([asset_uri(i) for i in ids], dtype=object),
+        }, columns=BRIEF_COLUMNS)
+
+    def complete_refs(self, partial: str, limit: int = 100) -> list[str]:
+        """Completion values for an asset reference (prefix on name/ARN/id, then substring)."""
+        return self.index.complete(partial, limit)
+
+    def complete_finding_ids(self, partial: str, limit: int = 100) -> list[str]:
+        p = str(partial or "").lower()
+        ids = [str(i) for i in self._findings["id"].tolist()]
+        out = [i for i in ids if i.lower().startswith(p)]
+        out += [i for i in ids if p and p in i.lower() and i not in out]
+        return out[:limit]
+
+    # -- summary -----------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        """Counts a reader needs to orient: assets by provider/type, findings by severity ..."""
+        a, e, f, c = self._assets, self._edges, self._findings, self._compliance
+        open_f = f[~f["is_suppressed"].astype(bool)] if len(f) else f
+        fidx = self.finding_index()
+        by_sev = open_f["severity"].value_counts() if len(open_f) else pd.Series(dtype=int)
+        return {
+            "name": self.name, "version": self.version, "source": self.source,
+            "kind": self.kind, "loaded_at": self.loaded_at,
+            "assets": len(a), "edges": len(e), "findings": len(f),
+            "open_findings": len(open_f), "suppressed_findings": int(len(f) - len(open_f)),
+            "orphan_findings": int((fidx.asset_row < 0).sum()),
+            "internet_exposed_assets": int(a["is_internet_exposed"].sum()) if len(a) else 0,
+            "providers": {str(k): int(v) for k, v in a["provider"].value_counts().items()},
+            "asset_types": {str(k): int(v) for k, v in a["asset_type"].value_counts().items()},
+            "accounts": int(a["account_id"].nunique()),
+            "regions": sorted(str(r) for r in a["region"].dropna().unique()),
+            "findings_by_severity": {s.value: int(by_sev.get(s.value, 0))
+                                     for s in Severity.ordered()},
+            "edge_types": {str(k): int(v) for k, v in e["edge_type"].value_counts().items()},
+            "compliance_frameworks": sorted(str(x) for x in c["framework"].unique()),
+        }

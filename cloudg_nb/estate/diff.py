@@ -1,0 +1,151 @@
+"""What changed between two datasets (``diff(base, target)``).
+
+Assets match on ARN when they have one, else on id; edges on (source, target, type,
+relationship, ports, protocol, direction) with endpoints matched like assets; findings on
+(source tool, source finding id) when present, else id. Internet exposure compares the
+entry points ``internet_exposure`` reports.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .dataset import Dataset
+from .exposure import internet_exposure
+from .paging import json_safe
+from .progress import Phases, ProgressFn
+
+__all__ = ["diff", "ASSET_FIELDS"]
+
+ASSET_FIELDS = ("name", "asset_type", "provider", "region", "account_id", "tags", "metadata",
+                "is_internet_exposed")
+
+
+def _asset_keys(a: pd.DataFrame) -> pd.Series:
+    arn = a["arn"].astype(object)
+    return arn.where(arn.notna() & (arn.astype(str) != ""), a["id"].astype(object)).astype(str)
+
+
+def _edge_keys(ds: Dataset) -> pd.Series:
+    a = ds.assets
+    key_of = dict(zip(a["id"].astype(str), _asset_keys(a), strict=True))
+    e = ds.edges
+    src = [key_of.get(str(s), str(s)) for s in e["source_id"].tolist()]
+    dst = [key_of.get(str(t), str(t)) for t in e["target_id"].tolist()]
+    ports = [",".join(str(p) for p in sorted(v)) if v else "" for v in e["ports"].tolist()]
+    parts = zip(src, dst, e["edge_type"].astype(str), e["relationship"].tolist(), ports,
+                e["protocol"].tolist(), e["direction"].tolist(), strict=True)
+    return pd.Series(["|".join("" if x is None or x != x else str(x) for x in p) for p in parts],
+                     dtype=object)
+
+
+def _finding_keys(f: pd.DataFrame) -> pd.Series:
+    keys = []
+    for fid, tool, sfid in zip(f["id"].tolist(), f["source_tool"].tolist(),
+                               f["source_finding_id"].tolist(), strict=True):
+        keys.append(f"{tool}|{sfid}" if isinstance(sfid, str) and sfid else f"id|{fid}")
+    return pd.Series(keys, dtype=object)
+
+
+def _brief(a: pd.DataFrame, rows: np.ndarray) -> list[dict[str, Any]]:
+    sub = a.iloc[rows]
+    return [json_safe({"id": r["id"], "name": r["name"], "type": r["asset_type"],
+                       "account_id": r["account_id"], "arn": r["arn"]})
+            for r in sub.to_dict("records")]
+
+
+def _norm(v: Any) -> Any:
+    if v is None or (isinstance(v, float) and v != v):
+        return None
+    if isinstance(v, dict):
+        return v or None
+    return v
+
+
+def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
+         ) -> dict[str, Any]:
+    """Assets added/removed/changed, edges added/removed, findings new/resolved/
+    severity_changed, assets newly internet-exposed (and no longer), with a count summary."""
+    ph = Phases(progress)
+    ph.step(0, "matching assets")
+    ba, ta = base.assets, target.assets
+    bk, tk = _asset_keys(ba), _asset_keys(ta)
+    b_pos = dict(zip(bk, range(len(bk)), strict=True))
+    t_pos = dict(zip(tk, range(len(tk)), strict=True))
+    added = np.array([t_pos[k] for k in tk if k not in b_pos], dtype=np.int64)
+    removed = np.array([b_pos[k] for k in bk if k not in t_pos], dtype=np.int64)
+    changed = []
+    common = [k for k in bk if k in t_pos]
+    b_rec = {c: ba[c].tolist() for c in ASSET_FIELDS}
+    t_rec = {c: ta[c].tolist() for c in ASSET_FIELDS}
+    for k in common:
+        i, j = b_pos[k], t_pos[k]
+        changes = {c: {"from": json_safe(_norm(b_rec[c][i])), "to": json_safe(_norm(t_rec[c][j]))}
+                   for c in ASSET_FIELDS if _norm(b_rec[c][i]) != _norm(t_rec[c][j])}
+        if changes:
+            changed.append({"id": str(ta["id"].iat[j]), "name": str(ta["name"].iat[j]),
+                            "changes": changes})
+    ph.step(30, "matching edges")
+    be, te = _edge_keys(base), _edge_keys(target)
+    bset, tset = set(be), set(te)
+    e_cols = ["id", "source_id", "target_id", "edge_type"]
+    edges_added = [json_safe(r) for r in target.edges.loc[~te.isin(bset).to_numpy(), e_cols]
+                   .to_dict("records")]
+    edges_removed = [json_safe(r) for r in base.edges.loc[~be.isin(tset).to_numpy(), e_cols]
+                     .to_dict("records")]
+    ph.step(55, "matching findings")
+    bf, tf = base.findings, target.findings
+    bfk, tfk = _finding_keys(bf), _finding_keys(tf)
+    bf_pos = dict(zip(bfk, range(len(bfk)), strict=True))
+    tf_pos = dict(zip(tfk, range(len(tfk)), strict=True))
+    f_cols = ["id", "severity", "title", "resource_id"]
+
+    def frecs(f: pd.DataFrame, rows: list[int]) -> list[dict[str, Any]]:
+        return [json_safe(r) for r in f.iloc[rows][f_cols].to_dict("records")]
+
+    new = frecs(tf, [tf_pos[k] for k in tfk if k not in bf_pos])
+    resolved = frecs(bf, [bf_pos[k] for k in bfk if k not in tf_pos])
+    sev_changed = []
+    for k in tfk:
+        if k in bf_pos:
+            i, j = bf_pos[k], tf_pos[k]
+            if bf["severity"].iat[i] != tf["severity"].iat[j]:
+                sev_changed.append({"id": str(tf["id"].iat[j]), "title": tf["title"].iat[j],
+                                    "from": bf["severity"].iat[i], "to": tf["severity"].iat[j]})
+    ph.step(75, "comparing internet exposure")
+    b_exp = set(_asset_keys(ba).iloc[_exposed_rows(base)])
+    t_exp_rows = _exposed_rows(target)
+    t_exp_keys = _asset_keys(ta).iloc[t_exp_rows]
+    newly = [r for r, k in zip(t_exp_rows, t_exp_keys, strict=True) if k not in b_exp]
+    t_exp = set(t_exp_keys)
+    b_exp_rows = _exposed_rows(base)
+    no_longer = [r for r, k in zip(b_exp_rows, _asset_keys(ba).iloc[b_exp_rows], strict=True)
+                 if k not in t_exp]
+    ph.done()
+    result = {
+        "base": {"name": base.name, "version": base.version},
+        "target": {"name": target.name, "version": target.version},
+        "assets": {"added": _brief(ta, added), "removed": _brief(ba, removed),
+                   "changed": changed},
+        "edges": {"added": edges_added, "removed": edges_removed},
+        "findings": {"new": new, "resolved": resolved, "severity_changed": sev_changed},
+        "newly_internet_exposed": _brief(ta, np.array(newly, dtype=np.int64)),
+        "no_longer_internet_exposed": _brief(ba, np.array(no_longer, dtype=np.int64)),
+    }
+    result["summary"] = {
+        "assets_added": len(added), "assets_removed": len(removed),
+        "assets_changed": len(changed), "edges_added": len(edges_added),
+        "edges_removed": len(edges_removed), "findings_new": len(new),
+        "findings_resolved": len(resolved), "findings_severity_changed": len(sev_changed),
+        "newly_internet_exposed": len(newly), "no_longer_internet_exposed": len(no_longer),
+    }
+    return result
+
+
+def _exposed_rows(ds: Dataset) -> list[int]:
+    ids = internet_exposure(ds).items["id"].tolist()
+    row_of = ds.index.row_of_id
+    return sorted(row_of[str(i)] for i in ids)

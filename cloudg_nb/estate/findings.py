@@ -1,0 +1,253 @@
+"""Finding queries: filtered lists, summaries, per-asset findings and the top risks.
+
+Suppression is a dataset mutation (``Dataset.suppress_findings``); these functions only
+read. ``top_risks`` scores each asset with open findings as
+max finding risk × exposure (1.5 within two flow hops of the internet, else 1)
+× blast factor (1 + min(1, log10(1 + direct dependents) / 2))
+× volume factor (1 + min(0.5, 0.1 × (open findings − 1))).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..layer.errors import InvalidArgumentsError
+from .dataset import Dataset, asset_uri
+from .exposure import exposure_levels
+from .models import Severity, close_matches, parse_enum, parse_enum_list
+from .progress import Phases, ProgressFn
+
+__all__ = ["FINDING_SORT_KEYS", "FINDING_GROUP_KEYS", "list_findings", "get_finding",
+           "findings_summary", "findings_for_asset", "top_risks", "list_frameworks_of_findings"]
+
+FINDING_SORT_KEYS = ("severity", "risk", "detected_at", "id", "source_tool", "resource")
+FINDING_GROUP_KEYS = ("severity", "source_tool", "framework", "resource", "asset_type",
+                      "account_id", "provider")
+_LIST_COLUMNS = ["id", "severity", "risk_score", "title", "resource_id", "resource_name",
+                 "resource_type", "in_inventory", "source_tool", "compliance_frameworks",
+                 "cvss_score", "detected_at", "is_suppressed", "suppression_reason", "uri"]
+
+
+def _frame(ds: Dataset) -> pd.DataFrame:
+    """Findings joined with the asset they concern (name/type/account, in_inventory)."""
+
+    def build() -> pd.DataFrame:
+        f = ds.findings
+        fidx = ds.finding_index()
+        rows = fidx.asset_row
+        a = ds.assets
+        known = rows >= 0
+        safe = np.where(known, rows, 0)
+
+        def from_assets(col: str) -> np.ndarray:
+            if not len(a):
+                return np.full(len(f), None, dtype=object)
+            vals = a[col].to_numpy(dtype=object)[safe]
+            return np.where(known, vals, None)
+
+        out = f.copy()
+        out["resource_name"] = from_assets("name")
+        out["resource_type"] = from_assets("asset_type")
+        out["account_id"] = from_assets("account_id")
+        out["provider"] = from_assets("provider")
+        out["in_inventory"] = known
+        out["uri"] = [f"cloudg://findings/{i}" for i in f["id"].tolist()]
+        out["_rank"] = fidx.severity_rank
+        return out
+
+    return ds.cached("findings_frame", build, label="findings table")
+
+
+def list_findings(
+    ds: Dataset,
+    *,
+    severities: Iterable[str] | str | None = None,
+    min_severity: str | None = None,
+    source_tool: str | None = None,
+    framework: str | None = None,
+    resource: str | None = None,
+    query: str | None = None,
+    include_suppressed: bool = False,
+    sort_by: str = "severity",
+) -> pd.DataFrame:
+    """Findings matching every filter, as rows of ``_LIST_COLUMNS``.
+
+    ``resource`` is an asset reference (or, for findings outside the inventory, the exact
+    resource id/ARN); ``query`` searches title and description; ``sort_by``: severity (most
+    severe, then highest risk), risk, detected_at (newest first), id, source_tool, resource.
+    """
+    if sort_by not in FINDING_SORT_KEYS:
+        raise InvalidArgumentsError(
+            "Unknown sort_by; use one of the allowed values.",
+            data={"field": "sort_by", "close_matches": close_matches(str(sort_by),
+                                                                     FINDING_SORT_KEYS),
+                  "allowed": list(FINDING_SORT_KEYS)})
+    f = _frame(ds)
+    mask = np.ones(len(f), dtype=bool)
+    if not include_suppressed:
+        mask &= ~f["is_suppressed"].to_numpy(dtype=bool)
+    sevs = parse_enum_list(Severity, severities, field="severities")
+    if sevs:
+        mask &= f["severity"].isin([s.value for s in sevs]).to_numpy()
+    if min_severity:
+        mask &= f["_rank"].to_numpy() >= parse_enum(Severity, min_severity,
+                                                     field="min_severity").rank
+    if source_tool:
+        mask &= (f["source_tool"].astype(str).str.lower() == str(source_tool).lower()).to_numpy()
+    if framework:
+        fw = str(framework).lower()
+        mask &= np.array([any(str(x).lower() == fw for x in (v or []))
+                          for v in f["compliance_frameworks"].tolist()], dtype=bool)
+    if resource:
+        raw = str(resource)
+        direct = (f["resource_id"] == raw) | (f["resource_arn"] == raw)
+        if direct.any():
+            mask &= direct.to_numpy()
+        else:
+            row = ds.resolve(raw, field="resource")
+            mask &= ds.finding_index().asset_row == row
+    if query:
+        q = str(query).lower()
+        text = (f["title"].fillna("").astype(str) + "\n" + f["description"].fillna("")
+                .astype(str)).str.lower()
+        mask &= text.str.contains(q, regex=False).to_numpy()
+    out = f[mask]
+    if sort_by == "severity":
+        out = out.sort_values(["_rank", "risk_score", "id"], ascending=[False, False, True],
+                              kind="stable")
+    elif sort_by == "risk":
+        out = out.sort_values(["risk_score", "id"], ascending=[False, True], kind="stable")
+    elif sort_by == "detected_at":
+        out = out.sort_values(["detected_at", "id"], ascending=[False, True], kind="stable",
+                              na_position="last")
+    elif sort_by == "resource":
+        out = out.sort_values(["resource_id", "id"], kind="stable")
+    else:
+        out = out.sort_values([sort_by, "id"], kind="stable", na_position="last")
+    return out[_LIST_COLUMNS].reset_index(drop=True)
+
+
+def get_finding(ds: Dataset, finding_id: str) -> dict[str, Any]:
+    """One finding with every field, its risk score and the asset brief it concerns."""
+    row = ds.finding_row(finding_id)
+    record = ds.finding(finding_id).to_dict()
+    arow = int(ds.finding_index().asset_row[row])
+    record["in_inventory"] = arow >= 0
+    record["asset"] = (
+        {k: v for k, v in ds.briefs([arow]).iloc[0].to_dict().items()} if arow >= 0 else None)
+    record["uri"] = f"cloudg://findings/{record['id']}"
+    controls = ds.compliance
+    record["controls"] = [
+        {"framework": r["framework"], "control_id": r["control_id"], "status": r["status"]}
+        for r in controls.to_dict("records") if record["id"] in (r["finding_ids"] or [])
+    ]
+    return record
+
+
+def findings_summary(
+    ds: Dataset, *, group_by: str = "severity", include_suppressed: bool = False
+) -> dict[str, Any]:
+    """Counts of findings per ``group_by`` value (severity, source_tool, framework,
+    resource, asset_type, account_id, provider) plus totals and per-severity counts."""
+    if group_by not in FINDING_GROUP_KEYS:
+        raise InvalidArgumentsError(
+            "Unknown group_by; use one of the allowed values.",
+            data={"field": "group_by", "close_matches": close_matches(str(group_by),
+                                                                      FINDING_GROUP_KEYS),
+                  "allowed": list(FINDING_GROUP_KEYS)})
+    f = _frame(ds)
+    suppressed = f["is_suppressed"].to_numpy(dtype=bool)
+    sel = f if include_suppressed else f[~suppressed]
+    if group_by == "severity":
+        counts = sel["severity"].value_counts()
+        groups = [{"key": s.value, "count": int(counts.get(s.value, 0))}
+                  for s in Severity.ordered()]
+    else:
+        if group_by == "framework":
+            keys = sel["compliance_frameworks"].explode().dropna()
+        elif group_by == "resource":
+            keys = sel["resource_name"].where(sel["resource_name"].notna(), sel["resource_id"])
+        elif group_by == "asset_type":
+            keys = sel["resource_type"].fillna("NOT_IN_INVENTORY")
+        else:
+            keys = sel[group_by].dropna()
+        counts = keys.astype(str).value_counts()
+        groups = sorted(({"key": str(k), "count": int(v)} for k, v in counts.items()),
+                        key=lambda g: (-g["count"], g["key"]))
+    open_f = f[~suppressed]
+    by_sev = open_f["severity"].value_counts()
+    return {
+        "group_by": group_by, "include_suppressed": include_suppressed,
+        "total": len(f), "open": int((~suppressed).sum()), "suppressed": int(suppressed.sum()),
+        "not_in_inventory": int((~f["in_inventory"].to_numpy(dtype=bool)).sum()),
+        "by_severity": {s.value: int(by_sev.get(s.value, 0)) for s in Severity.ordered()},
+        "groups": groups,
+    }
+
+
+def findings_for_asset(ds: Dataset, ref: str, *, include_suppressed: bool = False
+                       ) -> pd.DataFrame:
+    """The findings of one asset, most severe first."""
+    return list_findings(ds, resource=ref, include_suppressed=include_suppressed)
+
+
+def top_risks(ds: Dataset, *, progress: ProgressFn | None = None) -> pd.DataFrame:
+    """Assets with open findings ranked by risk score (see the module docstring).
+
+    Columns: rank, id, name, type, provider, account_id, score, max_risk, exposure_factor,
+    blast_factor, volume_factor, open_findings, max_severity, internet_exposed, dependents,
+    top_finding_id, top_finding_title, uri.
+    """
+    ph = Phases(progress)
+    ph.step(0, "collecting findings")
+    fidx = ds.finding_index()
+    rows = np.flatnonzero(fidx.open_count > 0)
+    ph.step(10, "building the graph")
+    ds.graph(ph.sub(10, 40))
+    exposed = exposure_levels(ds)
+    ph.step(60, "counting dependents")
+    dep_in = ds.view("dep_in")
+    dependents = dep_in.degree()[: len(ds.assets)]
+    ph.step(80, "scoring")
+    max_risk = fidx.max_risk[rows]
+    exposure = np.where(exposed[rows], 1.5, 1.0)
+    blast = 1.0 + np.minimum(1.0, np.log10(1.0 + dependents[rows]) / 2.0)
+    volume = 1.0 + np.minimum(0.5, 0.1 * (fidx.open_count[rows] - 1))
+    score = np.round(max_risk * exposure * blast * volume, 3)
+    f = ds.findings
+    open_rows = np.flatnonzero(~f["is_suppressed"].to_numpy(dtype=bool)
+                               & (fidx.asset_row >= 0))
+    top_of: dict[int, int] = {}
+    risk = f["risk_score"].to_numpy(dtype=np.float64)
+    for fr in open_rows[np.lexsort((f["id"].to_numpy(dtype=object)[open_rows].astype(str),
+                                    -risk[open_rows]))]:
+        top_of.setdefault(int(fidx.asset_row[fr]), int(fr))
+    briefs = ds.briefs(rows)
+    fid = f["id"].to_numpy(dtype=object)
+    ftitle = f["title"].to_numpy(dtype=object)
+    tops = [top_of[int(r)] for r in rows]
+    out = pd.DataFrame({
+        "id": briefs["id"], "name": briefs["name"], "type": briefs["type"],
+        "provider": briefs["provider"], "account_id": briefs["account_id"], "score": score,
+        "max_risk": max_risk, "exposure_factor": exposure, "blast_factor": np.round(blast, 3),
+        "volume_factor": np.round(volume, 3), "open_findings": fidx.open_count[rows],
+        "max_severity": briefs["max_severity"], "internet_exposed": exposed[rows],
+        "dependents": dependents[rows].astype(np.int64),
+        "top_finding_id": fid[tops] if tops else [], "top_finding_title": ftitle[tops]
+        if tops else [],
+        "uri": [asset_uri(i) for i in briefs["id"]],
+    })
+    out = out.iloc[np.lexsort((out["id"].astype(str).to_numpy(), -out["score"].to_numpy()))]
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    ph.done()
+    return out.reset_index(drop=True)
+
+
+def list_frameworks_of_findings(ds: Dataset) -> list[str]:
+    """Frameworks named by findings (compliance results may name others)."""
+    return sorted({str(x) for v in ds.findings["compliance_frameworks"].tolist()
+                   for x in (v or [])})

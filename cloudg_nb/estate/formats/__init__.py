@@ -1,0 +1,126 @@
+"""Estate file formats: detection, loading and writing.
+
+``load_path(path, kind="auto")`` reads an inventory map (file or folder holding
+``inventory-map.json``), a tabular folder (``assets.csv|jsonl|parquet`` ...) or Prowler
+JSON-OCSF output. Every problem is a ``DatasetLoadError`` naming the file (its base name)
+and what was wrong; nothing is half-loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ...layer.errors import InvalidArgumentsError
+from ..dataset import Dataset
+from ..errors import DatasetLoadError
+from ..models import close_matches
+from ..progress import Phases, ProgressFn
+from .inventory_map import (
+    FINDINGS_FILE,
+    INVENTORY_FILE,
+    looks_like_findings,
+    looks_like_inventory,
+    read_inventory_map,
+    write_inventory_map,
+)
+from .jsonio import read_text
+from .prowler import looks_like_prowler, read_prowler
+from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
+
+__all__ = ["FORMATS", "detect_format", "load_path", "write_inventory_map", "write_tabular",
+           "INVENTORY_FILE", "FINDINGS_FILE"]
+
+#: Accepted ``kind`` values of ``load_path`` (``auto`` detects).
+FORMATS = ("auto", "inventory", "tabular", "prowler")
+
+
+def _sniff_json(path: Path) -> str | None:
+    text = read_text(path)
+    head = text.lstrip()[:1]
+    if head == "[":
+        # peek at the first record without parsing a possibly huge array twice
+        try:
+            first = json.JSONDecoder().raw_decode(text.lstrip()[1:].lstrip())[0]
+        except json.JSONDecodeError:
+            return "prowler" if "finding_info" in text[:20000] else None
+        return "prowler" if looks_like_prowler(first) else None
+    if head == "{":
+        first_line = text.lstrip().split("\n", 1)[0]
+        try:
+            doc = json.loads(first_line)
+            if looks_like_prowler(doc):
+                return "prowler"
+        except json.JSONDecodeError:
+            pass
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError:
+            return "json-invalid"
+        if looks_like_inventory(doc) or looks_like_findings(doc):
+            return "inventory"
+        if looks_like_prowler(doc):
+            return "prowler"
+    return None
+
+
+def detect_format(path: Path) -> str:
+    """``inventory``, ``tabular`` or ``prowler`` for ``path``; DatasetLoadError otherwise."""
+    if path.is_dir():
+        if (path / INVENTORY_FILE).is_file():
+            return "inventory"
+        if find_tables(path):
+            return "tabular"
+        if (path / FINDINGS_FILE).is_file():
+            return "inventory"
+        raise DatasetLoadError(
+            path.name, f"the folder holds no estate files (expected {INVENTORY_FILE}, or "
+                       "assets.csv / assets.jsonl / assets.parquet)")
+    if not path.is_file():
+        raise DatasetLoadError(path.name, "no such file or folder")
+    suffix = path.suffix.lower()
+    if path.stem.lower() in ("assets", "edges", "findings", "compliance") and \
+            suffix in TABULAR_SUFFIXES:
+        return "tabular"
+    if suffix in (".json", ".jsonl", ".ndjson", ""):
+        kind = _sniff_json(path)
+        if kind == "json-invalid":
+            return "inventory"  # the reader reports where the JSON breaks
+        if kind:
+            return kind
+    raise DatasetLoadError(
+        path.name, "the format is not recognised; expected an inventory map (JSON), a "
+                   "tabular folder (CSV / JSON lines / Parquet) or Prowler JSON-OCSF output",
+        data={"formats": list(FORMATS[1:])})
+
+
+def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
+              progress: ProgressFn | None = None) -> Dataset:
+    """Read ``path`` (already checked against the allowed roots) as an estate dataset."""
+    key = str(kind or "auto").strip().lower()
+    if key not in FORMATS:
+        raise InvalidArgumentsError(
+            "Unknown dataset kind; use auto, inventory, tabular or prowler.",
+            data={"field": "kind", "close_matches": close_matches(key, FORMATS),
+                  "allowed": list(FORMATS)})
+    ph = Phases(progress)
+    ph.step(0, "detecting the format")
+    if not path.exists():
+        raise DatasetLoadError(path.name, "no such file or folder")
+    fmt = detect_format(path) if key == "auto" else key
+    ph.step(10, f"reading {fmt} data")
+    if fmt == "inventory":
+        target = path / INVENTORY_FILE if path.is_dir() else path
+        if path.is_dir() and not target.is_file():
+            target = path / FINDINGS_FILE
+        ds = read_inventory_map(target, name=name)
+    elif fmt == "tabular":
+        ds = read_tabular(path if path.is_dir() else path.parent, name=name)
+    else:
+        if path.is_dir():
+            raise DatasetLoadError(path.name, "Prowler output is a file, not a folder")
+        ds = read_prowler(path, name=name)
+    ph.step(80, "indexing")
+    ds.index  # noqa: B018  (build the reference index now, so the first query is quick)
+    ph.done(f"loaded {len(ds.assets)} assets")
+    return ds

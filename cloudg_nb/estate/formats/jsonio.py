@@ -1,0 +1,64 @@
+"""Reading JSON and JSON-lines files with errors that name the file and the problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import DatasetLoadError
+
+__all__ = ["read_json", "read_json_lines", "read_text", "MAX_FILE_BYTES"]
+
+#: Files larger than this are refused before reading (2 GiB).
+MAX_FILE_BYTES = 2 * 1024**3
+
+
+def read_text(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        raise DatasetLoadError(path.name, "the file cannot be read") from None
+    if size > MAX_FILE_BYTES:
+        raise DatasetLoadError(path.name, "the file is larger than the 2 GiB limit")
+    try:
+        data = path.read_bytes()
+    except OSError:
+        raise DatasetLoadError(path.name, "the file cannot be read") from None
+    if not data.strip():
+        raise DatasetLoadError(path.name, "the file is empty")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DatasetLoadError(path.name, "the file is not UTF-8 text (is it a binary file "
+                                          "or the wrong format?)") from None
+
+
+def read_json(path: Path) -> Any:
+    """Parse one JSON document; malformed or truncated JSON names the line and column."""
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        rest = text[exc.pos:].rstrip()
+        truncated = exc.pos >= len(text.rstrip()) - 1 or (
+            exc.msg.startswith("Unterminated string") and "\n" not in rest)
+        what = "truncated" if truncated else "malformed"
+        raise DatasetLoadError(
+            path.name, f"the JSON is {what} (line {exc.lineno}, column {exc.colno})",
+            data={"line": exc.lineno, "column": exc.colno, "reason": what}) from None
+
+
+def read_json_lines(path: Path, text: str | None = None) -> list[Any]:
+    """Parse JSON lines (one document per non-empty line)."""
+    text = read_text(path) if text is None else text
+    out = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise DatasetLoadError(path.name, f"line {no} is not valid JSON",
+                                   data={"line": no}) from None
+    return out

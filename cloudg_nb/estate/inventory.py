@@ -1,0 +1,348 @@
+"""Inventory queries: find, count and describe assets, accounts, regions, tags and types.
+
+Every function takes a ``Dataset`` first and returns a DataFrame (ordered, ready for
+``paginate``) or a dict; filters are vectorised over the asset frame so they stay fast at
+100k assets. Bad enum values raise InvalidArgumentsError with close matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..layer.errors import InvalidArgumentsError
+from .dataset import BRIEF_COLUMNS, Dataset, asset_uri
+from .graph import account_of_endpoint
+from .models import (
+    ASSET_TYPE_INFO,
+    AssetType,
+    Provider,
+    Severity,
+    close_matches,
+    parse_enum,
+    parse_enum_list,
+)
+
+__all__ = [
+    "SORT_KEYS", "GROUP_KEYS", "asset_mask", "find_assets", "get_asset", "count_assets",
+    "list_accounts", "list_regions", "list_tags", "list_asset_types", "select_fields",
+    "tag_table",
+]
+
+#: sort_by values of find_assets → (brief column, ascending).
+SORT_KEYS: dict[str, tuple[str, bool]] = {
+    "name": ("name", True), "id": ("id", True), "type": ("type", True),
+    "asset_type": ("type", True), "provider": ("provider", True), "region": ("region", True),
+    "account_id": ("account_id", True), "open_findings": ("open_findings", False),
+    "max_severity": ("_sev", False), "risk": ("_risk", False),
+}
+#: group_by values of count_assets (plus ``tag:<key>``).
+GROUP_KEYS = ("asset_type", "provider", "region", "account_id", "internet_exposed",
+              "max_severity")
+
+
+def _search_text(ds: Dataset) -> list[str]:
+    """Per asset row: lower-case name, id and ARN joined (cached), for ``query``."""
+
+    def build() -> list[str]:
+        a = ds.assets
+        return [f"{n}\n{i}\n{r}".lower() for n, i, r in
+                zip(a["name"].tolist(), a["id"].tolist(), a["arn"].fillna("").tolist(),
+                    strict=True)]
+
+    return ds.cached("search_text", build, label="search text")
+
+
+def tag_table(ds: Dataset) -> pd.DataFrame:
+    """Every (row, key, value) tag triple of the assets (cached per version)."""
+
+    def build() -> pd.DataFrame:
+        rows, keys, values = [], [], []
+        for i, tags in enumerate(ds.assets["tags"].tolist()):
+            if tags:
+                for k, v in tags.items():
+                    rows.append(i)
+                    keys.append(str(k))
+                    values.append(str(v))
+        return pd.DataFrame({"row": np.asarray(rows, dtype=np.int64),
+                             "key": pd.Series(keys, dtype=object),
+                             "value": pd.Series(values, dtype=object)})
+
+    return ds.cached("tags", build, label="tag index")
+
+
+def _tag_index(ds: Dataset) -> dict[str, dict[str, np.ndarray]]:
+    """key → value → asset rows (cached)."""
+
+    def build() -> dict[str, dict[str, np.ndarray]]:
+        index: dict[str, dict[str, list[int]]] = {}
+        for i, tags in enumerate(ds.assets["tags"].tolist()):
+            if tags:
+                for k, v in tags.items():
+                    index.setdefault(str(k), {}).setdefault(str(v), []).append(i)
+        return {k: {v: np.asarray(rows, dtype=np.int64) for v, rows in vals.items()}
+                for k, vals in index.items()}
+
+    return ds.cached("tag_index", build, label="tag index")
+
+
+def _tag_rows(ds: Dataset, tag: str) -> np.ndarray:
+    key, sep, value = str(tag).partition("=")
+    values = _tag_index(ds).get(key.strip(), {})
+    if sep:
+        return values.get(value.strip(), np.zeros(0, dtype=np.int64))
+    return np.concatenate(list(values.values())) if values else np.zeros(0, dtype=np.int64)
+
+
+def _as_list(value: str | Iterable[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value]
+
+
+def asset_mask(
+    ds: Dataset,
+    *,
+    query: str | None = None,
+    provider: str | Iterable[str] | None = None,
+    asset_types: str | Iterable[str] | None = None,
+    region: str | None = None,
+    account_id: str | None = None,
+    tag: str | Iterable[str] | None = None,
+    internet_exposed: bool | None = None,
+    has_findings: bool | None = None,
+    min_severity: str | None = None,
+) -> np.ndarray:
+    """Boolean mask over asset rows for the find_assets filters (all must hold)."""
+    a = ds.assets
+    mask = np.ones(len(a), dtype=bool)
+    providers = parse_enum_list(Provider, provider, field="provider")
+    if providers:
+        mask &= _in_codes(ds, "provider", [p.value for p in providers])
+    types = parse_enum_list(AssetType, asset_types, field="asset_types")
+    if types:
+        mask &= _in_codes(ds, "asset_type", [t.value for t in types])
+    if region:
+        codes, uniques = ds.codes("region")
+        wanted = [u for u in uniques if str(u).lower() == str(region).lower()]
+        mask &= np.isin(codes, [list(uniques).index(u) for u in wanted])
+    if account_id:
+        mask &= _in_codes(ds, "account_id", [str(account_id)])
+    if internet_exposed is not None:
+        mask &= a["is_internet_exposed"].to_numpy(dtype=bool) == bool(internet_exposed)
+    if has_findings is not None or min_severity:
+        fidx = ds.finding_index()
+        if has_findings is not None:
+            mask &= (fidx.open_count > 0) == bool(has_findings)
+        if min_severity:
+            floor = parse_enum(Severity, min_severity, field="min_severity").rank
+            mask &= fidx.max_rank >= floor
+    for t in _as_list(tag):
+        tagged = np.zeros(len(a), dtype=bool)
+        tagged[_tag_rows(ds, t)] = True
+        mask &= tagged
+    if query and mask.any():
+        rows = np.flatnonzero(mask)
+        text = _search_text(ds)
+        needle = str(query).lower()
+        hit = np.fromiter((needle in text[r] for r in rows), dtype=bool, count=len(rows))
+        mask[rows[~hit]] = False
+    return mask
+
+
+def _in_codes(ds: Dataset, column: str, values: list[str]) -> np.ndarray:
+    codes, uniques = ds.codes(column)
+    index = {u: i for i, u in enumerate(uniques)}
+    wanted = [index[v] for v in values if v in index]
+    return np.isin(codes, wanted) if wanted else np.zeros(len(codes), dtype=bool)
+
+
+def find_assets(ds: Dataset, *, sort_by: str = "name", **filters: Any) -> pd.DataFrame:
+    """Asset briefs (BRIEF_COLUMNS) matching ``filters`` (see ``asset_mask``), sorted.
+
+    ``sort_by``: name, id, type, provider, region, account_id, open_findings, max_severity,
+    risk (max open finding risk); counts and severities sort descending, then by name.
+    """
+    if sort_by not in SORT_KEYS:
+        raise InvalidArgumentsError(
+            "Unknown sort_by; use one of the allowed values.",
+            data={"field": "sort_by", "close_matches": close_matches(str(sort_by), SORT_KEYS),
+                  "allowed": list(SORT_KEYS)})
+    rows = np.flatnonzero(asset_mask(ds, **filters))
+    briefs = ds.briefs(rows)
+    col, asc = SORT_KEYS[sort_by]
+    if col in ("_sev", "_risk"):
+        fidx = ds.finding_index()
+        briefs[col] = fidx.max_rank[rows] if col == "_sev" else fidx.max_risk[rows]
+    if col == "name":
+        order = np.lexsort((briefs["id"].to_numpy(dtype=object).astype(str),
+                            briefs["name"].to_numpy(dtype=object).astype(str)))
+        briefs = briefs.iloc[order]
+    else:
+        briefs = briefs.sort_values([col, "name", "id"], ascending=[asc, True, True],
+                                    kind="stable", na_position="last")
+    return briefs[BRIEF_COLUMNS].reset_index(drop=True)
+
+
+def select_fields(frame: pd.DataFrame, fields: Iterable[str] | None) -> pd.DataFrame:
+    """Only ``fields`` of ``frame`` (``id`` always kept); unknown names → close matches."""
+    wanted = _as_list(fields) if not isinstance(fields, list) else [str(f) for f in fields]
+    if not wanted:
+        return frame
+    cols = [str(c) for c in frame.columns]
+    unknown = [f for f in wanted if f not in cols]
+    if unknown:
+        raise InvalidArgumentsError(
+            "Unknown field name in fields; use the allowed field names.",
+            data={"field": "fields", "close_matches": close_matches(unknown[0], cols),
+                  "allowed": cols})
+    keep = ["id"] + [f for f in wanted if f != "id"] if "id" in cols else wanted
+    return frame[keep]
+
+
+def get_asset(ds: Dataset, ref: str) -> dict[str, Any]:
+    """Everything about one asset: record, brief fields, findings, edge counts by type."""
+    row = ds.resolve(ref)
+    record = ds.assets.iloc[row].to_dict()
+    brief = ds.briefs([row]).iloc[0].to_dict()
+    out = {k: record[k] for k in ("id", "arn", "name", "asset_type", "provider", "region",
+                                  "account_id")}
+    out["tags"] = dict(record.get("tags") or {})
+    out["metadata"] = dict(record.get("metadata") or {})
+    out["is_internet_exposed"] = bool(record["is_internet_exposed"])
+    out["open_findings"] = int(brief["open_findings"])
+    out["max_severity"] = brief["max_severity"]
+    out["uri"] = asset_uri(str(record["id"]))
+    out["category"] = ASSET_TYPE_INFO[AssetType(record["asset_type"])]["category"]
+    fidx = ds.finding_index()
+    frows = np.flatnonzero(fidx.asset_row == row)
+    f = ds.findings.iloc[frows]
+    out["findings"] = [
+        {"id": r["id"], "severity": r["severity"], "title": r["title"],
+         "source_tool": r["source_tool"], "is_suppressed": bool(r["is_suppressed"]),
+         "risk_score": float(r["risk_score"])}
+        for r in f.sort_values(["risk_score", "id"], ascending=[False, True]).to_dict("records")
+    ]
+    g = ds.graph()
+    e = ds.edges
+    out_rows = np.flatnonzero(g.edge_src == row)
+    in_rows = np.flatnonzero(g.edge_dst == row)
+    out["edges"] = {
+        "outgoing": {str(k): int(v) for k, v in
+                     e["edge_type"].iloc[out_rows].value_counts().sort_index().items()},
+        "incoming": {str(k): int(v) for k, v in
+                     e["edge_type"].iloc[in_rows].value_counts().sort_index().items()},
+    }
+    return out
+
+
+def count_assets(ds: Dataset, *, group_by: str = "asset_type", **filters: Any) -> pd.DataFrame:
+    """Counts of matching assets per ``group_by`` value: columns ``group``, ``count``.
+
+    ``group_by``: asset_type, provider, region, account_id, internet_exposed, max_severity,
+    or ``tag:<key>`` (assets without the tag count under None).
+    """
+    rows = np.flatnonzero(asset_mask(ds, **filters))
+    a = ds.assets
+    if group_by.startswith("tag:"):
+        key = group_by[4:]
+        keys = pd.Series([(t or {}).get(key) for t in a["tags"].iloc[rows].tolist()],
+                         dtype=object)
+    elif group_by == "max_severity":
+        keys = pd.Series(ds.finding_index().max_severity(rows), dtype=object)
+    elif group_by == "internet_exposed":
+        keys = a["is_internet_exposed"].iloc[rows].astype(bool).reset_index(drop=True)
+    elif group_by in GROUP_KEYS:
+        keys = a[group_by].iloc[rows].astype(object).reset_index(drop=True)
+    else:
+        allowed = [*GROUP_KEYS, "tag:<key>"]
+        raise InvalidArgumentsError(
+            "Unknown group_by; use one of the allowed values.",
+            data={"field": "group_by", "close_matches": close_matches(group_by, allowed),
+                  "allowed": allowed})
+    counts = keys.value_counts(dropna=False)
+    groups = [None if isinstance(v, float) and np.isnan(v) else v for v in counts.index]
+    out = pd.DataFrame({"group": pd.Series(groups, dtype=object),
+                        "count": counts.to_numpy(dtype=np.int64)})
+    out["_key"] = out["group"].astype(str)
+    return out.sort_values(["count", "_key"], ascending=[False, True], kind="stable") \
+        .drop(columns="_key").reset_index(drop=True)
+
+
+def list_accounts(ds: Dataset) -> pd.DataFrame:
+    """One row per account: id, name, provider, assets, exposed, open findings, external."""
+    a = ds.assets
+    fidx = ds.finding_index()
+    frame = pd.DataFrame({"account_id": a["account_id"], "provider": a["provider"],
+                          "exposed": a["is_internet_exposed"].astype(int),
+                          "open_findings": fidx.open_count})
+    frame = frame[frame["account_id"].notna()]
+    grouped = frame.groupby("account_id", sort=True).agg(
+        provider=("provider", "first"), assets=("provider", "size"),
+        internet_exposed=("exposed", "sum"), open_findings=("open_findings", "sum"))
+    acct_assets = a[a["asset_type"] == AssetType.CLOUD_ACCOUNT.value]
+    names = dict(zip(acct_assets["account_id"], acct_assets["name"], strict=False))
+    external = {
+        acct for acct, meta in zip(acct_assets["account_id"], acct_assets["metadata"],
+                                   strict=False)
+        if isinstance(meta, dict) and meta.get("external")
+    }
+    out = grouped.reset_index()
+    out.insert(1, "name", out["account_id"].map(names).astype(object))
+    out["external"] = out["account_id"].isin(external)
+    for col in ("assets", "internet_exposed", "open_findings"):
+        out[col] = out[col].astype(np.int64)
+    return out.reset_index(drop=True)
+
+
+def list_regions(ds: Dataset) -> pd.DataFrame:
+    """Regions with their provider and asset count, most assets first."""
+    a = ds.assets
+    out = a.groupby(["region", "provider"], sort=True).size().reset_index(name="assets")
+    return out.sort_values(["assets", "region"], ascending=[False, True], kind="stable") \
+        .reset_index(drop=True)
+
+
+def list_tags(ds: Dataset, key: str | None = None) -> pd.DataFrame:
+    """Without ``key``: tag keys with how many assets and distinct values; with ``key``:
+    that key's values and their asset counts."""
+    table = tag_table(ds)
+    if key:
+        sub = table[table["key"] == key]
+        out = sub.groupby("value", sort=True).size().reset_index(name="assets")
+        out.insert(0, "key", key)
+        return out.sort_values(["assets", "value"], ascending=[False, True], kind="stable") \
+            .reset_index(drop=True)
+    out = table.groupby("key", sort=True).agg(assets=("row", "nunique"),
+                                              values=("value", "nunique")).reset_index()
+    return out.sort_values(["assets", "key"], ascending=[False, True], kind="stable") \
+        .reset_index(drop=True)
+
+
+def list_asset_types(ds: Dataset) -> pd.DataFrame:
+    """Asset types present with count, category and description."""
+    counts = ds.assets["asset_type"].value_counts()
+    rows = []
+    for t, c in counts.items():
+        info = ASSET_TYPE_INFO[AssetType(t)]
+        rows.append({"asset_type": str(t), "assets": int(c), "category": info["category"],
+                     "description": info["description"]})
+    out = pd.DataFrame(rows, columns=["asset_type", "assets", "category", "description"])
+    return out.sort_values(["assets", "asset_type"], ascending=[False, True], kind="stable") \
+        .reset_index(drop=True)
+
+
+def endpoint_account(ds: Dataset, node: int) -> str | None:
+    """The account of a graph node (asset account, or the account an external id names)."""
+    g = ds.graph()
+    if node < g.n_assets:
+        v = ds.assets["account_id"].iat[node]
+        return None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
+    if node == g.internet:
+        return None
+    return account_of_endpoint(str(g.node_ids[node]))

@@ -1,0 +1,139 @@
+"""Tool-level paging: cursors ``c<offset>.<12 hex>`` and the page envelope.
+
+A cursor fingerprints (dataset name, dataset version, filter arguments except ``limit`` and
+``cursor``) with sha256, so it goes stale when the dataset changes or the filters differ;
+a stale or malformed cursor raises InvalidArgumentsError (-32602). ``paginate`` slices a
+DataFrame or list into ``{total, offset, returned, next_cursor, truncated, items}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..layer.errors import InvalidArgumentsError
+
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "encode_cursor", "decode_cursor", "paginate",
+           "frame_records", "json_safe", "check_limit"]
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 500
+_CURSOR = re.compile(r"^c(\d{1,12})\.([0-9a-f]{12})$")
+_SKIP = frozenset({"limit", "cursor"})
+
+
+def _fingerprint(dataset: str, version: int, args: Mapping[str, Any]) -> str:
+    filters = {k: v for k, v in sorted(args.items()) if k not in _SKIP}
+    blob = json.dumps([dataset, int(version), filters], sort_keys=True, default=str,
+                      separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def encode_cursor(offset: int, *, dataset: str, version: int, args: Mapping[str, Any]) -> str:
+    """The cursor that resumes at ``offset`` for these (dataset, version, filter args)."""
+    return f"c{int(offset)}.{_fingerprint(dataset, version, args)}"
+
+
+def decode_cursor(cursor: str | None, *, dataset: str, version: int,
+                  args: Mapping[str, Any]) -> int:
+    """The offset a cursor names (0 for none); InvalidArgumentsError if malformed or stale."""
+    if cursor is None or cursor == "":
+        return 0
+    m = _CURSOR.match(str(cursor).strip())
+    if not m:
+        raise InvalidArgumentsError(
+            "The cursor is malformed; pass the next_cursor of a previous page, or omit it to "
+            "start from the first page.", data={"field": "cursor", "reason": "malformed"})
+    if m.group(2) != _fingerprint(dataset, version, args):
+        raise InvalidArgumentsError(
+            "The cursor is stale: the dataset changed or the filters differ from the call "
+            "that returned it. Repeat the query without a cursor.",
+            data={"field": "cursor", "reason": "stale", "dataset_version": int(version)})
+    return int(m.group(1))
+
+
+def check_limit(limit: Any) -> int:
+    """``limit`` as an int in 1..500 (None → 50); InvalidArgumentsError otherwise."""
+    if limit is None:
+        return DEFAULT_LIMIT
+    try:
+        value = int(limit)
+    except (TypeError, ValueError):
+        value = 0
+    if not 1 <= value <= MAX_LIMIT or (isinstance(limit, float) and limit != value):
+        raise InvalidArgumentsError(
+            f"limit must be a whole number from 1 to {MAX_LIMIT}.",
+            data={"field": "limit", "min": 1, "max": MAX_LIMIT})
+    return value
+
+
+def json_safe(value: Any) -> Any:
+    """Plain JSON types: numpy scalars/arrays to Python, NaN/NA to None, recursively."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, np.ndarray)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        f = float(value)
+        return None if math.isnan(f) else f
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return value
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A DataFrame's rows as JSON-safe dicts."""
+    cols = [str(c) for c in frame.columns]
+    return [{c: json_safe(v) for c, v in zip(cols, row, strict=True)}
+            for row in frame.itertuples(index=False, name=None)]
+
+
+def paginate(
+    items: pd.DataFrame | Sequence[Any],
+    *,
+    dataset: str,
+    version: int,
+    args: Mapping[str, Any],
+    limit: Any = None,
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    """One page of ``items`` as the paging envelope; ``args`` are the call's filter arguments.
+
+    ``truncated`` is true when more items follow (then ``next_cursor`` resumes there).
+    """
+    size = check_limit(limit)
+    offset = decode_cursor(cursor, dataset=dataset, version=version, args=args)
+    total = len(items)
+    if offset > total:
+        raise InvalidArgumentsError(
+            "The cursor points past the end of the results; repeat the query without a cursor.",
+            data={"field": "cursor", "reason": "stale"})
+    if isinstance(items, pd.DataFrame):
+        page = frame_records(items.iloc[offset:offset + size])
+    else:
+        page = [json_safe(x) for x in list(items[offset:offset + size])]
+    end = offset + len(page)
+    more = end < total
+    return {
+        "total": total, "offset": offset, "returned": len(page),
+        "next_cursor": encode_cursor(end, dataset=dataset, version=version, args=args)
+        if more else None,
+        "truncated": more, "items": page,
+    }

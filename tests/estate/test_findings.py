@@ -1,0 +1,75 @@
+"""Finding queries: filters, summary, get, top risks."""
+
+from __future__ import annotations
+
+import pytest
+
+from cloudg_nb.estate import (
+    ReferenceNotFoundError,
+    findings_for_asset,
+    findings_summary,
+    get_finding,
+    list_findings,
+    top_risks,
+)
+from cloudg_nb.layer.errors import InvalidArgumentsError
+
+
+def test_list_findings_hides_suppressed_unless_asked(ds) -> None:
+    assert "f-010" not in set(list_findings(ds)["id"])
+    assert "f-010" in set(list_findings(ds, include_suppressed=True)["id"])
+
+
+def test_list_findings_sorts_most_severe_first(ds) -> None:
+    assert list_findings(ds)["id"].tolist()[:3] == ["f-001", "f-012", "f-011"]
+
+
+def test_list_findings_filters(ds) -> None:
+    assert list_findings(ds, severities=["info"])["id"].tolist() == ["f-007", "f-015"]
+    assert set(list_findings(ds, source_tool="Trivy")["id"]) == {"f-001", "f-011"}
+    assert set(list_findings(ds, framework="cis-azure-2.0")["id"]) == {"f-008", "f-015"}
+    assert list_findings(ds, query="ssh")["id"].tolist() == ["f-002"]
+    assert list_findings(ds, min_severity="high")["severity"].isin(["CRITICAL", "HIGH"]).all()
+
+
+def test_findings_of_an_asset_resolve_the_reference(ds) -> None:
+    assert findings_for_asset(ds, "customers-db")["id"].tolist() == ["f-005"]
+    orphan = list_findings(ds, resource="aws-ecr-legacy-billing")
+    assert orphan["id"].tolist() == ["f-011"] and not orphan["in_inventory"].iat[0]
+
+
+def test_get_finding_includes_asset_and_controls(ds) -> None:
+    f = get_finding(ds, "f-002")
+    assert f["asset"]["name"] == "sg-bastion-ssh" and f["risk_score"] == 7.5
+    assert {(c["framework"], c["control_id"]) for c in f["controls"]} == {
+        ("CIS-AWS-2.0", "5.2"), ("PCI-DSS-4.0", "1.3.1")}
+
+
+def test_get_unknown_finding_has_close_matches(ds) -> None:
+    with pytest.raises(ReferenceNotFoundError) as err:
+        get_finding(ds, "f-0011")
+    assert "f-011" in err.value.data["close_matches"] or "f-001" in \
+        err.value.data["close_matches"]
+
+
+def test_findings_summary_by_severity_and_tool(ds) -> None:
+    s = findings_summary(ds)
+    assert s["by_severity"] == {"CRITICAL": 2, "HIGH": 4, "MEDIUM": 5, "LOW": 1, "INFO": 2}
+    assert (s["total"], s["open"], s["suppressed"], s["not_in_inventory"]) == (15, 14, 1, 1)
+    tools = findings_summary(ds, group_by="source_tool")["groups"]
+    assert tools[0] == {"key": "prowler", "count": 6}
+    with pytest.raises(InvalidArgumentsError):
+        findings_summary(ds, group_by="colour")
+
+
+def test_top_risks_ranks_the_exposed_critical_cve_first(ds) -> None:
+    top = top_risks(ds)
+    first = top.iloc[0]
+    assert first["name"] == "web-1" and first["top_finding_id"] == "f-001"
+    assert first["exposure_factor"] == 1.5
+    assert first["score"] == pytest.approx(9.75 * 1.5 * first["blast_factor"], rel=1e-3)
+
+
+def test_top_risks_ignore_suppressed_and_orphan_findings(ds) -> None:
+    names = set(top_risks(ds)["name"])
+    assert "audit-logs" not in names and len(names) == 13
