@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..layer.registry import Registry
-from . import meta
+from . import meta, privacy
 
 __all__ = ["default_registry"]
 
@@ -12,4 +12,5 @@ def default_registry() -> Registry:
     """A fresh registry holding the whole built-in catalog."""
     registry = Registry()
     meta.register(registry)
+    privacy.register(registry)
     return registry

@@ -23,6 +23,8 @@ class TransformContext:
     report: dict[str, Any] = field(default_factory=dict)
     principal: Any = None
     spec: Any = None
+    #: Facts one step leaves for the next (e.g. an upper bound of the value's JSON size).
+    scratch: dict[str, Any] = field(default_factory=dict)
 
     def count(self, key: str, entity: str | None = None, n: int = 1) -> None:
         """Add ``n`` to ``report[key]`` (or ``report[key][entity]``)."""

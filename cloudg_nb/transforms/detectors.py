@@ -1,0 +1,495 @@
+"""Detectors: what a secret, credential, identifier, PII or network value looks like in text.
+
+A ``Detector`` is a compiled pattern with a kind, the entity it reports, cheap literal
+triggers (a string without any trigger is never regex-scanned) and an optional validator that
+refines or rejects a match. ``BUILTIN_DETECTORS`` is the catalogue; policies add their own
+with ``custom_detector`` and switch built-ins off by name. Written on the stdlib ``re``: the
+patterns are small and the scanner (``scan.py``) keeps them off most strings.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "KINDS",
+    "Detector",
+    "BUILTIN_DETECTORS",
+    "detector_names",
+    "custom_detector",
+    "looks_high_entropy",
+]
+
+#: Detector kinds, most sensitive first (earlier kinds win when matches overlap).
+KINDS = ("secret", "credential", "identifier", "pii", "network", "temporal")
+
+#: Characters a match may never span: the scanner joins strings with NUL.
+_SEP = "\x00"
+
+Validator = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class Detector:
+    """One kind of sensitive value: a pattern, its entity and how to find it cheaply.
+
+    ``group`` names the part of the match that is sensitive (``0``: all of it), so
+    ``postgres://app:<password>@host`` loses only the password. ``triggers`` are literal
+    substrings one of which every match contains (lower-case when ``lower``); an empty tuple
+    means the pattern itself is cheap enough to run over all text. ``validate`` returns the
+    entity to report (e.g. ``ipv4_private``) or None to drop a false match.
+    """
+
+    name: str
+    kind: str
+    pattern: re.Pattern[str]
+    description: str
+    group: int = 0
+    triggers: tuple[str, ...] = ()
+    lower: bool = False
+    validate: Validator | None = None
+    entities: tuple[str, ...] = ()
+    builtin: bool = True
+    strategy: str | None = None  # a custom detector's own strategy, beating the policy's
+    #: Most matches are false (``validate`` rejects them): the scanner filters match texts
+    #: in bulk and locates only the survivors.
+    rare: bool = False
+    #: The pattern starts with a literal: scanning all text with it is cheap.
+    literal: bool = False
+    #: A cheap pattern (starting with a literal) found in every match: only the strings it
+    #: finds are searched with the full pattern.
+    anchor: re.Pattern[str] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.entities:
+            object.__setattr__(self, "entities", (self.name,))
+
+    @property
+    def priority(self) -> int:
+        return KINDS.index(self.kind) if self.kind in KINDS else 0
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "entities": list(self.entities),
+            "description": self.description,
+            "builtin": self.builtin,
+        }
+
+
+# -- validators ------------------------------------------------------------------------------
+
+
+def _entropy(text: str) -> float:
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
+
+
+def looks_high_entropy(token: str) -> bool:
+    """Whether ``token`` looks like a random secret rather than a word, id, path or hash.
+
+    Random base62/base64 strings mix upper case, lower case and digits throughout, switch
+    character class at most positions and use many distinct characters. Lower-case ids
+    (``i-0abc…``), hex digests, UUIDs and CamelCase names fail at least one test.
+    """
+    n = len(token)
+    if n < 20 or token.lower() == token or token.upper() == token:
+        return False
+    upper = lower = digit = switches = 0
+    prev = 0
+    for ch in token:
+        if "a" <= ch <= "z":
+            cls = 1
+            lower += 1
+        elif "A" <= ch <= "Z":
+            cls = 2
+            upper += 1
+        elif "0" <= ch <= "9":
+            cls = 3
+            digit += 1
+        else:
+            cls = 4
+        if prev and cls != prev:
+            switches += 1
+        prev = cls
+    if digit < 2 or upper < n * 0.15 or lower < n * 0.15:
+        return False
+    if switches < (n - 1) * 0.42:
+        return False
+    return _entropy(token) >= 0.82 * math.log2(min(n, 64))
+
+
+def _high_entropy(token: str) -> str | None:
+    return "high_entropy_string" if looks_high_entropy(token.strip("=")) else None
+
+
+def ipv4_octets(text: str) -> tuple[int, int, int, int] | None:
+    """The four octets of a dotted-quad IPv4 address (no leading zeros), else None."""
+    parts = text.split(".")
+    if len(parts) != 4:
+        return None
+    out = []
+    for part in parts:
+        if not part.isdigit() or (len(part) > 1 and part[0] == "0"):
+            return None
+        n = int(part)
+        if n > 255:
+            return None
+        out.append(n)
+    return out[0], out[1], out[2], out[3]
+
+
+def _ipv4(text: str) -> str | None:
+    octets = ipv4_octets(text)
+    if octets is None:
+        return None
+    a, b = octets[0], octets[1]
+    if a in (0, 127) or octets == (255, 255, 255, 255):
+        return None  # unspecified, loopback, broadcast: not identifying
+    if a == 10 or (a == 172 and 16 <= b <= 31) or (a == 192 and b == 168):
+        return "ipv4_private"
+    private = ipaddress.IPv4Address(text).is_private  # the rarer reserved ranges
+    return "ipv4_private" if private else "ipv4_public"
+
+
+def _ipv6(text: str) -> str | None:
+    if text.count(":") < 2:
+        return None
+    try:
+        ip = ipaddress.IPv6Address(text)
+    except ValueError:
+        return None
+    if ip.is_unspecified or ip.is_loopback:
+        return None
+    # Short all-decimal forms ("12:30:45") are times, not addresses.
+    if all(part.isdigit() for part in text.split(":") if part) and len(text) < 16:
+        return None
+    return "ipv6_private" if (ip.is_private or ip.is_link_local) else "ipv6_public"
+
+
+_PUBLIC_SUFFIXES = (
+    "amazonaws.com", "amazon.com", "aws.amazon.com", "cloudfront.net", "azure.com",
+    "windows.net", "microsoft.com", "azurewebsites.net", "googleapis.com", "google.com",
+    "gcr.io", "pkg.dev", "docker.io", "github.com", "githubusercontent.com", "example.com",
+    "example.org", "example.net", "example", "w3.org", "schema.org", "json-schema.org",
+    "core.windows.net",
+)
+_FILE_EXTENSIONS = frozenset((
+    "py", "js", "ts", "json", "yaml", "yml", "txt", "md", "csv", "tsv", "html", "css", "xml",
+    "sh", "ps1", "tf", "tfvars", "cfg", "ini", "toml", "log", "gz", "zip", "tar", "jar", "war",
+    "exe", "dll", "so", "png", "jpg", "jpeg", "gif", "svg", "pdf", "ipynb", "parquet",
+))
+
+
+def _hostname(text: str) -> str | None:
+    host = text.lower().rstrip(".")
+    if host.rsplit(".", 1)[-1] in _FILE_EXTENSIONS:
+        return None
+    if any(host == s or host.endswith("." + s) for s in _PUBLIC_SUFFIXES):
+        return None
+    return "hostname"
+
+
+def _account(text: str) -> str | None:
+    return None if len(set(text)) == 1 else "aws_account_id"
+
+
+def _timestamp(text: str) -> str | None:
+    return "timestamp"
+
+
+# -- the catalogue ---------------------------------------------------------------------------
+
+
+def _d(
+    name: str, kind: str, pattern: str, description: str, *, flags: int = 0,
+    anchor: str | None = None, **kw: Any,
+) -> Detector:
+    compiled_anchor = re.compile(anchor) if anchor else None
+    return Detector(name, kind, re.compile(pattern, flags), description, anchor=compiled_anchor,
+                    **kw)
+
+
+# Character classes never include NUL, so no match spans two joined strings. Patterns marked
+# ``literal`` start with a literal (a word boundary, where needed, is a look-behind *after*
+# it), which lets the regex engine skip ahead: scanning all text with them is as cheap as
+# looking for a trigger.
+_TOKEN = r"A-Za-z0-9._~+/=\-"
+_ARN_REST = r"[^\s\"'<>,;)\]}\x00\\]+"
+
+BUILTIN_DETECTORS: tuple[Detector, ...] = (
+    # -- secrets -----------------------------------------------------------------------------
+    _d(
+        "private_key", "secret",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[^\x00]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)",
+        "PEM private keys (RSA, EC, DSA, OpenSSH, PKCS#8, PGP), with or without the END line",
+        literal=True,
+    ),
+    _d(
+        "gcp_service_account_key", "secret",
+        r"\"private_key_id\"\s*:\s*\"([0-9a-fA-F]{16,64})\"",
+        "The private_key_id of a Google Cloud service-account key file",
+        group=1, literal=True,
+    ),
+    _d(
+        "jwt", "secret",
+        r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}",
+        "JSON Web Tokens (three base64url parts starting with eyJ)",
+        literal=True,
+    ),
+    _d(
+        "connection_string", "secret",
+        r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|"
+        r"sqlserver|oracle|cockroachdb|jdbc:[a-z0-9]+)://[^\s:/@\x00'\"]{1,128}:"
+        r"([^\s@/\x00'\"]{1,256})@",
+        "Database connection strings (postgres, mysql, mongodb, redis ...) with a password",
+        group=1, triggers=("://",),
+    ),
+    _d(
+        "url_credentials", "secret",
+        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\x00'\"]{1,128}:([^\s@/\x00'\"]{1,256})@",
+        "URLs that carry a user name and password before the host",
+        group=1, triggers=("://",),
+    ),
+    _d(
+        "azure_storage_key", "secret",
+        r"(?i)\b(?:AccountKey|SharedAccessKey|PrimaryKey|SecondaryKey)\s*=\s*"
+        r"([A-Za-z0-9+/]{20,}={0,2})",
+        "Azure storage account / service bus keys in connection strings",
+        group=1, triggers=("key",), lower=True,
+    ),
+    _d(
+        "azure_sas_token", "secret",
+        r"(?i)[?&;]sig=([A-Za-z0-9%+/]{16,}(?:%3D|=){0,2})",
+        "Azure shared access signatures (sig= in SAS URLs and connection strings)",
+        group=1, triggers=("sig=",), lower=True,
+    ),
+    _d(
+        "aws_secret_access_key", "secret",
+        r"(?i)\baws_?secret_?access_?key\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})"
+        r"(?![A-Za-z0-9/+])",
+        "AWS secret access keys written as aws_secret_access_key = …",
+        group=1, triggers=("secret",), lower=True,
+    ),
+    _d(
+        "authorization_header", "secret",
+        r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?"
+        r"(?:(?:bearer|basic|token|digest|negotiate|aws4-hmac-sha256)\s+)?"
+        rf"([{_TOKEN},:]{{8,}})",
+        "Authorization header values (Bearer, Basic, AWS4 signatures …)",
+        group=1, triggers=("authorization",), lower=True,
+    ),
+    _d(
+        "bearer_token", "secret",
+        rf"(?i)\bbearer\s+([{_TOKEN}]{{16,}})",
+        "Bearer tokens outside an Authorization header",
+        group=1, triggers=("bearer",), lower=True,
+    ),
+    _d(
+        "github_token", "secret",
+        r"gh(?<![A-Za-z0-9]gh)(?:[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})",
+        "GitHub personal, OAuth, app and fine-grained tokens",
+        literal=True,
+    ),
+    _d(
+        "slack_token", "secret",
+        r"xox(?<![A-Za-z0-9]xox)[abposre]-[A-Za-z0-9-]{10,}",
+        "Slack bot, user and app tokens (xoxb-, xoxp- …)",
+        literal=True,
+    ),
+    _d(
+        "slack_webhook", "secret",
+        r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
+        "Slack incoming-webhook URLs (the path is the secret)",
+        literal=True,
+    ),
+    _d(
+        "google_api_key", "secret",
+        r"AIza(?<![A-Za-z0-9]AIza)[0-9A-Za-z_-]{35}",
+        "Google API keys (AIza…)",
+        literal=True,
+    ),
+    _d(
+        "stripe_key", "secret",
+        r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}",
+        "Stripe secret, restricted and publishable keys",
+        triggers=("_live_", "_test_"),
+    ),
+    _d(
+        "password_assignment", "secret",
+        r"(?i)(?:password|passwd|pwd|passphrase|secret|api[_-]?key|access[_-]?token|"
+        r"auth[_-]?token|token)"
+        r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;&\x00]{4,})",
+        "Assignments such as password=…, DB_PASSWORD: …, api_key=… in free text",
+        group=1, triggers=("pass", "pwd", "secret", "key", "token"), lower=True,
+    ),
+    _d(
+        "high_entropy_string", "secret",
+        r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{20,}+",
+        "Random-looking tokens (mixed case and digits, high entropy), e.g. keys in tags",
+        validate=_high_entropy, rare=True,
+    ),
+    # -- credentials -------------------------------------------------------------------------
+    _d(
+        "aws_access_key_id", "credential",
+        r"A(?:KIA|SIA)(?<![A-Za-z0-9]A[KS]IA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        "AWS access key ids (AKIA… long-term, ASIA… temporary)",
+        literal=True,
+    ),
+    # -- identifiers -------------------------------------------------------------------------
+    _d(
+        "aws_arn", "identifier",
+        rf"arn:aws(?<![A-Za-z0-9]arn:aws)[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{{12}})?:{_ARN_REST}",
+        "Amazon Resource Names",
+        literal=True,
+    ),
+    _d(
+        "azure_resource_id", "identifier",
+        r"(?i)/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+        r"(?:/[^\s/\"'\x00,;]+)*",
+        "Azure resource ids (/subscriptions/…/resourceGroups/…/providers/…)",
+        triggers=("/subscriptions/",), lower=True,
+    ),
+    _d(
+        "gcp_resource_name", "identifier",
+        r"projects/(?<![A-Za-z0-9_-]projects/)[a-z][a-z0-9-]{4,28}[a-z0-9](?:/[A-Za-z0-9._-]+)*",
+        "Google Cloud resource names (projects/…/zones/…/instances/…)",
+        literal=True,
+    ),
+    _d(
+        "aws_account_id", "identifier",
+        r"(?<![\w.+-])\d{12}(?![\w.])",
+        "Twelve-digit AWS account ids",
+        validate=_account,
+    ),
+    _d(
+        "uuid", "identifier",
+        r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+        r"[0-9a-fA-F]{12}(?![0-9A-Za-z])",
+        "UUIDs (subscription, tenant, object and request ids)",
+        anchor=r"-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-",
+    ),
+    # -- PII ---------------------------------------------------------------------------------
+    _d(
+        "email", "pii",
+        r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*"
+        r"\.[A-Za-z]{2,24}\b",
+        "E-mail addresses (user@domain.tld)",
+        triggers=("@",),
+    ),
+    # -- network -----------------------------------------------------------------------------
+    _d(
+        "ipv4", "network",
+        r"(?<![\d.])\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d.])",
+        "IPv4 addresses (reported as ipv4_private or ipv4_public)",
+        validate=_ipv4, entities=("ipv4_private", "ipv4_public"), anchor=r"\.\d{1,3}\.\d{1,3}\.\d",
+    ),
+    _d(
+        "ipv6", "network",
+        r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){1,7}(?::|(?::[0-9A-Fa-f]{1,4}){1,6}|"
+        r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])",
+        "IPv6 addresses (reported as ipv6_private or ipv6_public)",
+        validate=_ipv6, entities=("ipv6_private", "ipv6_public"), anchor=r":[0-9A-Fa-f]{0,4}:",
+    ),
+    _d(
+        "mac_address", "network",
+        r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}(?![0-9A-Za-z])",
+        "MAC addresses of network interfaces",
+        anchor=r"[:-][0-9A-Fa-f]{2}[:-][0-9A-Fa-f]{2}[:-]",
+    ),
+    _d(
+        "hostname", "network",
+        r"(?i)(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}[a-z]{2,24}(?![\w.-])"
+        r"|(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+        r"(?:internal|local|lan|corp|intra|intranet|private|home\.arpa)(?![\w.-])",
+        "Host names (three or more labels, or an internal suffix such as .internal/.corp)",
+        validate=_hostname, anchor=r"\.[A-Za-z]",
+    ),
+    # -- temporal ----------------------------------------------------------------------------
+    _d(
+        "timestamp", "temporal",
+        r"(?<![0-9A-Za-z])\d{4}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?"
+        r"(?:Z|[+-][0-2]\d:?[0-5]\d)?)?(?![0-9A-Za-z])",
+        "ISO 8601 dates and timestamps",
+        validate=_timestamp, anchor=r"-[01]\d-[0-3]\d",
+    ),
+)
+
+_BY_NAME = {d.name: d for d in BUILTIN_DETECTORS}
+
+
+def detector_names() -> list[str]:
+    return [d.name for d in BUILTIN_DETECTORS]
+
+
+def builtin(name: str) -> Detector:
+    return _BY_NAME[name]
+
+
+def custom_detector(spec: dict[str, Any], place: str) -> Detector:
+    """A detector from a policy's ``detectors`` entry; ValueError names ``place``."""
+    from .strategies import STRATEGIES
+
+    known = {"name", "kind", "pattern", "group", "description", "strategy", "triggers",
+             "ignore_case"}
+    unknown = set(spec) - known
+    if unknown:
+        raise ValueError(
+            f"{place}: unknown key {sorted(unknown)[0]!r}; known keys: {', '.join(sorted(known))}"
+        )
+    name = spec.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,63}", name):
+        raise ValueError(f"{place}.name: give a lower-case name (letters, digits, _)")
+    kind = spec.get("kind", "secret")
+    if kind not in KINDS:
+        raise ValueError(f"{place}.kind: use one of {', '.join(KINDS)}")
+    pattern = spec.get("pattern")
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError(f"{place}.pattern: give a regular expression")
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE if spec.get("ignore_case") else 0)
+    except re.error as exc:
+        raise ValueError(f"{place}.pattern: not a valid regular expression ({exc})") from None
+    if compiled.search(""):
+        raise ValueError(f"{place}.pattern: the pattern matches the empty string")
+    group = spec.get("group", 0)
+    if not isinstance(group, int) or isinstance(group, bool) or not 0 <= group <= compiled.groups:
+        raise ValueError(f"{place}.group: the pattern has {compiled.groups} group(s)")
+    strategy = spec.get("strategy")
+    if strategy is not None and strategy not in STRATEGIES:
+        raise ValueError(f"{place}.strategy: use one of {', '.join(STRATEGIES)}")
+    triggers = spec.get("triggers", ())
+    if not isinstance(triggers, list | tuple) or not all(
+        isinstance(t, str) and t for t in triggers
+    ):
+        raise ValueError(f"{place}.triggers: give a list of literal substrings")
+    lower = bool(spec.get("ignore_case"))
+    return Detector(
+        name, kind, compiled, str(spec.get("description") or f"Custom detector {name}"),
+        group=group, triggers=tuple(t.lower() if lower else t for t in triggers), lower=lower,
+        builtin=False, strategy=strategy,
+    )
+
+
+@dataclass
+class DetectorSet:
+    """The detectors a transform uses, in priority order."""
+
+    detectors: list[Detector] = field(default_factory=list)
+
+    @classmethod
+    def build(
+        cls, custom: Iterable[Detector] = (), disabled: Iterable[str] = ()
+    ) -> DetectorSet:
+        off = set(disabled)
+        found = [d for d in (*custom, *BUILTIN_DETECTORS) if d.name not in off]
+        found.sort(key=lambda d: d.priority)  # stable: custom first within a kind
+        return cls(found)

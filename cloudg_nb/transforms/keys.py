@@ -1,0 +1,151 @@
+"""Key-name rules: what a mapping key says about the value under it.
+
+``password``, ``DBPassword``, ``client_secret``, ``user_data``, ``Authorization`` ... mark the
+whole value as a secret; ``hostname`` or ``account_id`` hint at an identifier a pattern might
+miss; ``name``, ``description``, ``tags`` and ``labels`` mark untrusted free text that anyone
+in the estate could have written. Keys are split into words (snake, kebab, camel case) and
+matched on their trailing words, so ``password_last_used`` is not a password. Decisions are
+cached per key, so a long list of records costs one lookup per key.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+__all__ = ["KeyDecision", "KeyRules", "key_words"]
+
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+#: Trailing words of a key → secret entity.
+_SECRET_SUFFIXES: dict[tuple[str, ...], str] = {
+    ("password",): "password", ("passwd",): "password", ("pwd",): "password",
+    ("pass",): "password", ("passphrase",): "password", ("passcode",): "password",
+    ("secret",): "secret", ("secrets",): "secret",
+    ("token",): "token", ("tokens",): "token",
+    ("api", "key"): "api_key", ("apikey",): "api_key", ("access", "key"): "access_key",
+    ("secret", "key"): "secret_key", ("private", "key"): "private_key",
+    ("account", "key"): "account_key", ("shared", "key"): "shared_key",
+    ("master", "key"): "secret_key", ("signing", "key"): "secret_key",
+    ("storage", "key"): "account_key",
+    ("credentials",): "credentials", ("credential",): "credentials", ("creds",): "credentials",
+    ("user", "data"): "user_data", ("userdata",): "user_data",
+    ("connection", "string"): "connection_string", ("connectionstring",): "connection_string",
+    ("conn", "str"): "connection_string", ("conn", "string"): "connection_string",
+    ("connstr",): "connection_string", ("dsn",): "connection_string",
+    ("authorization",): "authorization", ("auth", "header"): "authorization",
+    ("cookie",): "cookie", ("cookies",): "cookie",
+}
+#: Words before ``token`` that make it a cursor or an idempotency key, not a secret.
+_NOT_SECRET_TOKENS = frozenset(
+    (
+        "next", "page", "pagination", "continuation", "continue", "sync", "idempotency",
+        "client", "request", "cursor", "marker", "resume",
+    )
+)
+#: Trailing words of a key → (identifier entity, kind) for values patterns cannot recognise.
+_IDENTIFIER_SUFFIXES: dict[tuple[str, ...], tuple[str, str]] = {
+    ("account",): ("aws_account_id", "identifier"),
+    ("account", "id"): ("aws_account_id", "identifier"),
+    ("owner", "id"): ("aws_account_id", "identifier"),
+    ("account", "number"): ("aws_account_id", "identifier"),
+    ("hostname",): ("hostname", "network"), ("host", "name"): ("hostname", "network"),
+    ("host",): ("hostname", "network"), ("fqdn",): ("hostname", "network"),
+    ("dns", "name"): ("hostname", "network"), ("computer", "name"): ("hostname", "network"),
+    ("email",): ("email", "pii"), ("email", "address"): ("email", "pii"),
+    ("username",): ("username", "pii"), ("user", "name"): ("username", "pii"),
+    ("login",): ("username", "pii"), ("principal", "name"): ("username", "pii"),
+}
+_UNTRUSTED_LAST = frozenset(
+    (
+        "name", "title", "description", "desc", "summary", "comment", "comments", "note",
+        "notes", "message", "text", "body", "reason", "remarks",
+    )
+)
+_UNTRUSTED_SUBTREE = frozenset(
+    ["tags", "tag", "labels", "label", "annotations", "tagset", "tag_set"]
+)
+
+
+def key_words(key: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _WORDS.findall(key))
+
+
+@dataclass(frozen=True, slots=True)
+class KeyDecision:
+    """What a key implies: a secret entity for its whole value, an identifier hint, or that
+    the text under it is untrusted."""
+
+    secret: str | None = None
+    identifier: tuple[str, str] | None = None
+    untrusted: bool = False
+
+
+_PLAIN = KeyDecision()
+
+
+class KeyRules:
+    """Decides keys once and remembers (bounded) the answer."""
+
+    def __init__(
+        self,
+        *,
+        secrets: bool = True,
+        identifiers: bool = False,
+        extra: Mapping[str, str] | None = None,
+        untrusted: Iterable[str] = (),
+        max_cache: int = 8192,
+    ) -> None:
+        self.secrets = secrets
+        self.identifiers = identifiers
+        self.extra = dict(extra or {})
+        self.untrusted = tuple(p.lower() for p in untrusted)
+        self._cache: dict[str, KeyDecision] = {}
+        self._max = max_cache
+
+    def decide(self, key: str) -> KeyDecision:
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        found = self._decide(key)
+        if len(self._cache) >= self._max:
+            self._cache.clear()
+        self._cache[key] = found
+        return found
+
+    def _decide(self, key: str) -> KeyDecision:
+        words = key_words(key)
+        lowered = key.lower()
+        secret = None
+        for pattern, entity in self.extra.items():
+            if fnmatch.fnmatchcase(lowered, pattern.lower()):
+                secret = entity
+                break
+        if secret is None and self.secrets and words:
+            secret = _suffix_match(words, _SECRET_SUFFIXES)
+            if (
+                secret == "token" and len(words) > 1 and words[-2] in _NOT_SECRET_TOKENS
+            ):
+                secret = None
+        identifier = None
+        if secret is None and self.identifiers and words:
+            identifier = _suffix_match(words, _IDENTIFIER_SUFFIXES)
+        untrusted = bool(words) and (
+            words[-1] in _UNTRUSTED_LAST or lowered in _UNTRUSTED_SUBTREE
+        )
+        if not untrusted and self.untrusted:
+            untrusted = any(fnmatch.fnmatchcase(lowered, p) for p in self.untrusted)
+        if secret is None and identifier is None and not untrusted:
+            return _PLAIN
+        return KeyDecision(secret, identifier, untrusted)
+
+
+def _suffix_match(words: tuple[str, ...], table: Mapping[tuple[str, ...], object]) -> object:
+    for size in (3, 2, 1):
+        if len(words) >= size:
+            hit = table.get(words[-size:])
+            if hit is not None:
+                return hit
+    return None

@@ -1,0 +1,243 @@
+"""Finding detector matches in many strings at once.
+
+The strings of one value are joined with NUL (which no pattern can match) so each detector
+costs one C-level pass over the whole text instead of one Python call per string. A pattern
+that starts with a literal runs over the joined text (the engine skips ahead to the literal);
+a detector with triggers finds the strings holding one and runs its regex on those only;
+anything else runs over the joined text, each match mapped back to its string. Overlapping
+matches are settled by priority (detector order: secrets, credentials, identifiers ...).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate, compress
+from operator import not_
+
+from .detectors import Detector
+
+__all__ = ["Finding", "Scanner"]
+
+SEP = "\x00"
+
+
+@dataclass(slots=True)
+class Finding:
+    start: int
+    end: int
+    entity: str
+    detector: Detector
+    rank: int
+
+
+class Scanner:
+    """Runs an ordered list of detectors over strings."""
+
+    def __init__(self, detectors: Sequence[Detector]) -> None:
+        self.detectors = list(detectors)
+
+    def __bool__(self) -> bool:
+        return bool(self.detectors)
+
+    # -- one string ------------------------------------------------------------------------
+
+    def scan(self, text: str) -> list[Finding]:
+        """Findings in ``text``, overlaps settled, ordered by position."""
+        if not text:
+            return []
+        found: list[Finding] = []
+        lowered: str | None = None
+        for rank, det in enumerate(self.detectors):
+            if det.anchor is not None and det.anchor.search(text) is None:
+                continue
+            if det.triggers and not det.literal:
+                if det.lower:
+                    if lowered is None:
+                        lowered = text.lower()
+                    hay = lowered
+                else:
+                    hay = text
+                if not any(t in hay for t in det.triggers):
+                    continue
+            _collect(det, rank, text, found)
+        return settle(found)
+
+    # -- many strings ----------------------------------------------------------------------
+
+    def scan_many(self, strings: Sequence[str]) -> dict[int, list[Finding]]:
+        """Findings per string index (only strings with findings), overlaps settled."""
+        if not strings or not self.detectors:
+            return {}
+        big = SEP.join(strings)
+        if big.count(SEP) != len(strings) - 1:  # a string holds NUL itself: go one by one
+            return self._one_by_one(strings)
+        starts: list[int] | None = None
+        lowered: str | None = None
+        holders: dict[tuple[bool, str], list[int]] = {}
+        raw: dict[int, list[Finding]] = {}
+        for rank, det in enumerate(self.detectors):
+            if det.rare and not det.triggers:
+                _collect_rare(det, rank, strings, raw)
+                continue
+            if starts is None:
+                starts = _starts(strings)
+            if det.anchor is not None:
+                for idx in _anchored(big, det.anchor, starts):
+                    _collect(det, rank, strings[idx], raw.setdefault(idx, []))
+                continue
+            if det.triggers and not det.literal:
+                hay = big
+                if det.lower:
+                    if lowered is None:
+                        lowered = big.lower()
+                        if len(lowered) != len(big):  # case mapping changed lengths
+                            return self._one_by_one(strings)
+                    hay = lowered
+                found_in: set[int] = set()
+                for t in det.triggers:
+                    key = (det.lower, t)
+                    hit = holders.get(key)
+                    if hit is None:
+                        hit = holders[key] = _holders(hay, t, starts, strings)
+                    found_in.update(hit)
+                for idx in sorted(found_in):
+                    _collect(det, rank, strings[idx], raw.setdefault(idx, []))
+                continue
+            _collect_joined(det, rank, big, strings, starts, raw)
+        return {i: settle(f) for i, f in raw.items() if f}
+
+    def _one_by_one(self, strings: Sequence[str]) -> dict[int, list[Finding]]:
+        out = {}
+        for i, s in enumerate(strings):
+            found = self.scan(s)
+            if found:
+                out[i] = found
+        return out
+
+
+def _starts(strings: Sequence[str]) -> list[int]:
+    """Offset of each string in the NUL-joined text."""
+    lengths = accumulate(map((1).__add__, map(len, strings)), initial=0)
+    out = list(lengths)
+    out.pop()
+    return out
+
+
+def _holders(hay: str, trigger: str, starts: list[int], strings: Sequence[str]) -> list[int]:
+    """Indices of the strings containing ``trigger`` (one find per holder string: after a hit
+    the search resumes at the next string)."""
+    out: list[int] = []
+    i = hay.find(trigger)
+    last = len(starts) - 1
+    while i != -1:
+        idx = bisect.bisect_right(starts, i) - 1
+        out.append(idx)
+        if idx >= last:
+            break
+        i = hay.find(trigger, starts[idx + 1])
+    return out
+
+
+def _anchored(big: str, anchor: re.Pattern[str], starts: list[int]) -> list[int]:
+    """Indices of the strings in which ``anchor`` matches (one search per holder string)."""
+    out: list[int] = []
+    last = len(starts) - 1
+    m = anchor.search(big)
+    while m is not None:
+        idx = bisect.bisect_right(starts, m.start()) - 1
+        out.append(idx)
+        if idx >= last:
+            break
+        m = anchor.search(big, starts[idx + 1])
+    return out
+
+
+def _collect(det: Detector, rank: int, text: str, found: list[Finding]) -> None:
+    group = det.group
+    validate = det.validate
+    for m in det.pattern.finditer(text):
+        start, end = m.span(group)
+        if start < 0 or start == end:
+            continue
+        entity = det.name
+        if validate is not None:
+            checked = validate(text[start:end])
+            if checked is None:
+                continue
+            entity = checked
+        found.append(Finding(start, end, entity, det, rank))
+
+
+def _collect_joined(
+    det: Detector, rank: int, big: str, strings: Sequence[str], starts: list[int],
+    raw: dict[int, list[Finding]],
+) -> None:
+    group = det.group
+    validate = det.validate
+    for m in det.pattern.finditer(big):
+        start, end = m.span(group)
+        if start < 0 or start == end:
+            continue
+        idx = bisect.bisect_right(starts, start) - 1
+        base = starts[idx]
+        if end > base + len(strings[idx]):  # crossed a separator: not a real match
+            continue
+        entity = det.name
+        if validate is not None:
+            checked = validate(big[start:end])
+            if checked is None:
+                continue
+            entity = checked
+        raw.setdefault(idx, []).append(Finding(start - base, end - base, entity, det, rank))
+
+
+def _collect_rare(
+    det: Detector, rank: int, strings: Sequence[str], raw: dict[int, list[Finding]],
+) -> None:
+    """A mixed-case detector (high entropy): only strings with an upper-case letter can hold
+    a match, so only those are joined and scanned; match texts are filtered in bulk and only
+    the few survivors are located."""
+    validate = det.validate
+    assert validate is not None
+    # C-level selection: indices of strings that are not all lower case.
+    idx = list(compress(range(len(strings)), map(not_, map(str.islower, strings))))
+    if not idx:
+        return
+    subset = list(map(strings.__getitem__, idx))
+    sub = SEP.join(subset)
+    survivors = {
+        text for text in det.pattern.findall(sub)
+        if not (text.islower() or text.isupper()) and validate(text) is not None
+    }
+    if not survivors:
+        return
+    starts = _starts(subset)
+    for text in survivors:
+        entity = validate(text) or det.name
+        size = len(text)
+        start = sub.find(text)
+        while start != -1:
+            end = start + size
+            # a whole match only: what the pattern would have matched at this place
+            m = det.pattern.match(sub, start)
+            if m is not None and m.end() == end:
+                j = bisect.bisect_right(starts, start) - 1
+                base = starts[j]
+                found = Finding(start - base, end - base, entity, det, rank)
+                raw.setdefault(idx[j], []).append(found)
+            start = sub.find(text, start + 1)
+
+
+def settle(found: list[Finding]) -> list[Finding]:
+    """Keep the highest-priority finding where matches overlap; order by position."""
+    if len(found) <= 1:
+        return found
+    kept: list[Finding] = []
+    for f in sorted(found, key=lambda f: (f.rank, f.start, f.start - f.end)):
+        if all(f.end <= k.start or f.start >= k.end for k in kept):
+            kept.append(f)
+    kept.sort(key=lambda f: f.start)
+    return kept

@@ -1,0 +1,442 @@
+"""One walk over a value that sanitizes and redacts its strings (keys included).
+
+The walk collects every string of the value (without copying anything), the detectors scan
+them all at once (``scan.py``), and only when something changed is the value rebuilt —
+copy on write: untouched dicts and lists are returned as the very same objects (large clean
+subtrees are skipped whole), and the caller's value is never mutated. Key rules decide whole
+values (``password: …`` is redacted whatever it looks like; AWS-style
+``{"Key": "db_password", "Value": …}`` tag pairs too). ``Sanitize`` and ``Redact`` are this
+pass with one half switched off; the pipeline builder fuses them when both apply, which
+keeps the fixed order (sanitize, then redact) for every string.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from itertools import islice
+from typing import Any
+
+from .detectors import Detector
+from .keys import KeyRules
+from .redact import Redactor
+from .sanitize import INVISIBLE_ASCII_JOINED, INVISIBLE_JOINED, Sanitizer
+from .scan import SEP, Finding
+from .strategies import DROP
+
+__all__ = ["TextPass", "Sanitize", "Redact"]
+
+_PAIR_NAMES = ("Key", "key", "Name", "name")
+_PAIR_VALUES = ("Value", "value")
+_NEVER = re.compile(r"(?!)")
+#: Containers holding at least this many strings get a span record (skippable on rebuild).
+_SPAN_MIN = 12
+_KEY_CACHE = 16384
+#: Upper bounds used for the JSON size hint left for ``project``.
+_SCALAR_CHARS = 24
+_REPLACEMENT_SLACK = 64
+
+# A key's facts: (secret entity or None, untrusted, identifier hint or None, scanned clean,
+# characters it adds to the JSON text)
+_NON_STR = (None, False, None, True, _SCALAR_CHARS)
+
+
+class TextPass:
+    """Sanitize and/or redact every string of a value in one walk."""
+
+    def __init__(self, *, sanitizer: Sanitizer | None, redactor: Redactor | None,
+                 untrusted_keys: tuple[str, ...] = ()) -> None:
+        if sanitizer is None and redactor is None:
+            raise ValueError("TextPass needs a sanitizer, a redactor or both")
+        self.sanitizer = sanitizer
+        self.redactor = redactor
+        if redactor is not None:
+            base = redactor.keys
+            self.keys = KeyRules(
+                secrets=base.secrets, identifiers=base.identifiers, extra=base.extra,
+                untrusted=untrusted_keys,
+            )
+        else:
+            self.keys = KeyRules(secrets=False, untrusted=untrusted_keys)
+        parts = [n for n, on in (("sanitize", sanitizer), ("redact", redactor)) if on]
+        self.name = "+".join(parts)
+        self._kinfo: dict[Any, tuple[Any, ...]] = {}
+        self._hint_detectors: dict[tuple[str, str], Detector] = {}
+
+    def __repr__(self) -> str:
+        return f"TextPass({self.name})"
+
+    # -- key facts -------------------------------------------------------------------------
+
+    def _key_info(self, key: Any) -> tuple[Any, ...]:
+        if type(key) is not str:
+            return _NON_STR
+        d = self.keys.decide(key)
+        secret = d.secret
+        red = self.redactor
+        if secret is not None and (red is None or red.key_strategy(secret) == "keep"):
+            secret = None
+        ident = d.identifier
+        if ident is not None and (red is None or red.key_strategy(*ident) == "keep"):
+            ident = None
+        info = (secret, d.untrusted, ident, False, len(key) + 3)
+        if len(self._kinfo) >= _KEY_CACHE:
+            self._kinfo.clear()
+        self._kinfo[key] = info
+        return info
+
+    def _pair_secret(self, x: dict[Any, Any]) -> tuple[str, str] | None:
+        """For ``{"Key": "db_password", "Value": …}``: (value key, entity) when secret."""
+        for nk in _PAIR_NAMES:
+            name = x.get(nk)
+            if type(name) is str:
+                info = self._kinfo.get(name) or self._key_info(name)
+                if info[0] is not None:
+                    for vk in _PAIR_VALUES:
+                        if vk in x:
+                            return vk, info[0]
+                return None
+        return None
+
+    # -- entry point -----------------------------------------------------------------------
+
+    def __call__(self, value: Any, ctx: Any) -> Any:
+        if type(value) is str:  # a bare text (prompt message, resource text): untrusted
+            out = self._texts([value], [0], {}, ctx)
+            new = out.get(0, value)
+            return "" if new is DROP else new
+        walk = _Walk(self)
+        walk.visit(value, False)
+        strings = walk.strings
+        nvals = len(strings)
+        new_keys = list(walk.new_keys)
+        strings.extend(new_keys)
+        repl = self._texts(strings, walk.untrusted, walk.hints, ctx)
+        kinfo = self._kinfo
+        key_repl: dict[Any, Any] = {}
+        for j, key in enumerate(new_keys):
+            r = repl.pop(nvals + j, None)
+            if r is None:
+                info = kinfo.get(key)
+                if info is not None and not info[3]:
+                    kinfo[key] = (*info[:3], True, info[4])  # scanned clean: never again
+            else:
+                key_repl[key] = r
+        if walk.bounded:  # size hints for ``project`` (upper bounds of the output)
+            slack = (len(repl) + len(key_repl)) * _REPLACEMENT_SLACK
+            ctx.scratch["json_upper_bound"] = walk.size_bound + slack
+            longest = max(map(len, islice(strings, nvals)), default=0) + slack
+            ctx.scratch["longest_string"] = max(longest, walk.ruled_longest)
+        if not repl and not key_repl and not walk.ruled:
+            self._flush(ctx)
+            return value
+        out = _Rebuild(self, walk, repl, key_repl, ctx).rb(value)
+        self._flush(ctx)
+        return "" if out is DROP else out
+
+    @staticmethod
+    def _flush(ctx: Any) -> None:
+        vault = ctx.vault
+        if vault is not None and getattr(vault, "path", None) is not None:
+            vault.flush()
+
+    # -- the strings -----------------------------------------------------------------------
+
+    def _texts(
+        self, strings: list[str], untrusted: list[int], hints: dict[int, tuple[str, str]],
+        ctx: Any,
+    ) -> dict[int, Any]:
+        """Replacement per string index (only changed strings)."""
+        repl: dict[int, Any] = {}
+        san = self.sanitizer
+        if san is not None and strings:
+            big = SEP.join(strings)
+            if big.isascii():
+                dirty = san.strip_invisible and INVISIBLE_ASCII_JOINED.search(big) is not None
+            else:
+                dirty = INVISIBLE_JOINED.search(big) is not None
+            if dirty:
+                removed = 0
+                for i, s in enumerate(strings):
+                    clean, n = san.strip(s)
+                    if clean != s:
+                        strings[i] = clean
+                        repl[i] = clean
+                        removed += n
+                if removed:
+                    ctx.count("stripped_chars", n=removed)
+        red = self.redactor
+        if red is not None and strings:
+            findings = red.scanner.scan_many(strings) if red.scanner else {}
+            for i, (entity, kind) in hints.items():
+                if i not in findings and strings[i]:
+                    det = self._hint_detector(entity, kind)
+                    findings[i] = [Finding(0, len(strings[i]), entity, det, 0)]
+            for i, found in findings.items():
+                new = red.rewrite(strings[i], found, ctx)
+                if new is not strings[i]:
+                    repl[i] = new
+        if san is not None and san.fence_injections and untrusted:
+            order = untrusted  # ascending: collected in walk order
+            joined = SEP.join(map(strings.__getitem__, order)).lower()
+            if san.may_inject(joined):
+                fenced = 0
+                for i in order:
+                    current = repl.get(i, strings[i])
+                    if current is DROP:
+                        continue
+                    if san.has_injection(strings[i]):
+                        repl[i] = san.fence(current)
+                        fenced += 1
+                if fenced:
+                    ctx.count("untrusted", n=fenced)
+        return repl
+
+    def _hint_detector(self, entity: str, kind: str) -> Detector:
+        key = (entity, kind)
+        det = self._hint_detectors.get(key)
+        if det is None:
+            det = Detector(entity, kind, _NEVER, f"key-name hint for {entity}")
+            self._hint_detectors[key] = det
+        return det
+
+
+class _Walk:
+    """Phase 1: gather strings in walk order, plus what the rebuild needs to know."""
+
+    __slots__ = (
+        "bounded",
+        "hints",
+        "new_keys",
+        "ruled",
+        "ruled_longest",
+        "size_bound",
+        "spans",
+        "strings",
+        "tp",
+        "untrusted",
+    )
+
+    def __init__(self, tp: TextPass) -> None:
+        self.tp = tp
+        self.strings: list[str] = []
+        self.untrusted: list[int] = []
+        self.hints: dict[int, tuple[str, str]] = {}
+        self.new_keys: dict[str, None] = {}
+        self.ruled = False
+        self.spans: dict[int, tuple[int, int, bool] | None] = {}
+        self.size_bound = 0
+        self.ruled_longest = 0
+        self.bounded = True
+
+    def visit(self, root: Any, flag: bool) -> None:
+        tp = self.tp
+        kinfo_get = tp._kinfo.get
+        key_info = tp._key_info
+        redact = tp.redactor is not None
+        pair_secret = tp._pair_secret
+        strings = self.strings
+        append = strings.append
+        untrusted: list[int] = []
+        mark = untrusted.append
+        hints = self.hints
+        new_keys = self.new_keys
+        spans = self.spans
+        identifiers = redact and tp.keys.identifiers
+        key_chars = 0
+        values = 0
+        ruled_chars = 0
+        ruled_longest = 0
+        ruled_containers = False
+
+        # Scalars are handled inline (no call per leaf): most nodes of a result are leaves.
+        def visit(x: Any, flag: bool) -> bool:
+            nonlocal key_chars, values, ruled_chars, ruled_longest, ruled_containers
+            t = type(x)
+            if t is dict:
+                start = len(strings)
+                ruled = False
+                values += len(x)
+                pair = pair_secret(x) if redact and len(x) <= 4 and (
+                    "Value" in x or "value" in x) else None
+                for k, v in x.items():
+                    info = kinfo_get(k)
+                    if info is None:
+                        info = key_info(k)
+                    key_chars += info[4]
+                    if info[0] is not None or (pair is not None and k == pair[0]):
+                        if v is not None and type(v) is not bool:
+                            ruled = True
+                            # what the rewritten value may add to the JSON size
+                            if type(v) is str:
+                                ruled_chars += len(v) + _REPLACEMENT_SLACK
+                                ruled_longest = max(ruled_longest, len(v) + _REPLACEMENT_SLACK)
+                            elif type(v) in (int, float):
+                                ruled_chars += _REPLACEMENT_SLACK
+                            else:
+                                ruled_containers = True
+                        continue
+                    if not info[3]:
+                        new_keys[k] = None
+                    tv = type(v)
+                    if tv is str:
+                        if identifiers and info[2] is not None:
+                            hints[len(strings)] = info[2]
+                        if flag or info[1]:
+                            mark(len(strings))
+                        append(v)
+                    elif (tv is dict or tv is list or tv is tuple) and visit(v, flag or info[1]):
+                        ruled = True
+                if len(strings) - start >= _SPAN_MIN:
+                    key = id(x)
+                    spans[key] = None if key in spans else (start, len(strings), ruled)
+                return ruled
+            if t is list or t is tuple:
+                start = len(strings)
+                ruled = False
+                values += len(x)
+                for v in x:
+                    tv = type(v)
+                    if tv is str:
+                        if flag:
+                            mark(len(strings))
+                        append(v)
+                    elif (tv is dict or tv is list or tv is tuple) and visit(v, flag):
+                        ruled = True
+                if len(strings) - start >= _SPAN_MIN:
+                    key = id(x)
+                    spans[key] = None if key in spans else (start, len(strings), ruled)
+                return ruled
+            if t is str:
+                if flag:
+                    mark(len(strings))
+                append(x)
+            return False
+
+        self.ruled = visit(root, flag)
+        self.untrusted = untrusted
+        # JSON size upper bound: escapes at most double a string (sanitised text has no
+        # control characters), numbers and punctuation get a generous fixed allowance.
+        chars = sum(map(len, strings))
+        self.size_bound = 2 * (chars + key_chars + ruled_chars) + (_SCALAR_CHARS + 6) * (
+            values + 1)
+        self.ruled_longest = ruled_longest
+        self.bounded = not ruled_containers
+
+
+class _Rebuild:
+    """Phase 2: copy on write along the paths to changed strings and ruled keys."""
+
+    def __init__(self, tp: TextPass, walk: _Walk, repl: dict[int, Any],
+                 key_repl: dict[Any, Any], ctx: Any) -> None:
+        self.tp = tp
+        self.walk = walk
+        self.repl = repl
+        self.key_repl = key_repl
+        self.ctx = ctx
+        self.changed = sorted(repl)
+
+    def rb(self, root: Any) -> Any:
+        tp = self.tp
+        kinfo_get = tp._kinfo.get
+        key_info = tp._key_info
+        red = tp.redactor
+        redact = red is not None
+        pair_secret = tp._pair_secret
+        get = self.repl.get
+        kget = self.key_repl.get
+        no_keys = not self.key_repl
+        spans = self.walk.spans
+        changed = self.changed
+        nchanged = len(changed)
+        ctx = self.ctx
+        counter = 0
+
+        def skip(x: Any) -> bool:
+            nonlocal counter
+            if not no_keys:
+                return False
+            sp = spans.get(id(x))
+            if sp is None or sp[2]:
+                return False
+            i = bisect.bisect_left(changed, sp[0])
+            if i < nchanged and changed[i] < sp[1]:
+                return False
+            counter = sp[1]
+            return True
+
+        def rb(x: Any) -> Any:
+            nonlocal counter
+            t = type(x)
+            if t is str:
+                i = counter
+                counter = i + 1
+                r = get(i)
+                return x if r is None else r
+            if t is dict:
+                if skip(x):
+                    return x
+                pair = pair_secret(x) if redact and len(x) <= 4 and (
+                    "Value" in x or "value" in x) else None
+                out: dict[Any, Any] | None = None
+                for pos, (k, v) in enumerate(x.items()):
+                    info = kinfo_get(k)
+                    if info is None:
+                        info = key_info(k)
+                    entity = info[0]
+                    if entity is None and pair is not None and k == pair[0]:
+                        entity = pair[1]
+                    nk = k
+                    if entity is not None:
+                        nv = red.rewrite_value(v, entity, ctx)  # type: ignore[union-attr]
+                    else:
+                        nv = rb(v)
+                        if not no_keys:
+                            nk = kget(k, k)
+                    if out is None:
+                        if nv is v and nk is k:
+                            continue
+                        out = dict(islice(x.items(), pos))
+                    if nv is DROP or nk is DROP:
+                        continue
+                    if nk in out:
+                        nk = _dedupe(nk, out)
+                    out[nk] = nv
+                return x if out is None else out
+            if t is list or t is tuple:
+                if skip(x):
+                    return x
+                items: list[Any] | None = None
+                for pos, v in enumerate(x):
+                    nv = rb(v)
+                    if items is None:
+                        if nv is v:
+                            continue
+                        items = list(x[:pos])
+                    if nv is not DROP:
+                        items.append(nv)
+                return x if items is None else items
+            return x
+
+        return rb(root)
+
+
+def _dedupe(key: Any, taken: dict[Any, Any]) -> Any:
+    n = 2
+    while f"{key}#{n}" in taken:
+        n += 1
+    return f"{key}#{n}"
+
+
+def Sanitize(sanitizer: Sanitizer | None = None, **options: Any) -> TextPass:
+    """The sanitize transform alone."""
+    untrusted = tuple(options.pop("untrusted_keys", ()))
+    return TextPass(
+        sanitizer=sanitizer or Sanitizer.build(**options), redactor=None,
+        untrusted_keys=untrusted,
+    )
+
+
+def Redact(redactor: Redactor | None = None, **options: Any) -> TextPass:
+    """The redact transform alone."""
+    return TextPass(sanitizer=None, redactor=redactor or Redactor(**options))

@@ -1,0 +1,453 @@
+"""The pseudonym vault: deterministic, format-preserving pseudonyms and their way back.
+
+pseudonym = HMAC-SHA256(key, namespace|entity|value), rendered like the original: account
+ids keep their length, ARNs / Azure ids / GCP names are rebuilt part by part, e-mails become
+``user-…@d-….example``, private IPs stay private, UUIDs stay UUIDs. The same key gives the
+same pseudonym across calls and restarts; the reverse map (pseudonym → original) serves the
+input-side depseudonymiser and ``reveal``. With a ``path`` the map persists encrypted
+(AES-GCM from ``cryptography``), file mode 0600, written atomically.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import re
+import secrets
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .detectors import ipv4_octets
+
+__all__ = ["Vault", "VaultError", "KEY_ENV"]
+
+logger = logging.getLogger("cloudg.privacy")
+
+KEY_ENV = "CLOUDG_MCP_VAULT_KEY"
+_MAGIC = b"CGVAULT1"
+_HEX_ID = re.compile(r"^([a-z]{1,12}-)([0-9a-f]{8,32})$")
+_AZURE_KEEP_NEXT = {"providers"}
+_GCP_KEEP_VALUES = {"zones", "regions", "locations"}
+#: Pseudonyms remembered per (entity, value): inventories repeat the same ids a lot.
+_FORWARD_CACHE = 200_000
+_PUBLIC_FIRST_OCTETS = [
+    o for o in range(1, 224) if o not in (10, 100, 127, 169, 172, 192, 198, 203)
+]
+
+
+class VaultError(ValueError):
+    """The vault file could not be read or written; the message says what to do."""
+
+
+class Vault:
+    """Issues pseudonyms and remembers which original each one stands for."""
+
+    def __init__(
+        self,
+        key: bytes | str | None = None,
+        *,
+        namespace: str = "cloudg",
+        path: str | os.PathLike[str] | None = None,
+        max_entries: int = 1_000_000,
+        save_interval: float = 2.0,
+    ) -> None:
+        self.ephemeral = key is None or key == b"" or key == ""
+        raw = secrets.token_bytes(32) if self.ephemeral else _as_bytes(key)  # type: ignore[arg-type]
+        self._key = hashlib.sha256(b"cloudg-vault-key\x00" + raw).digest()
+        self.namespace = namespace
+        self.path = Path(path).expanduser() if path else None
+        self.max_entries = max(1, int(max_entries))
+        self.save_interval = save_interval
+        self._reverse: dict[str, tuple[str, str]] = {}
+        self._forward: dict[tuple[str, str], str] = {}
+        self._lock = threading.RLock()
+        self._dirty = False
+        self._last_save = float("-inf")  # the first flush always saves
+        self._warned = False
+        if self.path is not None:
+            self._load()
+            atexit.register(_flush_at_exit, weakref.ref(self))
+
+    def __repr__(self) -> str:
+        return (
+            f"Vault(entries={len(self)}, ephemeral_key={self.ephemeral}, "
+            f"persisted={self.path is not None})"
+        )
+
+    def __len__(self) -> int:
+        return len(self._reverse)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any] | None = None) -> Vault:
+        """A vault from a policy's ``vault`` mapping: key, key_env, path, namespace.
+
+        The key comes from ``key``, else the variable named by ``key_env``, else
+        ``$CLOUDG_MCP_VAULT_KEY``; with none, a random key is used and pseudonyms change at
+        every restart (a warning is logged when the first pseudonym is issued).
+        """
+        cfg = dict(config or {})
+        key = cfg.get("key") or os.environ.get(str(cfg.get("key_env") or KEY_ENV)) or None
+        return cls(
+            key,
+            namespace=str(cfg.get("namespace") or "cloudg"),
+            path=cfg.get("path"),
+            max_entries=int(cfg.get("max_entries") or 1_000_000),
+        )
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "entries": len(self),
+            "ephemeral_key": self.ephemeral,
+            "persisted": self.path is not None,
+            "namespace": self.namespace,
+        }
+
+    # -- keyed hashes ----------------------------------------------------------------------
+
+    def digest(self, entity: str, value: str) -> bytes:
+        msg = f"{self.namespace}|{entity}|{value}".encode()
+        return hmac.new(self._key, msg, hashlib.sha256).digest()
+
+    def hash(self, entity: str, value: str, length: int = 12) -> str:
+        """A keyed hash of ``value`` (hex), stable for the key; not reversible."""
+        return self.digest("hash:" + entity, value).hex()[:length]
+
+    # -- pseudonyms ------------------------------------------------------------------------
+
+    def pseudonymize(self, entity: str, value: str) -> str:
+        """The pseudonym of ``value``; remembered so it can be reversed."""
+        if not self._warned and self.ephemeral:
+            self._warned = True
+            logger.warning(
+                "The pseudonym vault has no key (set %s or the policy's vault.key): "
+                "pseudonyms will change when the server restarts.", KEY_ENV,
+            )
+        known = self._forward.get((entity, value))
+        if known is not None:
+            return known
+        if value in self._reverse:  # already a pseudonym: pseudonymising is idempotent
+            return value
+        fmt = _FORMATS.get(entity, _generic)
+        token = fmt(self, entity, value)
+        if token != value:
+            self._remember(token, entity, value)
+        if len(self._forward) >= _FORWARD_CACHE:
+            self._forward.clear()
+        self._forward[(entity, value)] = token
+        return token
+
+    def _remember(self, token: str, entity: str, value: str) -> None:
+        with self._lock:
+            known = self._reverse.get(token)
+            if known is not None and known[1] == value:
+                return
+            if known is not None:  # a collision: keep the first owner (logged, rare)
+                logger.debug("pseudonym collision for entity %s", entity)
+                return
+            if len(self._reverse) >= self.max_entries:
+                self._reverse.pop(next(iter(self._reverse)))
+                self._forward.clear()  # it may name the evicted pseudonym
+            self._reverse[token] = (entity, value)
+            self._dirty = True
+
+    def _part(self, entity: str, value: str, prefix: str, size: int = 10) -> str:
+        """A pseudonym for one part of a compound value (also reversible on its own)."""
+        token = f"{prefix}-{self.digest(entity, value).hex()[:size]}"
+        self._remember(token, entity, value)
+        return token
+
+    def lookup(self, token: str) -> tuple[str, str] | None:
+        """(entity, original) for a pseudonym this vault issued, else None."""
+        return self._reverse.get(token)
+
+    def reveal(self, token: str) -> str | None:
+        """The original value behind ``token``, or None when it is not a known pseudonym."""
+        found = self._reverse.get(token)
+        return found[1] if found else None
+
+    # -- persistence -----------------------------------------------------------------------
+
+    def _file_key(self) -> bytes:
+        return hmac.new(self._key, b"cloudg-vault-file-v1", hashlib.sha256).digest()
+
+    def _load(self) -> None:
+        assert self.path is not None
+        if not self.path.exists():
+            return
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        blob = self.path.read_bytes()
+        if not blob.startswith(_MAGIC) or len(blob) < len(_MAGIC) + 12 + 16:
+            raise VaultError(
+                f"Vault file {self.path.name!r} is not a cloudg vault; move it away or "
+                "choose another vault.path"
+            )
+        nonce = blob[len(_MAGIC):len(_MAGIC) + 12]
+        try:
+            plain = AESGCM(self._file_key()).decrypt(nonce, blob[len(_MAGIC) + 12:], _MAGIC)
+        except InvalidTag:
+            raise VaultError(
+                f"Vault file {self.path.name!r} cannot be decrypted with this key: set "
+                f"{KEY_ENV} (or vault.key) to the key it was written with, or move the file "
+                "away to start a new vault"
+            ) from None
+        entries = json.loads(plain.decode())["entries"]
+        with self._lock:
+            for token, entity, value in entries:
+                self._reverse[token] = (entity, value)
+
+    def save(self) -> None:
+        """Write the map now (encrypted, 0600, via a temporary file and os.replace)."""
+        if self.path is None:
+            return
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        with self._lock:
+            entries = [[t, e, v] for t, (e, v) in self._reverse.items()]
+            self._dirty = False
+            self._last_save = time.monotonic()
+        plain = json.dumps({"entries": entries}, separators=(",", ":")).encode()
+        nonce = secrets.token_bytes(12)
+        blob = _MAGIC + nonce + AESGCM(self._file_key()).encrypt(nonce, plain, _MAGIC)
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".vault-", suffix=".tmp", dir=folder)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(blob)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with _suppress_os_error():
+                os.unlink(tmp)
+            raise
+
+    def flush(self, *, force: bool = False) -> None:
+        """Save when there are new entries and ``save_interval`` has passed (or ``force``)."""
+        if self.path is None or not self._dirty:
+            return
+        if force or time.monotonic() - self._last_save >= self.save_interval:
+            try:
+                self.save()
+            except OSError:
+                logger.warning("Could not write the pseudonym vault file", exc_info=True)
+
+
+class _suppress_os_error:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> bool:
+        return exc[0] is not None and issubclass(exc[0], OSError)
+
+
+def _flush_at_exit(ref: weakref.ref[Vault]) -> None:
+    vault = ref()
+    if vault is not None:
+        vault.flush(force=True)
+
+
+def _as_bytes(key: bytes | str) -> bytes:
+    return key if isinstance(key, bytes) else str(key).encode()
+
+
+# -- formats ---------------------------------------------------------------------------------
+
+
+def _hex(vault: Vault, entity: str, value: str, size: int) -> str:
+    return vault.digest(entity, value).hex()[:size]
+
+
+def _generic(vault: Vault, entity: str, value: str) -> str:
+    m = _HEX_ID.match(value)
+    if m:  # AWS-style ids keep their prefix and length: i-0abc… → i-5f2e…
+        return m.group(1) + _hex(vault, entity, value, len(m.group(2)))
+    prefix = {"username": "user", "hostname": "host"}.get(entity, "id")
+    return f"{prefix}-{_hex(vault, entity, value, 10)}"
+
+
+def _account(vault: Vault, entity: str, value: str) -> str:
+    if value.isdigit():
+        n = len(value)
+        number = int.from_bytes(vault.digest(entity, value)[:8], "big") % (10 ** n)
+        return str(number).zfill(n)
+    return _generic(vault, entity, value)
+
+
+def _segment(vault: Vault, value: str) -> str:
+    m = _HEX_ID.match(value)
+    if m:
+        token = m.group(1) + _hex(vault, "aws_resource_id", value, len(m.group(2)))
+        vault._remember(token, "aws_resource_id", value)
+        return token
+    return vault._part("resource_name", value, "res")
+
+
+def _arn(vault: Vault, entity: str, value: str) -> str:
+    parts = value.split(":", 5)
+    if len(parts) != 6:
+        return _generic(vault, entity, value)
+    _, partition, service, region, account, resource = parts
+    if account:
+        account = vault.pseudonymize("aws_account_id", account)
+    pieces = re.split(r"([/:])", resource)
+    keep_first = len(pieces) > 1 and service != "s3"
+    out = []
+    for i, piece in enumerate(pieces):
+        if piece in ("/", ":", "", "*") or (i == 0 and keep_first):
+            out.append(piece)
+        else:
+            out.append(_segment(vault, piece))
+    return ":".join(["arn", partition, service, region, account, "".join(out)])
+
+
+def _email(vault: Vault, entity: str, value: str) -> str:
+    local, _, domain = value.rpartition("@")
+    user = vault._part("email_user", local, "user", 8)
+    dom = vault._part("email_domain", domain.lower(), "d", 6)
+    return f"{user}@{dom}.example"
+
+
+def _ipv4(vault: Vault, entity: str, value: str) -> str:
+    octets = ipv4_octets(value)
+    if octets is None:
+        return _generic(vault, entity, value)
+    first, second = octets[0], octets[1]
+    d = vault.digest("ipv4", value)
+    a, b, c = d[0], d[1], 1 + d[2] % 254
+    if first == 10:
+        return f"10.{a}.{b}.{c}"
+    if first == 172 and 16 <= second <= 31:
+        return f"172.{16 + a % 16}.{b}.{c}"
+    if first == 192 and second == 168:
+        return f"192.168.{b}.{c}"
+    if first == 100 and 64 <= second <= 127:
+        return f"100.{64 + a % 64}.{b}.{c}"
+    if first == 169 and second == 254:
+        return f"169.254.{b}.{c}"
+    if ipaddress.IPv4Address(value).is_private:  # other reserved ranges: documentation range
+        return f"192.0.2.{c}"
+    first = _PUBLIC_FIRST_OCTETS[int.from_bytes(d[3:5], "big") % len(_PUBLIC_FIRST_OCTETS)]
+    return f"{first}.{a}.{b}.{c}"
+
+
+def _ipv6(vault: Vault, entity: str, value: str) -> str:
+    try:
+        ip = ipaddress.IPv6Address(value)
+    except ValueError:
+        return _generic(vault, entity, value)
+    d = vault.digest("ipv6", value)
+    if ip.is_link_local:
+        head = b"\xfe\x80" + bytes(6)
+    elif ip in ipaddress.IPv6Network("fc00::/7"):
+        head = b"\xfd" + d[8:15]
+    else:  # global: the documentation prefix, so a pseudonym never names a real host
+        head = b"\x20\x01\x0d\xb8" + d[8:12]
+    return str(ipaddress.IPv6Address(head + d[:8]))
+
+
+def _mac(vault: Vault, entity: str, value: str) -> str:
+    sep = "-" if "-" in value else ":"
+    d = bytearray(vault.digest(entity, value.lower())[:6])
+    d[0] = (d[0] | 0x02) & 0xFE  # locally administered, unicast
+    out = sep.join(f"{b:02x}" for b in d)
+    return out.upper() if value.isupper() else out
+
+
+def _uuid(vault: Vault, entity: str, value: str) -> str:
+    h = bytearray(vault.digest(entity, value.lower())[:16])
+    h[6] = (h[6] & 0x0F) | 0x40
+    h[8] = (h[8] & 0x3F) | 0x80
+    x = h.hex()
+    out = f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
+    return out.upper() if value.isupper() else out
+
+
+def _azure(vault: Vault, entity: str, value: str) -> str:
+    parts = value.split("/")
+    out = []
+    previous = ""
+    for i, part in enumerate(parts):
+        low = previous.lower()
+        if not part:
+            out.append(part)
+        elif low == "subscriptions":
+            out.append(_uuid(vault, "uuid", part))
+            vault._remember(out[-1], "uuid", part)
+        elif low == "resourcegroups":
+            out.append(vault._part("azure_resource_group", part, "rg", 8))
+        elif (
+            low in _AZURE_KEEP_NEXT
+            or part.lower() in ("subscriptions", "resourcegroups", "providers")
+            or _is_azure_type_position(parts, i)
+        ):
+            out.append(part)
+        else:
+            out.append(vault._part("resource_name", part, "res"))
+        previous = part
+    return "/".join(out)
+
+
+def _is_azure_type_position(parts: list[str], i: int) -> bool:
+    """After ``providers/<Namespace>``, types and names alternate: type, name, type, ..."""
+    lowered = [p.lower() for p in parts]
+    if "providers" not in lowered:
+        return False
+    start = lowered.index("providers") + 2  # first type
+    return i >= start and (i - start) % 2 == 0
+
+
+def _gcp(vault: Vault, entity: str, value: str) -> str:
+    prefix = ""
+    rest = value
+    m = re.match(r"^((?:https?:)?//[a-z.]+googleapis\.com/)", value)
+    if m:
+        prefix, rest = m.group(1), value[m.end():]
+    parts = rest.split("/")
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0 or not part:
+            out.append(part)
+        elif parts[i - 1] == "projects":
+            out.append(vault._part("gcp_project", part, "p", 10))
+        elif parts[i - 1] in _GCP_KEEP_VALUES:
+            out.append(part)
+        else:
+            out.append(vault._part("resource_name", part, "res"))
+    return prefix + "/".join(out)
+
+
+def _hostname(vault: Vault, entity: str, value: str) -> str:
+    labels = value.split(".")
+    if len(labels) == 1:
+        return _generic(vault, entity, value)
+    return f"{vault._part('host_label', '.'.join(labels[:-1]).lower(), 'host', 8)}.{labels[-1]}"
+
+
+_FORMATS = {
+    "aws_account_id": _account,
+    "aws_arn": _arn,
+    "email": _email,
+    "ipv4_private": _ipv4,
+    "ipv4_public": _ipv4,
+    "ipv6_private": _ipv6,
+    "ipv6_public": _ipv6,
+    "mac_address": _mac,
+    "uuid": _uuid,
+    "azure_resource_id": _azure,
+    "gcp_resource_name": _gcp,
+    "hostname": _hostname,
+}

@@ -1,0 +1,50 @@
+"""The audit ring: bounded, records denied / rate_limited / rejected / not_found always and
+allowed only with ``audit`` on or for reveals; argument values only as 12-hex keyed hashes."""
+
+from __future__ import annotations
+
+import pytest
+
+from cloudg_nb import CloudGMCPLayer, NotFoundError, Principal, Registry
+from cloudg_nb.policy import AuditRing, Policy
+
+
+def test_ring_keeps_only_the_most_recent_entries() -> None:
+    ring = AuditRing(3)
+    for i in range(5):
+        ring.record("denied", "tool", f"t{i}", Principal.local())
+    assert [e["name"] for e in ring.entries()] == ["t2", "t3", "t4"]
+
+
+def test_audit_size_bounds_the_policy_ring() -> None:
+    policy = Policy({"audit_size": 2, "audit": True})
+    assert policy.audit_log._entries.maxlen == 2
+
+
+def test_argument_values_are_keyed_hashes_stable_within_a_ring() -> None:
+    ring = AuditRing()
+    a = ring.record("allowed", "tool", "t", Principal.local(), {"q": "secret-value"})
+    b = ring.record("allowed", "tool", "t", Principal.local(), {"q": "secret-value"})
+    assert a["arguments"]["q"] == b["arguments"]["q"] and len(a["arguments"]["q"]) == 12
+    assert "secret-value" not in repr(ring.entries())
+    assert AuditRing().record("allowed", "tool", "t", Principal.local(), {"q": "secret-value"})[
+        "arguments"]["q"] != a["arguments"]["q"]  # another ring, another key
+
+
+async def test_rejected_input_is_audited_without_the_value() -> None:
+    reg = Registry()
+    reg.tool(name="lookup")(lambda ctx, q: {"q": q})
+    layer = CloudGMCPLayer(registry=reg, policy="standard")
+    token = "ghp_kxwnQrS7RPeMOkIUpkDyr7OSJoRu1XXdo0cZ"
+    result = await layer.call_tool("lookup", {"q": token})
+    assert result.is_error and result.error_code == -32602
+    entries = layer.policy.audit_log.entries()
+    assert [e["decision"] for e in entries] == ["rejected"]
+    assert token not in repr(entries) and token not in result.text
+
+
+async def test_unknown_names_are_audited_as_not_found() -> None:
+    layer = CloudGMCPLayer(registry=Registry(), policy="standard")
+    with pytest.raises(NotFoundError):
+        await layer.call_tool("ghost")
+    assert [e["decision"] for e in layer.policy.audit_log.entries()] == ["not_found"]

@@ -1,0 +1,42 @@
+"""The batch scanner: scanning many strings at once finds exactly what scanning each string
+alone finds (positions relative to each string), matches never span two strings, and strings
+holding NUL fall back to one-by-one scanning."""
+
+from __future__ import annotations
+
+from cloudg_nb.transforms.detectors import BUILTIN_DETECTORS
+from cloudg_nb.transforms.scan import Scanner
+
+SCANNER = Scanner(BUILTIN_DETECTORS)
+STRINGS = [
+    "plain", "AKIAHBRPOIG8F1CBFNO6", "owner bob@corp.example.org from 10.0.0.1",
+    "arn:aws:iam::123456789012:role/x", "", "postgres://u:Pw-123456@h/db",
+    "tzQPxC5HChpoevbLJoLoaeTOdoe5c3ve and again tzQPxC5HChpoevbLJoLoaeTOdoe5c3ve",
+] + [f"filler-{i}" for i in range(200)] + ["token=ghp_kxwnQrS7RPeMOkIUpkDyr7OSJoRu1XXdo0cZ"]
+
+
+def _plain(found):
+    return [(f.start, f.end, f.entity) for f in found]
+
+
+def test_batch_scan_equals_per_string_scan() -> None:
+    batch = SCANNER.scan_many(STRINGS)
+    single = {i: SCANNER.scan(s) for i, s in enumerate(STRINGS)}
+    assert {i: _plain(f) for i, f in batch.items()} == {
+        i: _plain(f) for i, f in single.items() if f
+    }
+
+
+def test_a_match_never_spans_two_strings() -> None:
+    found = SCANNER.scan_many(["AKIAHBRPOIG8", "F1CBFNO6", "10.0.0", ".1"])
+    assert found == {}
+
+
+def test_strings_holding_nul_are_scanned_one_by_one() -> None:
+    found = SCANNER.scan_many(["a\x00b", "key AKIAHBRPOIG8F1CBFNO6"])
+    assert _plain(found[1]) == [(4, 24, "aws_access_key_id")]
+
+
+def test_repeated_high_entropy_tokens_are_all_found() -> None:
+    found = SCANNER.scan_many(["x", STRINGS[6]])
+    assert [f.entity for f in found[1]] == ["high_entropy_string"] * 2
