@@ -759,7 +759,10 @@ class CloudGMCPLayer:
             elif isinstance(block, ResourceLink):
                 block = self._transform_links([block], spec, principal, scratch)[0]
             messages.append(PromptMessage(msg.role, block))
-        return PromptResult(messages, result.description, result.meta)
+        description = result.description
+        if description:
+            description, _ = self._transform(description, spec, principal)
+        return PromptResult(messages, description, result.meta)
 
     # -- completions ---------------------------------------------------------------------
 

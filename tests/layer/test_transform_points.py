@@ -935,3 +935,23 @@ async def test_text_within_the_cap_is_not_cut_or_reported() -> None:
 
     assert result.text == rendered({"data": "x" * 200})
     assert "cloudg/transforms" not in result.meta
+
+
+async def test_prompt_description_goes_through_the_output_pipeline() -> None:
+    """Beyond the seed's table: a handler-set PromptResult.description is transformed too."""
+    from cloudg_nb import PromptMessage, PromptResult, TextContent
+    from cloudg_nb.transforms import Pipeline
+
+    reg = Registry()
+
+    @reg.prompt
+    def described(ctx) -> PromptResult:
+        return PromptResult([PromptMessage("user", TextContent("hi"))], description="secret")
+
+    class Upper(Policy):
+        def output_pipeline(self, spec, principal):
+            return Pipeline([lambda v, c: v.upper() if isinstance(v, str) else v])
+
+    layer = CloudGMCPLayer(registry=reg, policy=Upper({"name": "upper"}))
+    result = await layer.get_prompt("described")
+    assert result.description == "SECRET"
