@@ -58,4 +58,25 @@ __all__ = [
     "RateLimitedError", "Registry", "ResourceLink", "ResourceSpec", "ResourceTemplateSpec",
     "RetryMiddleware", "Sensitivity", "TextContent", "TextResourceContents", "ToolContext",
     "ToolResult", "ToolSpec", "TransformContext", "Workspace", "default_registry",
+    "InputRejectedError", "PolicyError", "Vault", "VaultError", "Dataset", "NoDatasetError",
+    "ReferenceNotFoundError", "DatasetLoadError",
 ]
+
+# Heavier parts (numpy/scipy graph code, cryptography) load on first use.
+_LAZY = {
+    "Vault": "cloudg_nb.transforms.vault",
+    "VaultError": "cloudg_nb.transforms.vault",
+    "Dataset": "cloudg_nb.estate",
+    "NoDatasetError": "cloudg_nb.estate",
+    "ReferenceNotFoundError": "cloudg_nb.estate",
+    "DatasetLoadError": "cloudg_nb.estate",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cloudg_nb' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

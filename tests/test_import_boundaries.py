@@ -38,3 +38,14 @@ def test_public_api_is_reexported_from_the_package() -> None:
     missing = [n for n in names if not hasattr(cloudg_nb, n)]
     assert missing == []
     assert set(names) <= set(cloudg_nb.__all__)
+
+
+def test_domain_and_privacy_types_are_importable_from_the_package() -> None:
+    import cloudg_nb
+    from cloudg_nb.estate import Dataset, DatasetLoadError
+    from cloudg_nb.transforms.vault import Vault
+
+    assert cloudg_nb.Dataset is Dataset
+    assert cloudg_nb.DatasetLoadError is DatasetLoadError
+    assert cloudg_nb.Vault is Vault
+    assert {"PolicyError", "InputRejectedError", "NoDatasetError"} <= set(cloudg_nb.__all__)
