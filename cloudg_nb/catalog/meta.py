@@ -1,12 +1,20 @@
-"""Meta tools and resources: what this server offers and what the workspace holds."""
+"""Meta tools: what this server offers, and what the estate's asset and edge types mean.
+
+They need no dataset: ``list_capabilities`` reads the layer's (policy-filtered) listings,
+``explain_asset_type`` / ``explain_edge_type`` the estate model's vocabulary.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from .. import estate
 from ..layer.context import ToolContext
 from ..layer.enums import Sensitivity
 from ..layer.registry import Registry
+from .schemas import BOOL, NSTR, STR, arr, obj
 
 __all__ = ["register"]
 
@@ -31,27 +39,55 @@ def list_capabilities(ctx: ToolContext) -> dict[str, Any]:
     }
 
 
-def workspace_status(ctx: ToolContext) -> dict[str, Any]:
-    """Show which estate datasets are loaded in the shared workspace and which one is
-    active (the one tools use when no dataset argument is given)."""
-    return ctx.workspace.status()
+_CAPABILITIES = obj({
+    "server": obj({"name": STR, "version": STR, "policy": STR}),
+    "tools": arr(obj({"name": STR, "title": NSTR, "category": STR})),
+    "resources": arr(obj({"uri": STR, "name": STR})),
+    "templates": arr(obj({"uriTemplate": STR, "name": STR})),
+    "prompts": arr(STR)})
 
 
-def workspace_resource(ctx: ToolContext) -> dict[str, Any]:
-    """The datasets loaded in the shared workspace and the active one."""
-    return ctx.workspace.status()
+def explain_asset_type(
+    ctx: ToolContext,
+    asset_type: Annotated[str | None, Field(
+        max_length=64,
+        description="An asset type such as EC2, S3_BUCKET, IAM_ROLE or KMS_KEY "
+                    "(case-insensitive); empty lists every type.")] = None,
+) -> dict[str, Any]:
+    """What an asset type is: its category (network, compute, identity, data, keys ...),
+    whether attackers aim for it as a data store, and a description. Without an argument,
+    every type the estate model knows."""
+    if asset_type:
+        return {"types": [estate.explain_asset_type(asset_type)]}
+    return {"types": [estate.explain_asset_type(t) for t in estate.AssetType]}
+
+
+_TYPE = obj({"asset_type": STR, "category": STR, "data_store": BOOL, "description": STR})
+
+
+def explain_edge_type(
+    ctx: ToolContext,
+    edge_type: Annotated[str | None, Field(
+        max_length=64,
+        description="An edge type such as ASSUMES_ROLE, REFERENCES or SECURITY_GROUP_RULE "
+                    "(case-insensitive); empty lists every type.")] = None,
+) -> dict[str, Any]:
+    """What an edge type means: its family (network, structure, identity, workload,
+    governance), which end depends on the other (used by blast_radius), and a description.
+    Without an argument, every edge type."""
+    if edge_type:
+        return {"types": [estate.explain_edge_type(edge_type)]}
+    return {"types": [estate.explain_edge_type(t) for t in estate.EdgeType]}
+
+
+_EDGE_TYPE = obj({"edge_type": STR, "family": STR, "dependency": STR, "description": STR})
 
 
 def register(registry: Registry) -> None:
-    registry.tool(
-        list_capabilities, title="List capabilities", category="meta",
-        sensitivity=Sensitivity.PUBLIC,
-    )
-    registry.tool(
-        workspace_status, title="Workspace status", category="workspace",
-        sensitivity=Sensitivity.INTERNAL,
-    )
-    registry.resource(
-        "cloudg://workspace", name="workspace", title="Workspace", category="workspace",
-        sensitivity=Sensitivity.INTERNAL,
-    )(workspace_resource)
+    registry.tool(list_capabilities, title="List capabilities", category="meta",
+                  sensitivity=Sensitivity.PUBLIC, output_schema=_CAPABILITIES)
+    registry.tool(explain_asset_type, title="Explain an asset type", category="meta",
+                  sensitivity=Sensitivity.PUBLIC, output_schema=obj({"types": arr(_TYPE)}))
+    registry.tool(explain_edge_type, title="Explain an edge type", category="meta",
+                  sensitivity=Sensitivity.PUBLIC,
+                  output_schema=obj({"types": arr(_EDGE_TYPE)}))

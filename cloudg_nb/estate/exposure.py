@@ -139,7 +139,7 @@ def internet_exposure(
                                       "all_ports", "waf_protected", "protected_by",
                                       "open_findings", "max_severity"])
     if sensitive_only and len(items):
-        items = items[items["sensitive_ports"].map(len) > 0 | items["all_ports"]]
+        items = items[(items["sensitive_ports"].map(len) > 0) | items["all_ports"].astype(bool)]
     if len(items):
         key = items["sensitive_ports"].map(len) + items["all_ports"].astype(int) * 100
         items = items.assign(_k=-key).sort_values(["_k", "name", "id"], kind="stable") \

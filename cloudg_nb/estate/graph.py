@@ -147,11 +147,10 @@ def bfs(
     """Level-synchronous BFS from ``sources`` over arcs whose type passes ``mask``."""
     n = adj.n
     dist = np.full(n, -1, dtype=np.int32)
-    parent = np.full(n, -1, dtype=np.int32)
-    parc = np.full(n, -1, dtype=np.int64)
     frontier = np.unique(np.asarray(sources, dtype=np.int64))
     dist[frontier] = 0
     levels: list[np.ndarray] = []
+    level_arcs: list[np.ndarray] = []  # the arc that reached each node, level by level
     depth = 0
     complete = True
     while len(frontier):
@@ -172,15 +171,15 @@ def bfs(
         new, first = np.unique(nbr, return_index=True)
         depth += 1
         dist[new] = depth
-        parc[new] = arcs[first]
-        parent[new] = adj.arc_src[arcs[first]]
         levels.append(new)
+        level_arcs.append(arcs[first])
         frontier = new
         if on_level is not None:
             on_level(depth, len(new))
     nodes = np.concatenate(levels) if levels else np.zeros(0, dtype=np.int64)
-    return Reach(nodes=nodes, depth=dist[nodes], parent=parent[nodes], arc=parc[nodes],
-                 dist=dist, complete=complete)
+    arc = np.concatenate(level_arcs) if level_arcs else np.zeros(0, dtype=np.int64)
+    return Reach(nodes=nodes, depth=dist[nodes], parent=adj.arc_src[arc].astype(np.int32),
+                 arc=arc.astype(np.int64, copy=False), dist=dist, complete=complete)
 
 
 def shortest_simple_paths(

@@ -12,7 +12,7 @@ from .dataset import Dataset
 from .graph import EDGE_TYPES, Adjacency
 
 __all__ = ["QueryResult", "node_frame", "node_record", "arc_records", "path_record",
-           "check_depth", "object_frame", "EDGE_VALUES", "NODE_COLUMNS"]
+           "check_depth", "node_matrix", "EDGE_VALUES", "NODE_COLUMNS"]
 
 NODE_COLUMNS = ["id", "name", "type", "provider", "region", "account_id"]
 
@@ -50,14 +50,15 @@ EDGE_VALUES = np.array([t.value for t in EDGE_TYPES], dtype=object)
 _EDGE_VALUES = EDGE_VALUES
 
 
-def object_frame(columns: dict[str, Any]) -> pd.DataFrame:
-    """A DataFrame from arrays, keeping object arrays as object columns (no Arrow strings,
-    so None stays None) and numeric arrays as they are."""
-    return pd.DataFrame({
-        name: pd.Series(values, dtype=object)
-        if not isinstance(values, np.ndarray) or values.dtype.kind == "O" else values
-        for name, values in columns.items()
-    })
+def node_matrix(ds: Dataset) -> np.ndarray:
+    """``NODE_COLUMNS`` of every graph node as one (nodes x columns) object array (cached),
+    so a set of nodes is gathered with a single fancy index."""
+
+    def build() -> np.ndarray:
+        arrays = ds.node_arrays()
+        return np.column_stack([arrays[c] for c in NODE_COLUMNS]).astype(object)
+
+    return ds.cached("node_matrix", build, label="node matrix")
 
 
 def node_frame(ds: Dataset, nodes: np.ndarray) -> pd.DataFrame:

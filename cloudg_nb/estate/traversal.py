@@ -8,6 +8,7 @@ phase (including a first index build) and the end, strictly increasing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,8 +33,8 @@ from .results import (
     NODE_COLUMNS,
     QueryResult,
     check_depth,
+    node_matrix,
     node_record,
-    object_frame,
     path_record,
 )
 
@@ -56,26 +57,35 @@ def _edge_types(edge_types: Any) -> list[EdgeType] | None:
     return parse_enum_list(EdgeType, edge_types, field="edge_types")
 
 
+@functools.lru_cache(maxsize=32)
+def _column_index(extra: tuple[str, ...]) -> pd.Index:
+    """Column labels built once (pandas would otherwise convert them on every result)."""
+    return pd.Index([*NODE_COLUMNS, *extra], dtype=object)
+
+
 def _reach_frame(ds: Dataset, adj: Adjacency, reach: Reach, *, via: str = "via_id",
                  with_direction: bool = True) -> pd.DataFrame:
     """Reached nodes (BFS order: by depth, then inventory order) with the node they were
     reached from (column ``via``) and the edge used."""
-    arrays = ds.node_arrays()
+    # One object block gathered with few fancy indexes, handed to pandas at once: on
+    # mid-sized results, building the frame column by column costs more than the walk.
     nodes = reach.nodes
     rows = adj.arc_edge[reach.arc]
-    edge_ids = np.full(len(rows), None, dtype=object)
+    extra = [via, "edge_id", "edge_type"] + (["edge_direction"] if with_direction else [])
+    width = len(NODE_COLUMNS)
+    block = np.empty((len(nodes), width + len(extra)), dtype=object)
+    block[:, :width] = node_matrix(ds)[nodes]
+    block[:, width] = ds.node_arrays()["id"][reach.parent]
     real = rows >= 0
+    edge_ids = np.full(len(rows), None, dtype=object)
     edge_ids[real] = ds.edge_ids()[rows[real]]
-    cols: dict[str, Any] = {"depth": reach.depth.astype(np.int64)}
-    for c in NODE_COLUMNS:
-        cols[c] = arrays[c][nodes]
-    cols[via] = arrays["id"][reach.parent]
-    cols["edge_id"] = edge_ids
-    cols["edge_type"] = EDGE_VALUES[adj.arc_type[reach.arc]]
+    block[:, width + 1] = edge_ids
+    block[:, width + 2] = EDGE_VALUES[adj.arc_type[reach.arc]]
     if with_direction:
-        cols["edge_direction"] = np.where(adj.arc_forward[reach.arc], "out", "in").astype(
-            object)
-    return object_frame(cols)
+        block[:, width + 3] = np.where(adj.arc_forward[reach.arc], "out", "in")
+    frame = pd.DataFrame(block, columns=_column_index(tuple(extra)), dtype=object, copy=False)
+    frame.insert(0, "depth", reach.depth.astype(np.int64))
+    return frame
 
 
 def neighbors(
@@ -421,7 +431,8 @@ def _dependency_walk(ds: Dataset, ref: str, view: str, max_depth: int | None,
 
 
 def _distinct(values: np.ndarray) -> list[str]:
-    return sorted({str(v) for v in values if v is not None and v == v})
+    """Sorted distinct non-null values (deduplicated before the per-value checks)."""
+    return sorted({str(v) for v in set(values.tolist()) if v is not None and v == v})
 
 
 def blast_radius(

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "graph_scale.py"
 
 ROWS = ["load (generate + build)", "find_assets", "neighbors_d2", "blast_radius",
-        "attack_paths", "find_paths"]
+        "blast_radius_typical", "attack_paths", "find_paths"]
 
 
 def test_quick_json_run_reports_every_row_and_the_answers_agree() -> None:

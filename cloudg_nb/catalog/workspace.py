@@ -1,0 +1,308 @@
+"""Workspace tools: what is loaded, loading files and sample estates, switching, snapshots,
+unloading, exporting, and what changed between two datasets.
+
+Mutations go through ``Workspace`` (which fires the change events: resource updates for
+``cloudg://workspace``, ``cloudg://datasets`` and the dataset's summary, plus a resources list
+change when a name appears or goes). ``unload_dataset`` is the only destructive tool.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..estate import MAX_LIMIT, Dataset, Phases, diff, write_inventory_map, write_tabular
+from ..estate.samples import MAX_SCALED
+from ..layer.context import ToolContext
+from ..layer.enums import Capability, Sensitivity
+from ..layer.errors import InvalidArgumentsError
+from ..layer.registry import Registry
+from ..workspace import summary_uri
+from .conventions import DatasetArg, dataset_of, progress_of
+from .schemas import BOOL, INT, NSTR, OBJ, STR, arr, int_map, obj
+
+__all__ = ["register", "EXPORT_FORMATS"]
+
+EXPORT_FORMATS = ("inventory", "csv", "jsonl", "parquet")
+
+NameArg = Annotated[str, Field(
+    min_length=1, max_length=64,
+    description="A loaded dataset's name (list_datasets shows them).")]
+NewNameArg = Annotated[str | None, Field(
+    max_length=64,
+    description="Name for the new dataset (letters, digits, '_', '.', '-'); default: derived "
+                "and made unique.")]
+
+
+def _line(ws: Any, ds: Dataset) -> dict[str, Any]:
+    return {"name": ds.name, "version": ds.version, "active": ws.active == ds.name,
+            "source": ds.source, "kind": ds.kind, "assets": len(ds.assets),
+            "edges": len(ds.edges), "findings": len(ds.findings),
+            "summary_uri": summary_uri(ds.name)}
+
+
+_LINE = obj({"name": STR, "version": INT, "active": BOOL, "source": NSTR, "kind": NSTR,
+             "assets": INT, "edges": INT, "findings": INT, "summary_uri": STR})
+
+
+def _loaded(ctx: ToolContext, ds: Dataset, replaced: bool) -> dict[str, Any]:
+    ws = ctx.workspace
+    ctx.link(summary_uri(ds.name), f"{ds.name} summary",
+             description="Counts by provider, type and severity of the loaded dataset")
+    return {**_line(ws, ds), "compliance_results": len(ds.compliance), "replaced": replaced,
+            "datasets": ws.names()}
+
+
+_LOADED = obj({**_LINE["properties"], "compliance_results": INT, "replaced": BOOL,
+               "datasets": arr(STR)})
+
+
+# -- read-only ----------------------------------------------------------------------------
+
+
+def workspace_status(ctx: ToolContext) -> dict[str, Any]:
+    """Show which estate datasets are loaded in the shared workspace and which one is active
+    (the one every tool uses when its dataset argument is empty), with their sizes."""
+    return ctx.workspace.status()
+
+
+_STATUS = obj({"datasets": arr(STR), "active": NSTR, "max_datasets": INT,
+               "loaded": arr(obj({"name": STR, "version": INT, "active": BOOL,
+                                  "source": NSTR, "kind": NSTR, "assets": INT, "edges": INT,
+                                  "findings": INT}))})
+
+
+def list_datasets(ctx: ToolContext) -> dict[str, Any]:
+    """List the loaded datasets in load order: name, version (bumped by every change),
+    whether it is active, where it came from, and asset/edge/finding counts."""
+    ws = ctx.workspace
+    lines = [_line(ws, ws.get(n)) for n in ws.names()]
+    return {"active": ws.active, "total": len(lines), "datasets": lines}
+
+
+def dataset_summary(ctx: ToolContext, dataset: DatasetArg = "") -> dict[str, Any]:
+    """Orient yourself in a dataset: asset counts by provider and type, accounts, regions,
+    open and suppressed findings by severity, internet-exposed assets, edge types and
+    compliance frameworks."""
+    ds = dataset_of(ctx, dataset)
+    return {"dataset": ds.name, **ds.summary(), "uri": summary_uri(ds.name)}
+
+
+_SUMMARY = obj({"dataset": STR, "name": STR, "version": INT, "source": NSTR, "kind": NSTR,
+                "assets": INT, "edges": INT, "findings": INT, "open_findings": INT,
+                "suppressed_findings": INT, "orphan_findings": INT,
+                "internet_exposed_assets": INT, "providers": int_map(),
+                "asset_types": int_map(), "accounts": INT, "regions": arr(STR),
+                "findings_by_severity": int_map(), "edge_types": int_map(),
+                "compliance_frameworks": arr(STR), "uri": STR})
+
+
+def diff_datasets(
+    ctx: ToolContext,
+    base: Annotated[str, Field(min_length=1, max_length=64,
+                               description="The earlier dataset (e.g. last week's snapshot).")],
+    target: DatasetArg = "",
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT,
+                                description="At most this many entries per list; the summary "
+                                            "counts everything.")] = 100,
+) -> dict[str, Any]:
+    """What changed from base to target (empty = active): assets added, removed and changed
+    (field by field), edges added and removed, findings new, resolved and with a changed
+    severity, and assets newly exposed to the internet (or no longer)."""
+    ws = ctx.workspace
+    b, t = ws.get(base), dataset_of(ctx, target)
+    result = diff(b, t, progress=progress_of(ctx))
+    truncated = False
+
+    def cap(items: list[Any]) -> list[Any]:
+        nonlocal truncated
+        if len(items) > limit:
+            truncated = True
+            return items[:limit]
+        return items
+
+    for group in ("assets", "edges", "findings"):
+        result[group] = {k: cap(v) for k, v in result[group].items()}
+    for key in ("newly_internet_exposed", "no_longer_internet_exposed"):
+        result[key] = cap(result[key])
+    result["truncated"] = truncated
+    return result
+
+
+_DIFF_ASSET = obj({"id": STR, "name": NSTR, "type": STR, "account_id": NSTR, "arn": NSTR})
+_DIFF_EDGE = obj({"id": STR, "source_id": STR, "target_id": STR, "edge_type": STR})
+_DIFF_FINDING = obj({"id": STR, "severity": STR, "title": NSTR, "resource_id": NSTR})
+_DIFF = obj({
+    "base": obj({"name": STR, "version": INT}), "target": obj({"name": STR, "version": INT}),
+    "assets": obj({"added": arr(_DIFF_ASSET), "removed": arr(_DIFF_ASSET),
+                   "changed": arr(obj({"id": STR, "name": STR, "changes": OBJ}))}),
+    "edges": obj({"added": arr(_DIFF_EDGE), "removed": arr(_DIFF_EDGE)}),
+    "findings": obj({"new": arr(_DIFF_FINDING), "resolved": arr(_DIFF_FINDING),
+                     "severity_changed": arr(obj({"id": STR, "title": NSTR, "from": STR,
+                                                  "to": STR}))}),
+    "newly_internet_exposed": arr(_DIFF_ASSET), "no_longer_internet_exposed": arr(_DIFF_ASSET),
+    "summary": int_map(), "truncated": BOOL})
+
+
+# -- mutations ----------------------------------------------------------------------------
+
+
+def load_dataset(
+    ctx: ToolContext,
+    path: Annotated[str, Field(
+        min_length=1, max_length=4096,
+        description="File or folder under an allowed root: an inventory-map.json (a "
+                    "findings.json beside it is read too), a folder of assets/edges/findings "
+                    "tables (CSV, JSON lines or Parquet), or Prowler JSON-OCSF output. Relative "
+                    "paths start at the first allowed root.")],
+    name: NewNameArg = None,
+    kind: Annotated[str, Field(
+        max_length=16,
+        description="File format: auto (detect), inventory, tabular or prowler.")] = "auto",
+    activate: Annotated[bool, Field(description="Make it the active dataset.")] = True,
+    replace: Annotated[bool, Field(
+        description="Replace a loaded dataset of the same name (else that is an error).")
+    ] = False,
+) -> dict[str, Any]:
+    """Load an estate file or folder as a named dataset in the shared workspace, so every
+    tool can query it. A file that cannot be read is an error naming the file and the
+    problem, and leaves the workspace exactly as it was."""
+    ws = ctx.workspace
+    replaced = bool(name) and name in ws
+    ds = ws.load(path, name=name, kind=kind, activate=activate, replace=replace,
+                 progress=progress_of(ctx))
+    return _loaded(ctx, ds, replaced)
+
+
+def sample_estate(
+    ctx: ToolContext,
+    name: Annotated[str, Field(
+        max_length=16,
+        description="Which sample estate: demo (60 assets across AWS, Azure and GCP that tell "
+                    "an attack story), drifted (demo a week later) or scaled (generated, n "
+                    "assets).")] = "demo",
+    n: Annotated[int | None, Field(
+        ge=10, le=MAX_SCALED,
+        description=f"Assets of a scaled estate (10-{MAX_SCALED:,}; default 10,000).")] = None,
+    seed: Annotated[int, Field(ge=0, description="Random seed of a scaled estate.")] = 7,
+    dataset_name: NewNameArg = None,
+    activate: Annotated[bool, Field(description="Make it the active dataset.")] = True,
+    replace: Annotated[bool, Field(
+        description="Replace a loaded dataset named dataset_name.")] = False,
+) -> dict[str, Any]:
+    """Load a built-in sample estate (no files or cloud access needed) to explore the tools:
+    the demo estate has an internet-facing load balancer in front of web hosts whose role
+    reads a PII database, a shared KMS key, an external trust and an SSH rule open to all."""
+    ws = ctx.workspace
+    ph = Phases(progress_of(ctx))
+    ph.step(0, "generating the sample estate")
+    replaced = bool(dataset_name) and dataset_name in ws
+    ds = ws.load_sample(name, n=n, seed=seed, name=dataset_name, activate=activate,
+                        replace=replace)
+    ph.step(70, "indexing")
+    ds.index  # noqa: B018  (build reference lookups now, so the first query is quick)
+    ph.done(f"loaded {len(ds.assets)} assets")
+    return _loaded(ctx, ds, replaced)
+
+
+def select_dataset(ctx: ToolContext, name: NameArg) -> dict[str, Any]:
+    """Make a loaded dataset the active one: tools called with an empty dataset argument
+    (and the cloudg://findings/summary and cloudg://compliance resources) then use it."""
+    ws = ctx.workspace
+    ds = ws.select(name)
+    return {"active": ds.name, "version": ds.version, "datasets": ws.names()}
+
+
+_SELECTED = obj({"active": STR, "version": INT, "datasets": arr(STR)})
+
+
+def unload_dataset(ctx: ToolContext, name: NameArg) -> dict[str, Any]:
+    """Remove a dataset from the workspace (its data is gone unless saved or snapshotted);
+    if it was active, the most recently loaded remaining dataset becomes active."""
+    ws = ctx.workspace
+    ds = ws.remove(name)
+    return {"unloaded": ds.name, "active": ws.active, "datasets": ws.names()}
+
+
+_UNLOADED = obj({"unloaded": STR, "active": NSTR, "datasets": arr(STR)})
+
+
+def snapshot_dataset(
+    ctx: ToolContext, dataset: DatasetArg = "", name: NewNameArg = None
+) -> dict[str, Any]:
+    """Copy a dataset under a new name (default '<name>-snapshot') without activating it,
+    to keep a baseline before changes (suppressions, reloads) and diff against it later."""
+    ws = ctx.workspace
+    src = dataset_of(ctx, dataset)
+    copy = ws.snapshot(src.name, name)
+    return {"snapshot": copy.name, "source_dataset": src.name, "version": copy.version,
+            "active": ws.active, "datasets": ws.names()}
+
+
+_SNAPSHOT = obj({"snapshot": STR, "source_dataset": STR, "version": INT, "active": NSTR,
+                 "datasets": arr(STR)})
+
+
+def export_dataset(
+    ctx: ToolContext,
+    dataset: DatasetArg = "",
+    folder: Annotated[str | None, Field(
+        max_length=1024,
+        description="Folder under the output root to write into (default: the dataset "
+                    "name).")] = None,
+    format: Annotated[str, Field(
+        max_length=16,
+        description="inventory (inventory-map.json + findings.json), csv, jsonl or "
+                    "parquet.")] = "inventory",
+) -> dict[str, Any]:
+    """Save a dataset (with its suppressions) as files under the server's output folder, in
+    a format load_dataset reads back: an inventory map or tables (CSV, JSON lines, Parquet)."""
+    fmt = str(format).strip().lower()
+    if fmt not in EXPORT_FORMATS:
+        from ..estate import close_matches
+
+        raise InvalidArgumentsError(
+            "Unknown export format; use one of the allowed values.",
+            data={"field": "format", "close_matches": close_matches(fmt, EXPORT_FORMATS),
+                  "allowed": list(EXPORT_FORMATS)})
+    ws = ctx.workspace
+    ds = dataset_of(ctx, dataset)
+    target = ws.resolve_path(folder or ds.name, write=True)
+    paths = write_inventory_map(ds, target) if fmt == "inventory" else \
+        write_tabular(ds, target, fmt)
+    root = ws.output_root
+    return {"dataset": ds.name, "version": ds.version, "format": fmt,
+            "folder": str(target.relative_to(root)) if target != root else ".",
+            "files": sorted(p.name for p in paths)}
+
+
+_EXPORTED = obj({"dataset": STR, "version": INT, "format": STR, "folder": STR,
+                 "files": arr(STR)})
+
+
+def register(registry: Registry) -> None:
+    read = {"category": "workspace"}
+    write = {"category": "workspace", "capabilities": {Capability.WRITE_STATE}}
+    registry.tool(workspace_status, title="Workspace status", sensitivity=Sensitivity.INTERNAL,
+                  output_schema=_STATUS, **read)
+    registry.tool(list_datasets, title="List loaded datasets", sensitivity=Sensitivity.INTERNAL,
+                  output_schema=obj({"active": NSTR, "total": INT, "datasets": arr(_LINE)}),
+                  **read)
+    registry.tool(dataset_summary, title="Dataset summary", output_schema=_SUMMARY, **read)
+    registry.tool(diff_datasets, title="Diff two datasets", output_schema=_DIFF, **read)
+    registry.tool(load_dataset, title="Load an estate dataset", sensitivity=Sensitivity.INTERNAL,
+                  output_schema=_LOADED, category="workspace",
+                  capabilities={Capability.READ_FS, Capability.WRITE_STATE})
+    registry.tool(sample_estate, title="Load a sample estate", sensitivity=Sensitivity.INTERNAL,
+                  output_schema=_LOADED, **write)
+    registry.tool(select_dataset, title="Select the active dataset",
+                  sensitivity=Sensitivity.INTERNAL, output_schema=_SELECTED, **write)
+    registry.tool(unload_dataset, title="Unload a dataset", sensitivity=Sensitivity.INTERNAL,
+                  output_schema=_UNLOADED, annotations={"destructive": True}, **write)
+    registry.tool(snapshot_dataset, title="Snapshot a dataset",
+                  sensitivity=Sensitivity.INTERNAL, output_schema=_SNAPSHOT, **write)
+    registry.tool(export_dataset, title="Export a dataset to files", output_schema=_EXPORTED,
+                  category="workspace",
+                  capabilities={Capability.READ_STATE, Capability.WRITE_FS})
+

@@ -1,0 +1,65 @@
+"""The key answers under the default ``standard`` policy (sanitise, redact, project,
+annotate): the demo's attack path, blast radius, drift, paging cursors and close-match
+errors come through the output transforms intact and useful."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cloudg_nb import CloudGMCPLayer
+
+from .support import error_data, make_layer
+
+
+@pytest.fixture
+async def standard(tmp_path: Path) -> CloudGMCPLayer:
+    layer = make_layer(tmp_path, policy="standard")
+    assert layer.policy.name == "standard"
+    await _call(layer, "sample_estate", {"name": "demo"})
+    return layer
+
+
+async def _call(layer: CloudGMCPLayer, name: str, arguments: dict) -> dict:
+    result = await layer.call_tool(name, arguments)
+    assert not result.is_error, result.text
+    assert "cloudg/transforms" in result.meta  # the output pipeline ran
+    return result.structured
+
+
+async def test_attack_path_to_the_pii_database_survives_the_transforms(standard) -> None:
+    out = await _call(standard, "attack_paths", {"target": "customers-db"})
+    assert [n["name"] for n in out["paths"][0]["nodes"]] == [
+        "Internet", "web-alb", "web-1", "app-role", "customers-db"]
+    assert out["paths"][0]["nodes"][4]["account_id"] == "111122223333"
+
+
+async def test_blast_radius_of_the_shared_key_survives_the_transforms(standard) -> None:
+    out = await _call(standard, "blast_radius", {"ref": "prod-data-key"})
+    assert [i["name"] for i in out["items"] if i["depth"] == 1] == [
+        "customers-db", "customer-pii-exports", "db-credentials", "audit-logs"]
+
+
+async def test_drift_survives_the_transforms(standard) -> None:
+    await _call(standard, "sample_estate", {"name": "drifted"})
+    out = await _call(standard, "diff_datasets", {"base": "demo"})
+    assert [a["name"] for a in out["assets"]["removed"]] == ["web-waf"]
+    assert [f["id"] for f in out["findings"]["resolved"]] == ["f-002"]
+
+
+async def test_paging_cursors_survive_the_transforms(standard) -> None:
+    first = await _call(standard, "find_assets", {"limit": 40})
+    rest = await _call(standard, "find_assets", {"limit": 40, "cursor": first["next_cursor"]})
+    ids = [i["id"] for i in first["items"] + rest["items"]]
+    assert len(set(ids)) == 60 and rest["next_cursor"] is None
+
+
+async def test_close_matches_survive_the_transforms(standard) -> None:
+    result = await standard.call_tool("get_asset", {"ref": "customer-db"})
+    assert result.error_code == -32602
+    assert "customers-db" in error_data(result)["close_matches"]
+
+
+async def test_output_schemas_are_withheld_when_outputs_are_transformed(standard) -> None:
+    assert all("outputSchema" not in t for t in standard.tools_wire())
