@@ -61,7 +61,7 @@ def _layer(args: argparse.Namespace) -> Any:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    asyncio.run(run_demo())
+    asyncio.run(run_demo(args.policy or "standard"))
     return 0
 
 
@@ -213,7 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_layer_options(parser, None)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="walk through the layer in-process").set_defaults(fn=_cmd_demo)
+    demo = sub.add_parser("demo", help="tour the built-in demo estate in-process")
+    demo.set_defaults(fn=_cmd_demo)
     tools = sub.add_parser("tools", help="list the tools")
     tools.add_argument("--json", action="store_true", help="print the MCP tool definitions")
     tools.set_defaults(fn=_cmd_tools)

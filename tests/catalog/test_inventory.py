@@ -115,7 +115,7 @@ async def test_list_regions_busiest_first(layer) -> None:
 async def test_list_tags_keys_then_values_of_one_key(layer) -> None:
     keys = await ok(layer, "list_tags")
     assert [(t["key"], t["assets"], t["values"]) for t in keys["items"]] == [
-        ("env", 54, 2), ("team", 17, 8), ("data_classification", 5, 2)]
+        ("env", 54, 2), ("team", 17, 8), ("data_classification", 5, 2), ("owner_note", 1, 1)]
     values = await ok(layer, "list_tags", {"key": "env"})
     assert [(t["value"], t["assets"]) for t in values["items"]] == [("prod", 52), ("shared", 2)]
     assert values["key"] == "env"

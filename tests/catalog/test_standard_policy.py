@@ -63,3 +63,18 @@ async def test_close_matches_survive_the_transforms(standard) -> None:
 
 async def test_output_schemas_are_withheld_when_outputs_are_transformed(standard) -> None:
     assert all("outputSchema" not in t for t in standard.tools_wire())
+
+
+async def test_password_in_the_demo_user_data_never_reaches_the_caller(standard) -> None:
+    result = await standard.call_tool("get_asset", {"ref": "web-1"})
+    wire = str(result.to_wire())
+    assert "Xq7-tide-Lantern-42" not in wire
+    assert result.structured["metadata"]["user_data"].startswith("[REDACTED")
+    assert result.structured["metadata"]["instance_type"] == "t3.large"  # the rest stays
+
+
+async def test_injection_in_a_demo_tag_is_fenced_as_untrusted(standard) -> None:
+    result = await standard.call_tool("get_asset", {"ref": "web-2"})
+    note = result.structured["tags"]["owner_note"]
+    assert note.startswith("⟦untrusted⟧") and note.rstrip().endswith("⟦/untrusted⟧")
+    assert result.meta["cloudg/transforms"]["untrusted"] == 1
