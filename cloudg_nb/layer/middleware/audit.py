@@ -6,6 +6,7 @@ logger. A write failure is logged at DEBUG and never breaks the request.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -43,6 +44,16 @@ def _timestamp() -> str:
     return _stamp[1]
 
 
+@functools.lru_cache(maxsize=256)
+def _roles_sorted(roles: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(roles))
+
+
+def _sorted_roles(roles: Any) -> tuple[str, ...]:
+    """Sorted roles, cached per role set (the same few sets recur on every line)."""
+    return _roles_sorted(roles) if isinstance(roles, frozenset) else tuple(sorted(roles))
+
+
 class AuditLogMiddleware:
     """Write an audit line for every tool, resource, prompt and completion request."""
 
@@ -57,6 +68,7 @@ class AuditLogMiddleware:
         if salt is None:
             salt = secrets.token_bytes(32)
         self._salt = salt.encode() if isinstance(salt, str) else bytes(salt)
+        self._mac = hmac.new(self._salt, digestmod=hashlib.sha256)
         self.hash_values = hash_values
         self.path = Path(path) if path is not None else None
         self.stream = stream
@@ -80,8 +92,11 @@ class AuditLogMiddleware:
 
     def hash_value(self, value: Any) -> str:
         """16 hex characters of HMAC-SHA256 over the canonical JSON of ``value``."""
-        canonical = _CANONICAL.encode(value)
-        return hmac.new(self._salt, canonical.encode(), hashlib.sha256).hexdigest()[:16]
+        mac = self._mac.copy()  # keyed once; copying skips the per-value key schedule
+        # The common scalar, int, is its own canonical JSON (repr); the rest go through JSON.
+        canonical = repr(value) if type(value) is int else _CANONICAL.encode(value)
+        mac.update(canonical.encode())
+        return mac.hexdigest()[:16]
 
     async def __call__(self, info: Any, call_next: Any) -> Any:
         try:
@@ -100,7 +115,7 @@ class AuditLogMiddleware:
             "event": "mcp.call",
             "kind": info.kind,
             "name": info.name,
-            "principal": {"id": principal.id, "roles": sorted(principal.roles)},
+            "principal": {"id": principal.id, "roles": _sorted_roles(principal.roles)},
             "request_id": info.context.request_id,
             "argument_keys": sorted(str(k) for k in args),
             "duration_ms": round((time.monotonic() - info.started) * 1000, 3),
