@@ -47,6 +47,10 @@ async def maybe_await(value: Any) -> Any:
     return value
 
 
+def _as_text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 @dataclass(frozen=True, slots=True)
 class Principal:
     """The caller: an id, a set of roles, and free-form claims (never used for roles)."""
@@ -93,6 +97,9 @@ class ToolContext:
     loop: asyncio.AbstractEventLoop | None = None
     #: Set when the request is over (e.g. timed out); later progress and logs are dropped.
     finished: bool = False
+    #: The output transform for text this request sends out of band (progress messages, log
+    #: data); the layer sets it when the policy's output pipeline is non-empty.
+    outbound: Callable[[Any], Any] | None = None
     _last_progress: float | None = field(default=None, repr=False)
     _pending: list[concurrent.futures.Future[Any]] = field(default_factory=list, repr=False)
 
@@ -118,6 +125,8 @@ class ToolContext:
             return
         self._last_progress = progress
         try:
+            if message and self.outbound is not None:
+                message = _as_text(self.outbound(message))
             await maybe_await(self.progress_callback(progress, total, message))
         except Exception:  # a broken client must not break the tool
             logger.debug("progress callback failed", exc_info=True)
@@ -159,6 +168,8 @@ class ToolContext:
         if self.log_callback is None or self.finished:
             return
         try:
+            if self.outbound is not None:
+                data = self.outbound(data)
             await maybe_await(self.log_callback(level, data, logger_name))
         except Exception:
             logger.debug("log callback failed", exc_info=True)

@@ -9,7 +9,6 @@ notebook) only ever call these four methods and the ``*_wire`` listings.
 from __future__ import annotations
 
 import asyncio
-import copy
 import fnmatch
 import inspect
 import json
@@ -24,7 +23,6 @@ from typing import Any
 from ..transforms.pipeline import Pipeline, TransformContext, merge_report
 from .content import (
     BlobResourceContents,
-    EmbeddedResource,
     PromptMessage,
     PromptResult,
     ResourceLink,
@@ -44,12 +42,18 @@ from .registry import Registry
 from .results import render_text, to_jsonable, truncate_text
 from .schema import validate_arguments
 from .specs import (
-    NAME_PATTERN,
     AnySpec,
     PromptSpec,
     ResourceSpec,
     ResourceTemplateSpec,
     ToolSpec,
+)
+from .surfaces import (
+    WITHHELD,
+    transform_block,
+    transform_link,
+    transform_meta,
+    transform_resource_contents,
 )
 
 __all__ = ["CloudGMCPLayer", "CallInfo", "Middleware", "ChangeListener"]
@@ -87,13 +91,6 @@ def _bind(mw: Middleware, nxt: Handler) -> Handler:
         return await mw(info, nxt)
 
     return call
-
-
-def _name_for_message(name: Any) -> str:
-    """Echo a name only when it is a well-formed name (never arbitrary caller text)."""
-    if isinstance(name, str) and NAME_PATTERN.fullmatch(name):
-        return f"'{name}'"
-    return "(malformed name)"
 
 
 def _caller(principal: Principal | None, context: ToolContext | None) -> Principal:
@@ -286,13 +283,17 @@ class CloudGMCPLayer:
         return ToolContext(layer=self, principal=principal or Principal.local(), **fields)
 
     def _request_context(
-        self, context: ToolContext | None, principal: Principal, kind: str, name: str
+        self, context: ToolContext | None, principal: Principal, kind: str, name: str,
+        spec: AnySpec,
     ) -> ToolContext:
-        """The adapter's context (filled in for this request) or a fresh one."""
+        """The adapter's context (filled in for this request) or a fresh one; progress
+        messages and log data it sends go through the spec's output pipeline."""
         if context is None:
-            return ToolContext(layer=self, principal=principal, kind=kind, name=name)
-        context.layer = context.layer or self
-        context.principal, context.kind, context.name = principal, kind, name
+            context = ToolContext(layer=self, principal=principal, kind=kind, name=name)
+        else:
+            context.layer = context.layer or self
+            context.principal, context.kind, context.name = principal, kind, name
+        context.outbound = self._reporting_transform(spec, principal, None)
         return context
 
     def _remember_loop(self) -> asyncio.AbstractEventLoop:
@@ -444,22 +445,31 @@ class CloudGMCPLayer:
         self, links: Iterable[ResourceLink], spec: AnySpec, principal: Principal,
         report: dict[str, Any],
     ) -> list[ResourceLink]:
+        """``ctx.link`` links through the output pipeline; a link whose URI the policy
+        removed is dropped."""
+        tr = self._reporting_transform(spec, principal, report)
         out = []
         for link in links:
-            fields = {
-                "uri": link.uri, "name": link.name,
-                "title": link.title, "description": link.description,
-            }
-            new, rep = self._transform(dict(fields), spec, principal)
-            merge_report(report, rep)
-            if not isinstance(new, dict) or new == fields:
-                out.append(link)
-                continue
-            clone = copy.copy(link)
-            for key in fields:
-                setattr(clone, key, new.get(key))
-            out.append(clone)
+            new = transform_link(link, tr) if tr is not None else link
+            if new is not None:
+                out.append(new)
         return out
+
+    def _reporting_transform(
+        self, spec: AnySpec, principal: Principal, report: dict[str, Any] | None
+    ) -> Callable[[Any], Any] | None:
+        """``tr(value)`` running the output pipeline and merging into ``report`` (None: the
+        pipeline is empty, nothing to do)."""
+        if not self.policy.output_pipeline(spec, principal):
+            return None
+
+        def tr(value: Any) -> Any:
+            new, rep = self._transform(value, spec, principal)
+            if report is not None:
+                merge_report(report, rep)
+            return new
+
+        return tr
 
     # -- errors --------------------------------------------------------------------------
 
@@ -477,9 +487,10 @@ class CloudGMCPLayer:
             payload, report = self._transform(
                 {"message": message, "data": to_jsonable(data)}, spec, principal
             )
-            if isinstance(payload, dict):
-                message = str(payload.get("message", message))
-                data = payload.get("data")
+            # Never fall back to the original: a message the policy dropped stays withheld.
+            kept = payload.get("message") if isinstance(payload, dict) else None
+            message = kept if isinstance(kept, str) and kept else WITHHELD
+            data = payload.get("data") if isinstance(payload, dict) else None
         meta: dict[str, Any] = {"cloudg/error_code": code}
         if data is not None:
             meta["cloudg/error_data"] = to_jsonable(data)
@@ -498,8 +509,9 @@ class CloudGMCPLayer:
         if spec is None or not self._visible(spec, p):
             self._record_hidden("tool", name, p)
             raise NotFoundError(
-                f"Unknown tool {_name_for_message(name)}. List the available tools "
-                "(tools/list) and call one of those names.",
+                # The name is not echoed: callers can send anything there, secrets included.
+                "Unknown tool. List the available tools (tools/list) and call one of "
+                "those names.",
                 data={"kind": "tool"},
             )
         return spec
@@ -518,7 +530,7 @@ class CloudGMCPLayer:
         """
         p = _caller(principal, context)
         spec = self.get_tool(name, p)
-        ctx = self._request_context(context, p, "tool", spec.name)
+        ctx = self._request_context(context, p, "tool", spec.name, spec)
         info = CallInfo("tool", spec.name, spec, dict(arguments or {}), p, ctx)
         try:
             return await self._run_chain(info, self._tool_terminal)
@@ -587,33 +599,16 @@ class CloudGMCPLayer:
     def _transform_tool_result(
         self, raw: ToolResult, spec: ToolSpec, principal: Principal, report: dict[str, Any]
     ) -> ToolResult:
-        """Transform every text-bearing part of a handler-built result (not images/blobs)."""
-        if not self.policy.output_pipeline(spec, principal):
+        """Transform every text-bearing part of a handler-built result: structured content,
+        each block's text, link fields, embedded text, URIs and meta, and the result meta.
+        Binary payloads (image/audio data, blobs) stay as they are."""
+        tr = self._reporting_transform(spec, principal, report)
+        if tr is None:
             return ToolResult(list(raw.content), raw.structured, raw.is_error, dict(raw.meta))
-
-        def tr(value: Any) -> Any:
-            new, rep = self._transform(value, spec, principal)
-            merge_report(report, rep)
-            return new
-
         structured = tr(raw.structured) if raw.structured is not None else None
-        content: list[Any] = []
-        for block in raw.content:
-            if isinstance(block, TextContent):
-                block = copy.copy(block)
-                block.text = tr(block.text)
-            elif isinstance(block, ResourceLink):
-                block = self._transform_links([block], spec, principal, report)[0]
-            elif isinstance(block, EmbeddedResource) and isinstance(
-                block.resource, TextResourceContents
-            ):
-                resource = copy.copy(block.resource)
-                resource.text = tr(resource.text)
-                block = copy.copy(block)
-                block.resource = resource
-            content.append(block)
-        meta = tr(dict(raw.meta)) if raw.meta else {}
-        return ToolResult(content, structured, raw.is_error, dict(meta))
+        content = [b for b in (transform_block(b, tr) for b in raw.content) if b is not None]
+        meta = transform_meta(dict(raw.meta), tr) if raw.meta else {}
+        return ToolResult(content, structured, raw.is_error, dict(meta or {}))
 
     # -- resources -----------------------------------------------------------------------
 
@@ -631,7 +626,7 @@ class CloudGMCPLayer:
             raise NotFoundError(
                 "Unknown resource. List resources and resource templates "
                 "(resources/list, resources/templates/list) for URIs that can be read.",
-                data={"kind": "resource", "uri": uri if isinstance(uri, str) else None},
+                data={"kind": "resource"},
             )
         return spec, variables
 
@@ -645,7 +640,7 @@ class CloudGMCPLayer:
         """Read a resource by URI (exact match first, then templates). Errors propagate."""
         p = _caller(principal, context)
         spec, variables = self._resolve_resource(uri, p)
-        ctx = self._request_context(context, p, "resource", uri)
+        ctx = self._request_context(context, p, "resource", uri, spec)
         ctx.meta["uri"] = uri
         info = CallInfo("resource", uri, spec, dict(variables), p, ctx)
         return await self._run_chain(info, self._resource_terminal)
@@ -666,13 +661,10 @@ class CloudGMCPLayer:
         if isinstance(raw, list) and raw and all(
             isinstance(c, (TextResourceContents, BlobResourceContents)) for c in raw
         ):
-            out = []
-            for item in raw:
-                if isinstance(item, TextResourceContents):
-                    item = copy.copy(item)
-                    item.text, _ = self._transform(item.text, spec, principal)
-                out.append(item)
-            return out
+            tr = self._reporting_transform(spec, principal, None)  # report discarded
+            if tr is None:
+                return list(raw)
+            return [transform_resource_contents(item, tr) for item in raw]
         if isinstance(raw, str):
             text, report = self._transform(raw, spec, principal)
             mime_out = mime
@@ -699,8 +691,8 @@ class CloudGMCPLayer:
         if spec is None or not self._visible(spec, p):
             self._record_hidden("prompt", name, p)
             raise NotFoundError(
-                f"Unknown prompt {_name_for_message(name)}. List the available prompts "
-                "(prompts/list).",
+                "Unknown prompt. List the available prompts (prompts/list) and use one of "
+                "those names.",
                 data={"kind": "prompt"},
             )
         arguments = dict(arguments or {})
@@ -710,7 +702,7 @@ class CloudGMCPLayer:
                 f"Missing required prompt arguments: {', '.join(missing)}",
                 data={"missing": missing},
             )
-        ctx = self._request_context(context, p, "prompt", spec.name)
+        ctx = self._request_context(context, p, "prompt", spec.name, spec)
         info = CallInfo("prompt", spec.name, spec, arguments, p, ctx)
         return await self._run_chain(info, self._prompt_terminal)
 
@@ -741,28 +733,18 @@ class CloudGMCPLayer:
     def _transform_prompt(
         self, result: PromptResult, spec: PromptSpec, principal: Principal
     ) -> PromptResult:
-        if not self.policy.output_pipeline(spec, principal):
+        tr = self._reporting_transform(spec, principal, None)  # prompt reports are discarded
+        if tr is None:
             return result
-        scratch: dict[str, Any] = {}  # prompt reports are discarded
         messages = []
         for msg in result.messages:
-            block = msg.content
-            if isinstance(block, TextContent):
-                block = copy.copy(block)
-                block.text, _ = self._transform(block.text, spec, principal)
-            elif isinstance(block, EmbeddedResource) and isinstance(
-                block.resource, TextResourceContents
-            ):
-                resource = copy.copy(block.resource)
-                resource.text, _ = self._transform(resource.text, spec, principal)
-                block = EmbeddedResource(resource, block.annotations, block.meta)
-            elif isinstance(block, ResourceLink):
-                block = self._transform_links([block], spec, principal, scratch)[0]
-            messages.append(PromptMessage(msg.role, block))
+            block = transform_block(msg.content, tr)
+            messages.append(PromptMessage(msg.role, block or TextContent(WITHHELD)))
         description = result.description
         if description:
-            description, _ = self._transform(description, spec, principal)
-        return PromptResult(messages, description, result.meta)
+            description = tr(description)
+            description = description if isinstance(description, str) else None
+        return PromptResult(messages, description, transform_meta(result.meta, tr))
 
     # -- completions ---------------------------------------------------------------------
 
@@ -846,7 +828,9 @@ class CloudGMCPLayer:
             out = []
             for v in values:
                 wrapped, _ = self._transform({argument_name: v}, spec, principal)
-                out.append(str(wrapped.get(argument_name, v)) if isinstance(wrapped, dict) else v)
+                kept = wrapped.get(argument_name) if isinstance(wrapped, dict) else None
+                if kept not in (None, ""):  # a value the policy dropped is omitted
+                    out.append(str(kept))
             values = out
         total = len(values)
         return {

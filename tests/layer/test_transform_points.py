@@ -382,7 +382,8 @@ async def test_handler_built_result_text_embedded_resource_is_transformed() -> N
     embedded = [c for c in result.content if isinstance(c, EmbeddedResource)]
     assert isinstance(embedded[0].resource, TextResourceContents)
     assert embedded[0].resource.text == "EMBEDDED TEXT"
-    assert embedded[0].resource.uri == "data://embedded"
+    # Beyond the seed's table: the URI is transformed too (it can carry credentials).
+    assert embedded[0].resource.uri == "DATA://EMBEDDED"
 
 
 async def test_handler_built_result_meta_is_transformed() -> None:
@@ -574,7 +575,8 @@ async def test_text_contents_in_a_returned_list_are_transformed_and_blobs_are_no
     policy = TransformingPolicy()
     contents = await make_layer(reg, policy).read_resource("data://multi")
 
-    assert policy.outputs.values == ["first part"]
+    # Text, and (beyond the seed's table) each item's URI; never the blob itself.
+    assert policy.outputs.values == ["first part", "data://multi", "data://multi"]
     assert isinstance(contents[0], TextResourceContents)
     assert contents[0].text == "FIRST PART"
     assert isinstance(contents[1], BlobResourceContents)
@@ -754,7 +756,9 @@ async def test_each_value_gets_a_fresh_transform_context_carrying_the_vault() ->
     await run_built(policy)
 
     contexts = policy.outputs.contexts
-    assert len(contexts) == 6  # structured, two texts, one link, one embedded text, meta
+    # structured, two texts, one link, one embedded text, meta — plus (beyond the seed's
+    # table) the URIs of the embedded text and the embedded blob
+    assert len(contexts) == 8
     assert len({id(c) for c in contexts}) == len(contexts)
     assert all(c.vault is vault for c in contexts)
     assert policy.outputs.reports_on_entry == [{}] * len(contexts)
@@ -828,8 +832,9 @@ async def test_tool_report_merges_every_transformed_part_under_cloudg_transforms
     policy = TransformingPolicy(output_steps=[count_words])
     result = await make_layer(reg, policy).call_tool("built")
 
-    # structured, two texts, one link, one embedded text, meta, one ctx.link
-    assert result.meta["cloudg/transforms"] == {"values": 7, "entities": {"word": 7}}
+    # structured, two texts, one link, one embedded text, meta, one ctx.link, and (beyond
+    # the seed's table) the two embedded resources' URIs
+    assert result.meta["cloudg/transforms"] == {"values": 9, "entities": {"word": 9}}
 
 
 async def test_plain_tool_result_report_is_stored_under_cloudg_transforms() -> None:
