@@ -53,9 +53,16 @@ def load_registry(target: str) -> Any:
 
 def _layer(args: argparse.Namespace) -> Any:
     from .layer import CloudGMCPLayer
+    from .policy import PolicyError
 
     registry = load_registry(args.registry) if getattr(args, "registry", None) else None
-    return CloudGMCPLayer(policy=args.policy, registry=registry)
+    try:
+        layer = CloudGMCPLayer(policy=args.policy, registry=registry)
+    except PolicyError as exc:
+        raise UsageError(f"--policy: {exc}") from None
+    if getattr(args, "dataset", None) or getattr(args, "sample", None):
+        asyncio.run(_prepare_workspace(layer, args.dataset or (), args.sample))
+    return layer
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -87,8 +94,9 @@ def _cmd_call(args: argparse.Namespace) -> int:
         return 2
     from .layer import NotFoundError
 
+    layer = _layer(args)
     try:
-        result = asyncio.run(_layer(args).call_tool(args.tool, arguments))
+        result = asyncio.run(layer.call_tool(args.tool, arguments))
     except NotFoundError as exc:
         print(exc.message, file=sys.stderr)
         return 2
@@ -99,11 +107,12 @@ def _cmd_call(args: argparse.Namespace) -> int:
 def _cmd_read(args: argparse.Namespace) -> int:
     from .layer import MCPLayerError
 
+    layer = _layer(args)
     try:
-        contents = asyncio.run(_layer(args).read_resource(args.uri))
+        contents = asyncio.run(layer.read_resource(args.uri))
     except MCPLayerError as exc:
         print(exc.message, file=sys.stderr)
-        return 2
+        return 1
     print(json.dumps([c.to_wire() for c in contents], indent=2))
     return 0
 
@@ -129,7 +138,9 @@ async def _prepare_workspace(layer: Any, datasets: Sequence[str], sample: str | 
                 "(check --registry and --policy)"
             ) from None
         if result.is_error:
-            raise UsageError(f"{option} failed: {result.text}")
+            data = result.meta.get("cloudg/error_data")
+            details = f" (details: {json.dumps(data, default=str)})" if data else ""
+            raise UsageError(f"{option} failed: {result.text}{details}")
 
 
 def _is_loopback(host: str) -> bool:
@@ -144,13 +155,11 @@ def _is_loopback(host: str) -> bool:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from .protocol import BearerTokens
 
-    layer = _layer(args)
     try:
         tokens = BearerTokens.from_specs(args.auth_token or ())
     except ValueError as exc:
         raise UsageError(f"--auth-token: {exc}") from None
-    if args.dataset or args.sample:
-        asyncio.run(_prepare_workspace(layer, args.dataset or (), args.sample))
+    layer = _layer(args)
     if args.transport == "stdio":
         if tokens or args.allowed_host or args.allowed_origin:
             raise UsageError("--auth-token, --allowed-host and --allowed-origin apply to "
@@ -182,6 +191,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_config(args: argparse.Namespace) -> int:
     from .protocol.client_config import client_config
 
+    if args.token and not args.url:
+        raise UsageError("--token goes with --url (a stdio server needs no token)")
+
     server_args: list[str] = []
     if args.policy:
         server_args += ["--policy", args.policy]
@@ -205,6 +217,24 @@ def _add_layer_options(parser: argparse.ArgumentParser, default: Any) -> None:
     )
 
 
+def _add_data_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dataset", action="append", metavar="NAME=PATH",
+                        help="load an estate file into the workspace first (repeatable)")
+    parser.add_argument("--sample", metavar="NAME",
+                        help="load a generated sample estate (e.g. demo) into the workspace "
+                             "first")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a port is a number from 0 to 65535") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError("a port is a number from 0 to 65535")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .protocol.client_config import CLIENTS
 
@@ -225,17 +255,17 @@ def build_parser() -> argparse.ArgumentParser:
     read = sub.add_parser("read", help="read a resource and print its contents")
     read.add_argument("uri")
     read.set_defaults(fn=_cmd_read)
+    for command in (call, read):
+        _add_data_options(command)
 
     serve = sub.add_parser("serve", help="serve the layer to MCP clients (stdio or HTTP)")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP: address to listen on")
-    serve.add_argument("--port", type=int, default=8765, help="HTTP: port (0 picks a free one)")
+    serve.add_argument("--port", type=_port, default=8765,
+                       help="HTTP: port (0 picks a free one)")
     serve.add_argument("--path", default="/mcp", help="HTTP: endpoint path")
     _add_layer_options(serve, argparse.SUPPRESS)
-    serve.add_argument("--dataset", action="append", metavar="NAME=PATH",
-                       help="load an estate file into the workspace (repeatable)")
-    serve.add_argument("--sample", metavar="NAME",
-                       help="load a generated sample estate (e.g. demo) into the workspace")
+    _add_data_options(serve)
     serve.add_argument("--allow-anonymous", action="store_true",
                        help="HTTP: accept callers without a token on a non-loopback --host")
     serve.add_argument("--auth-token", action="append", metavar="TOKEN:ROLES:ID",

@@ -37,6 +37,11 @@ logger = logging.getLogger("cloudg.workspace")
 
 ChangeListener = Callable[[str, "str | None"], Any]
 
+#: Limits of a usable path (as on Linux): longer ones fail in the OS with messages that
+#: would echo them.
+MAX_PATH_CHARS = 4096
+MAX_NAME_CHARS = 255
+
 WORKSPACE_URI = "cloudg://workspace"
 DATASETS_URI = "cloudg://datasets"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -337,6 +342,14 @@ class Workspace:
         if not isinstance(path, (str, Path)) or not str(path).strip():
             raise InvalidArgumentsError("path is empty; pass a file or folder path.",
                                         data={"field": "path"})
+        text = str(path)
+        if "\x00" in text or len(text) > MAX_PATH_CHARS or any(
+            len(part) > MAX_NAME_CHARS for part in Path(text).parts
+        ):
+            raise InvalidArgumentsError(
+                f"The path is not usable: it contains a NUL byte, or is longer than "
+                f"{MAX_PATH_CHARS} characters ({MAX_NAME_CHARS} per name).",
+                data={"field": "path"})
         roots = [self.output_root] if write else self.allowed_roots
         p = Path(path).expanduser()
         if not p.is_absolute():

@@ -181,3 +181,43 @@ def test_http_serve_on_a_public_address_without_tokens_is_refused(capsys) -> Non
     assert main(["serve", "--transport", "http", "--host", "0.0.0.0", "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "--auth-token" in err and "--allow-anonymous" in err
+
+
+def test_a_bad_policy_is_a_usage_error_not_a_traceback(capsys) -> None:
+    assert main(["--policy", "no-such-profile", "tools"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cloudg-nb: --policy:") and "Traceback" not in err
+
+
+def test_call_can_load_the_sample_estate_first(capsys) -> None:
+    assert main(["call", "blast_radius", "--sample", "demo",
+                 "--args", '{"ref": "prod-data-key"}']) == 0
+    assert json.loads(capsys.readouterr().out)["structuredContent"]["total"] == 11
+
+
+def test_read_can_load_the_sample_estate_first(capsys) -> None:
+    assert main(["read", "cloudg://datasets/demo/summary", "--sample", "demo"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["uri"] == "cloudg://datasets/demo/summary"
+
+
+def test_an_out_of_range_port_is_refused(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--transport", "http", "--port", "99999"])
+    assert exit_.value.code == 2
+    assert "0 to 65535" in capsys.readouterr().err
+
+
+def test_config_token_without_url_is_a_usage_error(capsys) -> None:
+    assert main(["config", "--client", "cursor", "--token", "tok"]) == 2
+    assert "--url" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("client", "key"), [
+    ("claude-desktop", "mcpServers"), ("cursor", "mcpServers"), ("vscode", "servers")])
+def test_stdio_configs_pin_the_readable_roots(client: str, key: str, capsys,
+                                              monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("CLOUDG_MCP_ALLOWED_ROOTS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["config", "--client", client]) == 0
+    entry = json.loads(capsys.readouterr().out)[key]["cloudg"]
+    assert entry["env"] == {"CLOUDG_MCP_ALLOWED_ROOTS": str(tmp_path)}

@@ -3,6 +3,7 @@ path safety with allowed roots and an output root, and loads that fail without a
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -226,6 +227,36 @@ def test_writes_only_under_the_output_root(ws, roots) -> None:
     assert target.parent.is_dir() and target.is_relative_to(roots["out"].resolve())
     with pytest.raises(AccessDeniedError):
         ws.resolve_path(roots["data"] / "x.json", write=True)
+
+
+@pytest.mark.parametrize("path", ["a\x00secret", "x" * 5000, "d/" + "y" * 300 + "/f.json"],
+                         ids=["nul", "long_path", "long_name"])
+def test_nul_or_over_long_paths_are_invalid_arguments_without_the_path(ws, path) -> None:
+    with pytest.raises(InvalidArgumentsError) as err:
+        ws.resolve_path(path, write=True)
+    text = err.value.message + repr(err.value.data)
+    assert "secret" not in text and "xxxxxxxxxx" not in text and "yyyyyyyyyy" not in text
+
+
+async def test_export_replaces_a_symlink_in_the_output_folder_instead_of_following_it(
+    roots,
+) -> None:
+    from cloudg_nb import CloudGMCPLayer
+
+    victim = roots["outside"] / "victim.json"
+    victim.write_text("keep me")
+    folder = roots["out"] / "evil"
+    folder.mkdir(parents=True)
+    (folder / "inventory-map.json").symlink_to(victim)
+    layer = CloudGMCPLayer(CloudGConfig(allowed_roots=[roots["data"]], output_dir=roots["out"]),
+                           policy="standard")
+    await layer.call_tool("sample_estate", {"name": "demo"})
+    result = await layer.call_tool("export_dataset", {"folder": "evil"})
+    assert not result.is_error
+    assert victim.read_text() == "keep me"
+    written = folder / "inventory-map.json"
+    assert not written.is_symlink() and json.loads(written.read_text())["assets"]
+    assert sorted(p.name for p in folder.iterdir()) == ["findings.json", "inventory-map.json"]
 
 
 def test_roots_come_from_the_environment(monkeypatch, roots) -> None:

@@ -24,18 +24,18 @@ def compliance_summary(
     ctx: ToolContext, framework: FrameworkArg = None, dataset: DatasetArg = ""
 ) -> dict[str, Any]:
     """How compliant the estate is: per framework the controls assessed, passed, failed,
-    not applicable and manual, and the pass rate (pass / (pass + fail)), plus the total."""
+    not applicable and manual, and the pass rate (passed / (passed + failed)), plus the total."""
     ds = dataset_of(ctx, dataset)
     frameworks = estate.frame_records(estate.compliance_summary(ds, framework))
-    passed = sum(f["pass"] for f in frameworks)
-    failed = sum(f["fail"] for f in frameworks)
-    overall = {"controls": sum(f["controls"] for f in frameworks), "pass": passed,
-               "fail": failed,
+    passed = sum(f["passed"] for f in frameworks)
+    failed = sum(f["failed"] for f in frameworks)
+    overall = {"controls": sum(f["controls"] for f in frameworks), "passed": passed,
+               "failed": failed,
                "pass_rate": round(passed / (passed + failed), 4) if passed + failed else None}
     return {"dataset": ds.name, "frameworks": frameworks, "overall": overall}
 
 
-_RATE = {"controls": INT, "pass": INT, "fail": INT, "pass_rate": NNUM}
+_RATE = {"controls": INT, "passed": INT, "failed": INT, "pass_rate": NNUM}
 _SUMMARY = obj({"dataset": STR,
                 "frameworks": arr(obj({"framework": STR, **_RATE, "not_applicable": INT,
                                        "manual": INT})),

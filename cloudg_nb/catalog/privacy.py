@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..layer.context import ToolContext
+from ..layer.context import Principal, ToolContext
 from ..layer.enums import Capability, Sensitivity
 from ..layer.errors import InvalidArgumentsError, NotFoundError
 from ..layer.registry import Registry
@@ -80,7 +80,26 @@ def privacy_status(ctx: ToolContext) -> dict[str, Any]:
             for lim in policy.rate_limits
         ],
         "vault": policy.vault.status() if policy.vault is not None else None,
+        "limitations": _limitations(strategies),
     }
+
+
+#: What pseudonymisation does not protect against (shown when identifiers are pseudonymised).
+SEARCH_ORACLE_NOTE = (
+    "Pseudonyms hide identifiers in what tools return, not in what tools search: search and "
+    "filter arguments (find_assets query and the like) run on the real values, so many "
+    "searches with guessed fragments can confirm parts of a real account id or resource "
+    "name. Rate limits bound and the audit log records such probing; do not rely on "
+    "pseudonyms alone against a caller that may search freely."
+)
+
+
+def _limitations(strategies: list[dict[str, str]]) -> list[str]:
+    pseudonymised = any(
+        row["strategy"] == "pseudonymize" for row in strategies
+        if row["kind"] in ("identifier", "network", "pii")
+    )
+    return [SEARCH_ORACLE_NOTE] if pseudonymised else []
 
 
 def preview_transform(
@@ -155,13 +174,18 @@ def privacy_audit_log(
 ) -> dict[str, Any]:
     """Read the policy's recent access decisions (denied, rate-limited, rejected and unknown
     calls, plus allowed ones when auditing is on and every reveal): who, what and why, with
-    argument values only as keyed hashes."""
+    argument values only as keyed hashes. Callers see their own entries; an admin (or the
+    local user) sees everyone's."""
     if decision is not None and decision not in _DECISIONS:
         raise InvalidArgumentsError(
             f"Unknown decision; use one of {', '.join(_DECISIONS)}",
             data={"decisions": list(_DECISIONS)},
         )
     entries = _policy(ctx).audit_log.entries()
+    principal = ctx.principal
+    if not (principal.has_role("admin") or principal == Principal.local()):
+        # a team member sees only their own decisions; an admin (or the local user) all
+        entries = [e for e in entries if e["principal"] == principal.id]
     if decision is not None:
         entries = [e for e in entries if e["decision"] == decision]
     return {"entries": entries[-limit:], "total": len(entries)}

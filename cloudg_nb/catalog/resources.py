@@ -10,7 +10,6 @@ turns into a DataFrame as is.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -28,20 +27,21 @@ from .completions import (
     complete_severity,
 )
 
-__all__ = ["register", "table_json", "ASSET_TABLE_COLUMNS"]
+__all__ = ["register", "table", "ASSET_TABLE_COLUMNS"]
 
 #: Columns of ``cloudg://datasets/{dataset}/assets``.
 ASSET_TABLE_COLUMNS = ["id", "name", "type", "provider", "region", "account_id", "arn",
                        "internet_exposed", "open_findings", "max_severity", "tags"]
 
 
-def table_json(frame: pd.DataFrame) -> str:
-    """``frame`` as compact split-orient JSON without the index (``pd.DataFrame(**obj)``)."""
+def table(frame: pd.DataFrame) -> dict[str, Any]:
+    """``frame`` as split-orient JSON without the index (``pd.DataFrame(**obj)``).
+
+    Returned as a value, not a string, so the privacy transforms work cell by cell (a fenced
+    or redacted cell keeps the document parseable)."""
     records = estate.frame_records(frame)
     columns = [str(c) for c in frame.columns]
-    data = [[r[c] for c in columns] for r in records]
-    return json.dumps({"columns": columns, "data": data}, ensure_ascii=False,
-                      separators=(",", ":"), default=str)
+    return {"columns": columns, "data": [[r[c] for c in columns] for r in records]}
 
 
 # -- static -------------------------------------------------------------------------------
@@ -90,21 +90,21 @@ def dataset_summary_template(ctx: ToolContext, dataset: str) -> dict[str, Any]:
     return ctx.workspace.get(dataset).summary()
 
 
-def dataset_assets_template(ctx: ToolContext, dataset: str) -> str:
+def dataset_assets_template(ctx: ToolContext, dataset: str) -> dict[str, Any]:
     """Every asset of a dataset as a table: {"columns": [...], "data": [[...], ...]}, which
     pandas reads as pd.DataFrame(**json.loads(text))."""
     ds = ctx.workspace.get(dataset)
     briefs = ds.briefs()
     briefs["tags"] = ds.assets["tags"].to_numpy(dtype=object)
-    return table_json(briefs[ASSET_TABLE_COLUMNS])
+    return table(briefs[ASSET_TABLE_COLUMNS])
 
 
-def dataset_findings_template(ctx: ToolContext, dataset: str) -> str:
+def dataset_findings_template(ctx: ToolContext, dataset: str) -> dict[str, Any]:
     """Every finding of a dataset, suppressed ones included, worst first, as a table:
     {"columns": [...], "data": [[...], ...]}, which pandas reads as
     pd.DataFrame(**json.loads(text))."""
     ds = ctx.workspace.get(dataset)
-    return table_json(estate.list_findings(ds, include_suppressed=True))
+    return table(estate.list_findings(ds, include_suppressed=True))
 
 
 def asset_template(ctx: ToolContext, ref: str) -> dict[str, Any]:

@@ -27,14 +27,14 @@ def resolve_framework(ds: Dataset, framework: str) -> str:
         if name.lower() == str(framework).strip().lower():
             return name
     raise ReferenceNotFoundError(
-        "No compliance results for that framework; list_frameworks shows the loaded ones.",
+        "No compliance results for that framework; compliance_summary lists the loaded ones.",
         data={"field": "framework", "close_matches": close_matches(str(framework), names),
               "allowed": names})
 
 
 def compliance_summary(ds: Dataset, framework: str | None = None) -> pd.DataFrame:
-    """Per framework: controls, pass, fail, not_applicable, manual and pass_rate
-    (pass / (pass + fail), None when nothing was assessed)."""
+    """Per framework: controls, passed, failed, not_applicable, manual and pass_rate
+    (passed / (passed + failed), None when nothing was assessed)."""
     c = ds.compliance
     if framework:
         c = c[c["framework"] == resolve_framework(ds, framework)]
@@ -43,11 +43,11 @@ def compliance_summary(ds: Dataset, framework: str | None = None) -> pd.DataFram
         counts = grp["status"].value_counts()
         p = int(counts.get("PASS", 0))
         f = int(counts.get("FAIL", 0))
-        rows.append({"framework": str(fw), "controls": len(grp), "pass": p, "fail": f,
+        rows.append({"framework": str(fw), "controls": len(grp), "passed": p, "failed": f,
                      "not_applicable": int(counts.get("NOT_APPLICABLE", 0)),
                      "manual": int(counts.get("MANUAL", 0)),
                      "pass_rate": round(p / (p + f), 4) if p + f else None})
-    return pd.DataFrame(rows, columns=["framework", "controls", "pass", "fail",
+    return pd.DataFrame(rows, columns=["framework", "controls", "passed", "failed",
                                        "not_applicable", "manual", "pass_rate"])
 
 

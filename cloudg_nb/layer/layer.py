@@ -670,7 +670,9 @@ class CloudGMCPLayer:
             mime_out = mime
         else:
             value, report = self._transform(to_jsonable(raw), spec, principal)
-            text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+            # Compact: resources are read by programs (tables can be large); tool text is
+            # indented for models.
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
             mime_out = mime or "application/json"
         meta = {"cloudg/transforms": report} if report else None
         return [TextResourceContents(uri, text, mime_out, meta)]

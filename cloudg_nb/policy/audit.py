@@ -1,10 +1,16 @@
-"""The policy's in-memory audit ring: recent decisions, argument values only as keyed hashes."""
+"""The policy's in-memory audit ring: recent decisions, argument values only as keyed hashes.
+
+Names a caller chose freely are stored only when they are identifier-like: an argument name,
+an unknown tool/prompt name or a resource URI that is not becomes a keyed hash (``#…``; a URI
+keeps its scheme and first segment), so nothing a caller typed is kept verbatim.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import threading
 import time
@@ -12,6 +18,10 @@ from collections import deque
 from typing import Any
 
 __all__ = ["AuditRing", "keyed_hash"]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
+_URI = re.compile(r"([a-z][a-z0-9+.-]{0,15}://[A-Za-z0-9_.-]{0,40})(/.*)?", re.DOTALL)
+_URI_REST = re.compile(r"(?:/[A-Za-z0-9_{}-]{1,40}){0,4}")
 
 
 def keyed_hash(key: bytes, value: Any, length: int = 12) -> str:
@@ -44,17 +54,31 @@ class AuditRing:
             "ts": time.time(),
             "decision": decision,
             "kind": kind,
-            "name": name,
+            "name": self.safe_name(name),
             "principal": getattr(principal, "id", None),
             "roles": sorted(getattr(principal, "roles", ()) or ()),
             "arguments": {
-                str(k): keyed_hash(self._key, v) for k, v in (arguments or {}).items()
+                self.safe_name(str(k)): keyed_hash(self._key, v)
+                for k, v in (arguments or {}).items()
             },
             "reason": reason,
         }
         with self._lock:
             self._entries.append(entry)
         return entry
+
+    def safe_name(self, name: str) -> str:
+        """``name`` when identifier-like (``find_assets``, ``cloudg://findings/{id}``), else a
+        keyed hash of it (a URI keeps its scheme and first segment)."""
+        if _IDENTIFIER.fullmatch(name):
+            return name
+        m = _URI.fullmatch(name)
+        if m is not None:
+            rest = m.group(2) or ""
+            if _URI_REST.fullmatch(rest):
+                return name
+            return f"{m.group(1)}/#{keyed_hash(self._key, rest)}"
+        return f"#{keyed_hash(self._key, name)}"
 
     def entries(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The most recent entries, oldest first (all of them when ``limit`` is None)."""

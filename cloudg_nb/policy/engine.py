@@ -266,5 +266,14 @@ class Policy:
         self.audit_log.record("not_found", kind, str(name)[:200], principal)
 
     def record_rejection(self, spec: Any, principal: Any, error: Exception) -> None:
-        reason = getattr(error, "message", type(error).__name__)
+        # The error's message names the argument path (and schema messages may quote what
+        # the caller sent): the ring keeps only what kind of rejection it was.
+        reason = _REJECTION_REASONS.get(type(error).__name__, f"{type(error).__name__}")
         self.audit_log.record("rejected", spec.kind, spec.name, principal, None, reason)
+
+
+_REJECTION_REASONS = {
+    "InputRejectedError": "an argument was refused by an input transform (it looked like a "
+                          "secret or an unknown pseudonym)",
+    "InvalidArgumentsError": "the arguments failed validation",
+}

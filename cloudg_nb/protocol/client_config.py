@@ -8,6 +8,7 @@ stdio-only configuration to HTTP). Each entry says where the text goes.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -46,6 +47,10 @@ def client_config(
         raise ValueError(f"Unknown client; choose one of: {', '.join(CLIENTS)}")
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     argv = server_command(server_args)
+    # Desktop clients often start servers from "/"; pin the readable roots to the folder the
+    # configuration was made in, so the server never reads more than the user meant.
+    env = {"CLOUDG_MCP_ALLOWED_ROOTS": os.environ.get("CLOUDG_MCP_ALLOWED_ROOTS")
+           or os.getcwd()}
 
     if client == "claude-code":
         if url:
@@ -53,7 +58,8 @@ def client_config(
             for key, value in headers.items():
                 cmd += ["--header", f"{key}: {value}"]
         else:
-            cmd = ["claude", "mcp", "add", "--transport", "stdio", name, "--", *argv]
+            cmd = ["claude", "mcp", "add", "--transport", "stdio", name,
+                   *[f"--env={k}={v}" for k, v in env.items()], "--", *argv]
         return ClientConfig(shlex.join(cmd), "run this in a shell (add --scope user to share "
                                              "it across projects)")
 
@@ -64,7 +70,7 @@ def client_config(
                 args += ["--header", f"{key}:{value}"]
             entry: dict = {"command": "npx", "args": args}
         else:
-            entry = {"command": argv[0], "args": argv[1:]}
+            entry = {"command": argv[0], "args": argv[1:], "env": env}
         return ClientConfig(
             json.dumps({"mcpServers": {name: entry}}, indent=2),
             "merge into claude_desktop_config.json (Settings > Developer > Edit Config)",
@@ -72,11 +78,11 @@ def client_config(
 
     if client == "cursor":
         entry = {"url": url, **({"headers": headers} if headers else {})} if url else {
-            "command": argv[0], "args": argv[1:]}
+            "command": argv[0], "args": argv[1:], "env": env}
         return ClientConfig(json.dumps({"mcpServers": {name: entry}}, indent=2),
                             "merge into ~/.cursor/mcp.json (or .cursor/mcp.json in a project)")
 
     entry = ({"type": "http", "url": url, **({"headers": headers} if headers else {})}
-             if url else {"type": "stdio", "command": argv[0], "args": argv[1:]})
+             if url else {"type": "stdio", "command": argv[0], "args": argv[1:], "env": env})
     return ClientConfig(json.dumps({"servers": {name: entry}}, indent=2),
                         "merge into .vscode/mcp.json in your workspace")

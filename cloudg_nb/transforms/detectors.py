@@ -228,8 +228,9 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     # -- secrets -----------------------------------------------------------------------------
     _d(
         "private_key", "secret",
-        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[^\x00]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)",
+        r"-----(?i:BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----"
+        r"(?:[^\x00]*?-----(?i:END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----"
+        r"|[A-Za-z0-9+/=\s\\]*)",
         "PEM private keys (RSA, EC, DSA, OpenSSH, PKCS#8, PGP), with or without the END line",
         literal=True,
     ),
@@ -274,7 +275,8 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "aws_secret_access_key", "secret",
-        r"(?i)\baws_?secret_?access_?key\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})"
+        r"(?i)\b(?:aws_?)?secret_?access_?key\b(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"
+        r"([A-Za-z0-9/+]{40})"
         r"(?![A-Za-z0-9/+])",
         "AWS secret access keys written as aws_secret_access_key = …",
         group=1, triggers=("secret",), lower=True,
@@ -295,7 +297,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "github_token", "secret",
-        r"gh(?<![A-Za-z0-9]gh)(?:[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})",
+        r"g(?<![A-Za-z0-9]g)(?:h[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})",
         "GitHub personal, OAuth, app and fine-grained tokens",
         literal=True,
     ),
@@ -325,11 +327,31 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "password_assignment", "secret",
-        r"(?i)(?:password|passwd|pwd|passphrase|secret|api[_-]?key|access[_-]?token|"
+        # not after ":" or "/": ARN and path segments such as ...:secret:name are ids
+        r"(?i)(?<![:/])(?:password|passwd|pwd|passphrase|secret|api[_-]?key|access[_-]?token|"
         r"auth[_-]?token|token)"
-        r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;&\x00]{4,})",
+        r"(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?([^\s\"',;&\x00\\]{4,})",
         "Assignments such as password=…, DB_PASSWORD: …, api_key=… in free text",
         group=1, triggers=("pass", "pwd", "secret", "key", "token"), lower=True,
+    ),
+    _d(
+        "cli_password", "secret",
+        r"(?i)--(?:password|passwd|pass)(?:=|[ \t]+)(?!-)([^\s\"'\x00]{3,})",
+        "Passwords given on a command line: --password X, --password=X",
+        group=1, triggers=("--pass",), lower=True,
+    ),
+    _d(
+        "mysql_password_flag", "secret",
+        r"(?i)\b(?:mysql\w*|mariadb\w*)\b[^\n\x00]{0,200}?[ \t]-p([^\s\"'\x00-][^\s\"'\x00]{2,})",
+        "Passwords glued to -p in mysql / mariadb command lines (-pSecret)",
+        group=1, triggers=("mysql", "mariadb"), lower=True,
+    ),
+    _d(
+        "userinfo_password", "secret",
+        r"(?<![\w/:.@%+-])[A-Za-z0-9._-]{1,64}:([^\s:@/\x00'\"]{3,128})@"
+        r"(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)",
+        "user:password@host without a URL scheme",
+        group=1, triggers=("@",),
     ),
     _d(
         "high_entropy_string", "secret",

@@ -4,7 +4,8 @@
 whole value as a secret; ``hostname`` or ``account_id`` hint at an identifier a pattern might
 miss; ``name``, ``description``, ``tags`` and ``labels`` mark untrusted free text that anyone
 in the estate could have written. Keys are split into words (snake, kebab, camel case) and
-matched on their trailing words, so ``password_last_used`` is not a password. Decisions are
+matched on their trailing words, so ``password_last_used`` is not a password (trailing
+digits and encoding words such as ``value`` or ``pem`` are skipped first). Decisions are
 cached per key, so a long list of records costs one lookup per key.
 """
 
@@ -23,6 +24,7 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SECRET_SUFFIXES: dict[tuple[str, ...], str] = {
     ("password",): "password", ("passwd",): "password", ("pwd",): "password",
     ("pass",): "password", ("passphrase",): "password", ("passcode",): "password",
+    ("pw",): "password", ("password", "hash"): "password",
     ("secret",): "secret", ("secrets",): "secret",
     ("token",): "token", ("tokens",): "token",
     ("api", "key"): "api_key", ("apikey",): "api_key", ("access", "key"): "access_key",
@@ -37,7 +39,14 @@ _SECRET_SUFFIXES: dict[tuple[str, ...], str] = {
     ("connstr",): "connection_string", ("dsn",): "connection_string",
     ("authorization",): "authorization", ("auth", "header"): "authorization",
     ("cookie",): "cookie", ("cookies",): "cookie",
+    ("sas",): "token", ("sas", "token"): "token", ("webhook", "url"): "secret",
 }
+#: Trailing words that say how a value is written, not what it is: ``client_secret_value``,
+#: ``ssh_private_key_pem`` and ``PASSWORD1`` are decided on the words before them.
+_ENCODING_WORDS = frozenset(
+    ("value", "val", "pem", "der", "b64", "base64", "hex", "encoded", "raw", "plain",
+     "plaintext", "str", "txt")
+)
 #: Words before ``token`` that make it a cursor or an idempotency key, not a secret.
 _NOT_SECRET_TOKENS = frozenset(
     (
@@ -124,9 +133,12 @@ class KeyRules:
                 secret = entity
                 break
         if secret is None and self.secrets and words:
-            secret = _suffix_match(words, _SECRET_SUFFIXES)
+            core = words
+            while len(core) > 1 and (core[-1] in _ENCODING_WORDS or core[-1].isdigit()):
+                core = core[:-1]
+            secret = _suffix_match(core, _SECRET_SUFFIXES)
             if (
-                secret == "token" and len(words) > 1 and words[-2] in _NOT_SECRET_TOKENS
+                secret == "token" and len(core) > 1 and core[-2] in _NOT_SECRET_TOKENS
             ):
                 secret = None
         identifier = None

@@ -5,9 +5,10 @@ them all at once (``scan.py``), and only when something changed is the value reb
 copy on write: untouched dicts and lists are returned as the very same objects (large clean
 subtrees are skipped whole), and the caller's value is never mutated. Key rules decide whole
 values (``password: …`` is redacted whatever it looks like; AWS-style
-``{"Key": "db_password", "Value": …}`` tag pairs too). ``Sanitize`` and ``Redact`` are this
-pass with one half switched off; the pipeline builder fuses them when both apply, which
-keeps the fixed order (sanitize, then redact) for every string.
+``{"Key": "db_password", "Value": …}`` tag pairs, ``TagKey``/``ParameterKey`` pairs,
+``{name, value, …}`` records and ``["db_password", "…"]`` lists too). ``Sanitize`` and
+``Redact`` are this pass with one half switched off; the pipeline builder fuses them when
+both apply, which keeps the fixed order (sanitize, then redact) for every string.
 """
 
 from __future__ import annotations
@@ -26,8 +27,13 @@ from .strategies import DROP
 
 __all__ = ["TextPass", "Sanitize", "Redact"]
 
-_PAIR_NAMES = ("Key", "key", "Name", "name")
-_PAIR_VALUES = ("Value", "value")
+_PAIR_NAMES = ("Key", "key", "Name", "name", "TagKey", "ParameterKey", "ParameterName",
+               "OptionName")
+_PAIR_VALUES = ("Value", "value", "TagValue", "ParameterValue")
+#: A name/value record has at most this many keys (``{name, value, type, source, ...}``).
+_PAIR_MAX_KEYS = 8
+#: ``["db_password", "…"]``: the first item of a two-item list is a name at most this long.
+_LIST_PAIR_NAME_MAX = 64
 _NEVER = re.compile(r"(?!)")
 #: Containers holding at least this many strings get a span record (skippable on rebuild).
 _SPAN_MIN = 12
@@ -86,7 +92,11 @@ class TextPass:
         return info
 
     def _pair_secret(self, x: dict[Any, Any]) -> tuple[str, str] | None:
-        """For ``{"Key": "db_password", "Value": …}``: (value key, entity) when secret."""
+        """For ``{"Key": "db_password", "Value": …}`` (also ``TagKey``/``TagValue``,
+        ``ParameterKey``/``ParameterValue``, ``{name, value, …}``): (value key, entity) when
+        the name says secret."""
+        if len(x) > _PAIR_MAX_KEYS or not any(vk in x for vk in _PAIR_VALUES):
+            return None
         for nk in _PAIR_NAMES:
             name = x.get(nk)
             if type(name) is str:
@@ -97,6 +107,18 @@ class TextPass:
                             return vk, info[0]
                 return None
         return None
+
+    def _list_pair_secret(self, x: list[Any] | tuple[Any, ...]) -> str | None:
+        """For ``["db_password", "…"]`` inside a list (a list of pairs): the entity when the
+        first item names a secret (a two-item list right under a key is data, not a pair)."""
+        if len(x) != 2:
+            return None
+        name, value = x
+        if type(name) is not str or len(name) > _LIST_PAIR_NAME_MAX or value is None or (
+                type(value) is bool or (type(value) is str and not value)):
+            return None
+        info = self._kinfo.get(name) or self._key_info(name)
+        return info[0]
 
     # -- entry point -----------------------------------------------------------------------
 
@@ -148,6 +170,7 @@ class TextPass:
     ) -> dict[int, Any]:
         """Replacement per string index (only changed strings)."""
         repl: dict[int, Any] = {}
+        originals: dict[int, str] = {}
         san = self.sanitizer
         if san is not None and strings:
             big = SEP.join(strings)
@@ -160,6 +183,7 @@ class TextPass:
                 for i, s in enumerate(strings):
                     clean, n = san.strip(s)
                     if clean != s:
+                        originals[i] = s
                         strings[i] = clean
                         repl[i] = clean
                         removed += n
@@ -172,24 +196,37 @@ class TextPass:
                 if i not in findings and strings[i]:
                     det = self._hint_detector(entity, kind)
                     findings[i] = [Finding(0, len(strings[i]), entity, det, 0)]
-            for i, found in findings.items():
-                new = red.rewrite(strings[i], found, ctx)
-                if new is not strings[i]:
-                    repl[i] = new
-        if san is not None and san.fence_injections and untrusted:
-            order = untrusted  # ascending: collected in walk order
-            joined = SEP.join(map(strings.__getitem__, order)).lower()
-            if san.may_inject(joined):
-                fenced = 0
-                for i in order:
-                    current = repl.get(i, strings[i])
-                    if current is DROP:
-                        continue
-                    if san.has_injection(strings[i]):
-                        repl[i] = san.fence(current)
-                        fenced += 1
-                if fenced:
-                    ctx.count("untrusted", n=fenced)
+            vault = ctx.vault
+            reserved: list[str] = []
+            if vault is not None and findings and red.pseudonymizes:
+                # every real value of this batch is known before any pseudonym is issued, so
+                # no pseudonym can come out equal to one of them
+                reserved = vault.reserve(
+                    strings[i][f.start:f.end] for i, found in findings.items() for f in found
+                    if red.strategy_for(f) == "pseudonymize"
+                )
+            try:
+                for i, found in findings.items():
+                    new = red.rewrite(strings[i], found, ctx)
+                    if new is not strings[i]:
+                        repl[i] = new
+            finally:
+                if reserved:
+                    vault.release(reserved)
+        if san is not None and san.fence_injections:
+            # Any string holding an injection phrase is fenced, whatever key it sits under
+            # (a tag value comes back as ``value`` or ``group`` too); detection reads the
+            # text as it was before stripping (fillers there read as spaces).
+            seen = [originals.get(i, s) for i, s in enumerate(strings)] if originals else strings
+            fenced = 0
+            for i in san.injected(seen):
+                current = repl.get(i, strings[i])
+                if current is DROP or san.is_fenced(current):
+                    continue
+                repl[i] = san.fence(current)
+                fenced += 1
+            if fenced:
+                ctx.count("untrusted", n=fenced)
         return repl
 
     def _hint_detector(self, entity: str, kind: str) -> Detector:
@@ -235,6 +272,7 @@ class _Walk:
         key_info = tp._key_info
         redact = tp.redactor is not None
         pair_secret = tp._pair_secret
+        list_pair = tp._list_pair_secret
         strings = self.strings
         append = strings.append
         untrusted: list[int] = []
@@ -257,8 +295,7 @@ class _Walk:
                 start = len(strings)
                 ruled = False
                 values += len(x)
-                pair = pair_secret(x) if redact and len(x) <= 4 and (
-                    "Value" in x or "value" in x) else None
+                pair = pair_secret(x) if redact else None
                 for k, v in x.items():
                     info = kinfo_get(k)
                     if info is None:
@@ -301,6 +338,21 @@ class _Walk:
                         if flag:
                             mark(len(strings))
                         append(v)
+                    elif (tv is list or tv is tuple) and redact and len(v) == 2 and list_pair(
+                            v) is not None:  # ["db_password", "…"] in a list of pairs
+                        ruled = True
+                        values += 2
+                        if flag:
+                            mark(len(strings))
+                        append(v[0])
+                        secret = v[1]
+                        if type(secret) is str:
+                            ruled_chars += len(secret) + _REPLACEMENT_SLACK
+                            ruled_longest = max(ruled_longest, len(secret) + _REPLACEMENT_SLACK)
+                        elif type(secret) in (int, float):
+                            ruled_chars += _REPLACEMENT_SLACK
+                        else:
+                            ruled_containers = True
                     elif (tv is dict or tv is list or tv is tuple) and visit(v, flag):
                         ruled = True
                 if len(strings) - start >= _SPAN_MIN:
@@ -343,6 +395,7 @@ class _Rebuild:
         red = tp.redactor
         redact = red is not None
         pair_secret = tp._pair_secret
+        list_pair = tp._list_pair_secret
         get = self.repl.get
         kget = self.key_repl.get
         no_keys = not self.key_repl
@@ -376,8 +429,7 @@ class _Rebuild:
             if t is dict:
                 if skip(x):
                     return x
-                pair = pair_secret(x) if redact and len(x) <= 4 and (
-                    "Value" in x or "value" in x) else None
+                pair = pair_secret(x) if redact else None
                 out: dict[Any, Any] | None = None
                 for pos, (k, v) in enumerate(x.items()):
                     info = kinfo_get(k)
@@ -408,7 +460,15 @@ class _Rebuild:
                     return x
                 items: list[Any] | None = None
                 for pos, v in enumerate(x):
-                    nv = rb(v)
+                    tv = type(v)
+                    entity = list_pair(v) if redact and (tv is list or tv is tuple) and len(
+                        v) == 2 else None
+                    if entity is not None:
+                        name = rb(v[0])
+                        secret = red.rewrite_value(v[1], entity, ctx)  # type: ignore[union-attr]
+                        nv = [name] if secret is DROP else [name, secret]
+                    else:
+                        nv = rb(v)
                     if items is None:
                         if nv is v:
                             continue

@@ -4,8 +4,12 @@ pseudonym = HMAC-SHA256(key, namespace|entity|value), rendered like the original
 ids keep their length, ARNs / Azure ids / GCP names are rebuilt part by part, e-mails become
 ``user-…@d-….example``, private IPs stay private, UUIDs stay UUIDs. The same key gives the
 same pseudonym across calls and restarts; the reverse map (pseudonym → original) serves the
-input-side depseudonymiser and ``reveal``. With a ``path`` the map persists encrypted
-(AES-GCM from ``cryptography``), file mode 0600, written atomically.
+input-side depseudonymiser and ``reveal``. A pseudonym is never shared and never equals a value
+seen as a real one: on a collision the HMAC is re-derived with a counter (``value|#1``,
+``value|#2`` …) until the result is unused. So two values only get the same pseudonyms across
+restarts when the vault sees them in the same order (or the map is persisted with ``path``).
+With a ``path`` the map persists encrypted (AES-GCM from ``cryptography``), file mode 0600,
+written atomically.
 """
 
 from __future__ import annotations
@@ -38,8 +42,14 @@ _MAGIC = b"CGVAULT1"
 _HEX_ID = re.compile(r"^([a-z]{1,12}-)([0-9a-f]{8,32})$")
 _AZURE_KEEP_NEXT = {"providers"}
 _GCP_KEEP_VALUES = {"zones", "regions", "locations"}
-#: Pseudonyms remembered per (entity, value): inventories repeat the same ids a lot.
-_FORWARD_CACHE = 200_000
+#: How many re-derivations a colliding pseudonym gets before a long generic id is used.
+_MAX_ROUNDS = 64
+#: Reserved IPv4 networks a pseudonym stays in when they are large enough (else 198.18/15).
+_RESERVED_V4 = tuple(ipaddress.IPv4Network(n) for n in (
+    "0.0.0.0/8", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24",
+    "203.0.113.0/24", "240.0.0.0/4",
+))
+_BENCHMARK_V4 = ipaddress.IPv4Network("198.18.0.0/15")
 _PUBLIC_FIRST_OCTETS = [
     o for o in range(1, 224) if o not in (10, 100, 127, 169, 172, 192, 198, 203)
 ]
@@ -69,7 +79,14 @@ class Vault:
         self.max_entries = max(1, int(max_entries))
         self.save_interval = save_interval
         self._reverse: dict[str, tuple[str, str]] = {}
+        #: (entity, original) → pseudonym: the exact inverse of ``_reverse``.
         self._forward: dict[tuple[str, str], str] = {}
+        #: How many entries hold each original value (whatever the entity).
+        self._originals: dict[str, int] = {}
+        #: Real values of the batch being rewritten (no pseudonym may equal one of them).
+        self._reserved: dict[str, int] = {}
+        #: (value, round) while a pseudonym of ``value`` is re-derived after a collision.
+        self._salt: tuple[str, int] | None = None
         self._lock = threading.RLock()
         self._dirty = False
         self._last_save = float("-inf")  # the first flush always saves
@@ -115,7 +132,11 @@ class Vault:
     # -- keyed hashes ----------------------------------------------------------------------
 
     def digest(self, entity: str, value: str) -> bytes:
-        msg = f"{self.namespace}|{entity}|{value}".encode()
+        salt = self._salt
+        if salt is not None and salt[0] == value:  # a re-derivation after a collision
+            msg = f"{self.namespace}|{entity}|{value}|#{salt[1]}".encode()
+        else:
+            msg = f"{self.namespace}|{entity}|{value}".encode()
         return hmac.new(self._key, msg, hashlib.sha256).digest()
 
     def hash(self, entity: str, value: str, length: int = 12) -> str:
@@ -135,36 +156,85 @@ class Vault:
         known = self._forward.get((entity, value))
         if known is not None:
             return known
-        if value in self._reverse:  # already a pseudonym: pseudonymising is idempotent
-            return value
-        fmt = _FORMATS.get(entity, _generic)
-        token = fmt(self, entity, value)
-        if token != value:
+        with self._lock:
+            # An issued pseudonym passes unchanged (pseudonymising is idempotent), unless
+            # the same text has also been seen as a real value: then it is pseudonymised.
+            if value in self._reverse and value not in self._originals:
+                return value
+            fmt = _FORMATS.get(entity, _generic)
+            return self._issue(entity, value, lambda: fmt(self, entity, value))
+
+    def _issue(self, entity: str, value: str, make: Any) -> str:
+        """The pseudonym ``make()`` derives for ``value``, re-derived with a counter while it
+        is taken by another value or equals a value seen as real; then remembered."""
+        with self._lock:
+            known = self._forward.get((entity, value))
+            if known is not None:
+                return known
+            saved = self._salt
+            token = value
+            try:
+                for n in range(_MAX_ROUNDS):
+                    self._salt = (value, n) if n else None
+                    token = make()
+                    owner = self._reverse.get(token)
+                    if token != value and owner is None and token not in self._originals and (
+                            token not in self._reserved):
+                        break
+                else:
+                    token = f"id-{self.digest('overflow:' + entity, value).hex()[:24]}"
+            finally:
+                self._salt = saved
             self._remember(token, entity, value)
-        if len(self._forward) >= _FORWARD_CACHE:
-            self._forward.clear()
-        self._forward[(entity, value)] = token
-        return token
+            return token
+
+    def reserve(self, values: Any) -> list[str]:
+        """Mark ``values`` (real values about to be pseudonymised) as taken until
+        ``release``; values that are issued pseudonyms are left out. Returns those marked."""
+        marked: list[str] = []
+        with self._lock:
+            reserved = self._reserved
+            for v in set(values):
+                if v not in self._reverse:
+                    reserved[v] = reserved.get(v, 0) + 1
+                    marked.append(v)
+        return marked
+
+    def release(self, marked: list[str]) -> None:
+        with self._lock:
+            reserved = self._reserved
+            for v in marked:
+                left = reserved.get(v, 0) - 1
+                if left > 0:
+                    reserved[v] = left
+                else:
+                    reserved.pop(v, None)
 
     def _remember(self, token: str, entity: str, value: str) -> None:
         with self._lock:
-            known = self._reverse.get(token)
-            if known is not None and known[1] == value:
-                return
-            if known is not None:  # a collision: keep the first owner (logged, rare)
-                logger.debug("pseudonym collision for entity %s", entity)
+            if self._reverse.get(token) is not None:  # only the overflow id can get here
                 return
             if len(self._reverse) >= self.max_entries:
-                self._reverse.pop(next(iter(self._reverse)))
-                self._forward.clear()  # it may name the evicted pseudonym
+                old = next(iter(self._reverse))
+                self._forget(old, *self._reverse[old])
             self._reverse[token] = (entity, value)
+            self._forward[(entity, value)] = token
+            self._originals[value] = self._originals.get(value, 0) + 1
             self._dirty = True
+
+    def _forget(self, token: str, entity: str, value: str) -> None:
+        del self._reverse[token]
+        self._forward.pop((entity, value), None)
+        left = self._originals.get(value, 0) - 1
+        if left > 0:
+            self._originals[value] = left
+        else:
+            self._originals.pop(value, None)
 
     def _part(self, entity: str, value: str, prefix: str, size: int = 10) -> str:
         """A pseudonym for one part of a compound value (also reversible on its own)."""
-        token = f"{prefix}-{self.digest(entity, value).hex()[:size]}"
-        self._remember(token, entity, value)
-        return token
+        return self._issue(
+            entity, value, lambda: f"{prefix}-{self.digest(entity, value).hex()[:size]}")
 
     def lookup(self, token: str) -> tuple[str, str] | None:
         """(entity, original) for a pseudonym this vault issued, else None."""
@@ -206,6 +276,8 @@ class Vault:
         with self._lock:
             for token, entity, value in entries:
                 self._reverse[token] = (entity, value)
+                self._forward[(entity, value)] = token
+                self._originals[value] = self._originals.get(value, 0) + 1
 
     def save(self) -> None:
         """Write the map now (encrypted, 0600, via a temporary file and os.replace)."""
@@ -290,9 +362,9 @@ def _account(vault: Vault, entity: str, value: str) -> str:
 def _segment(vault: Vault, value: str) -> str:
     m = _HEX_ID.match(value)
     if m:
-        token = m.group(1) + _hex(vault, "aws_resource_id", value, len(m.group(2)))
-        vault._remember(token, "aws_resource_id", value)
-        return token
+        head, size = m.group(1), len(m.group(2))
+        return vault._issue(
+            "aws_resource_id", value, lambda: head + _hex(vault, "aws_resource_id", value, size))
     return vault._part("resource_name", value, "res")
 
 
@@ -338,8 +410,12 @@ def _ipv4(vault: Vault, entity: str, value: str) -> str:
         return f"100.{64 + a % 64}.{b}.{c}"
     if first == 169 and second == 254:
         return f"169.254.{b}.{c}"
-    if ipaddress.IPv4Address(value).is_private:  # other reserved ranges: documentation range
-        return f"192.0.2.{c}"
+    address = ipaddress.IPv4Address(value)
+    if address.is_private:  # other reserved ranges: the same range when large, else 198.18/15
+        net = next((n for n in _RESERVED_V4 if address in n and n.num_addresses >= 65536),
+                   _BENCHMARK_V4)
+        offset = int.from_bytes(d[3:7], "big") % (net.num_addresses - 2)
+        return str(net.network_address + 1 + offset)
     first = _PUBLIC_FIRST_OCTETS[int.from_bytes(d[3:5], "big") % len(_PUBLIC_FIRST_OCTETS)]
     return f"{first}.{a}.{b}.{c}"
 
@@ -385,8 +461,7 @@ def _azure(vault: Vault, entity: str, value: str) -> str:
         if not part:
             out.append(part)
         elif low == "subscriptions":
-            out.append(_uuid(vault, "uuid", part))
-            vault._remember(out[-1], "uuid", part)
+            out.append(vault._issue("uuid", part, lambda p=part: _uuid(vault, "uuid", p)))
         elif low == "resourcegroups":
             out.append(vault._part("azure_resource_group", part, "rg", 8))
         elif (

@@ -8,11 +8,11 @@ from .support import error_data, fail, ok
 
 async def test_compliance_summary_pass_rates_per_framework(layer) -> None:
     out = await ok(layer, "compliance_summary")
-    rates = {f["framework"]: (f["pass"], f["fail"], f["pass_rate"]) for f in out["frameworks"]}
+    rates = {f["framework"]: (f["passed"], f["failed"], f["pass_rate"]) for f in out["frameworks"]}
     assert rates == {"CIS-AWS-2.0": (2, 4, 0.3333), "CIS-AZURE-2.0": (1, 1, 0.5),
                      "CIS-GCP-2.0": (1, 1, 0.5), "PCI-DSS-4.0": (2, 2, 0.5),
                      "SOC2": (1, 3, 0.25)}
-    assert out["overall"] == {"controls": 21, "pass": 7, "fail": 11, "pass_rate": 0.3889}
+    assert out["overall"] == {"controls": 21, "passed": 7, "failed": 11, "pass_rate": 0.3889}
 
 
 async def test_compliance_summary_of_one_framework_case_insensitive(layer) -> None:

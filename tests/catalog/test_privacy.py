@@ -158,3 +158,32 @@ async def test_privacy_audit_log_lists_recent_decisions_filtered_by_decision(tea
     assert log["entries"][0]["name"] == "reveal_token"
     bad = await team.call_tool("privacy_audit_log", {"decision": "maybe"})
     assert bad.is_error
+
+
+async def test_privacy_audit_log_shows_an_analyst_only_their_own_entries(team) -> None:
+    token = await _pseudonym(team, LEAD)
+    await team.call_tool("reveal_token", {"token": token}, principal=LEAD)
+    await team.call_tool("list_roles", principal=ANALYST)
+    mine = (await team.call_tool("privacy_audit_log", principal=ANALYST)).structured["entries"]
+    everyone = (await team.call_tool("privacy_audit_log", principal=ADMIN)).structured["entries"]
+    assert mine and {e["principal"] for e in mine} == {"ann"}
+    assert {"lee", "ann"} <= {e["principal"] for e in everyone}
+
+
+async def test_privacy_status_warns_that_searches_run_on_real_values_when_pseudonymising(
+    team,
+) -> None:
+    status = (await team.call_tool("privacy_status", principal=ANALYST)).structured
+    assert any("search" in note and "real values" in note for note in status["limitations"])
+
+
+async def test_strict_profile_description_says_searches_run_on_real_values() -> None:
+    layer = CloudGMCPLayer(registry=_registry(), policy="strict")
+    status = (await layer.call_tool("privacy_status")).structured
+    assert "Searches still run on the real values" in status["description"]
+    assert status["limitations"]
+
+
+async def test_privacy_status_under_standard_lists_no_search_limitation() -> None:
+    layer = CloudGMCPLayer(registry=_registry(), policy="standard")
+    assert (await layer.call_tool("privacy_status")).structured["limitations"] == []

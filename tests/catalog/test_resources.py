@@ -105,7 +105,7 @@ async def test_findings_by_severity_template(layer) -> None:
 
 async def test_framework_template_lists_its_controls(layer) -> None:
     out = await _read(layer, "cloudg://compliance/pci-dss-4.0")
-    assert (out["framework"], out["fail"], len(out["controls"])) == ("PCI-DSS-4.0", 2, 5)
+    assert (out["framework"], out["failed"], len(out["controls"])) == ("PCI-DSS-4.0", 2, 5)
 
 
 async def test_static_summary_uri_wins_over_the_finding_template(layer) -> None:

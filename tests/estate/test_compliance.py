@@ -21,7 +21,7 @@ def test_frameworks_of_the_demo(ds) -> None:
 
 def test_pass_rate_counts_pass_over_assessed_controls(ds) -> None:
     soc2 = compliance_summary(ds, "soc2").iloc[0].to_dict()
-    assert (soc2["pass"], soc2["fail"], soc2["not_applicable"], soc2["pass_rate"]) == (
+    assert (soc2["passed"], soc2["failed"], soc2["not_applicable"], soc2["pass_rate"]) == (
         1, 3, 1, 0.25)
 
 

@@ -48,3 +48,34 @@ async def test_unknown_names_are_audited_as_not_found() -> None:
     with pytest.raises(NotFoundError):
         await layer.call_tool("ghost")
     assert [e["decision"] for e in layer.policy.audit_log.entries()] == ["not_found"]
+
+
+def test_names_that_are_not_identifier_like_are_stored_as_keyed_hashes() -> None:
+    ring = AuditRing()
+    secret = "password=hunter2 please"
+    entry = ring.record("not_found", "tool", secret, Principal.local(), {secret: 1, "query": 2})
+    uri = ring.record("not_found", "resource", "cloudg://assets/ghp_x secret value",
+                      Principal.local())
+    assert "hunter2" not in repr(entry) and entry["name"].startswith("#")
+    assert "query" in entry["arguments"] and len(entry["arguments"]) == 2
+    assert uri["name"].startswith("cloudg://assets/#") and "secret" not in uri["name"]
+    assert ring.record("denied", "tool", "find_assets", Principal.local())["name"] == (
+        "find_assets")
+
+
+async def test_unknown_tool_names_are_audited_without_the_raw_name() -> None:
+    layer = CloudGMCPLayer(registry=Registry(), policy="standard")
+    with pytest.raises(NotFoundError):
+        await layer.call_tool("ghp_kxwnQrS7RPeMOkIUpkDyr7OSJoRu1XXdo0cZ please")
+    assert "ghp_" not in repr(layer.policy.audit_log.entries())
+
+
+async def test_rejection_reason_does_not_name_the_argument_path() -> None:
+    reg = Registry()
+    reg.tool(name="lookup")(lambda ctx, q: {"q": q})
+    layer = CloudGMCPLayer(registry=reg, policy="standard")
+    await layer.call_tool("lookup", {"q": {"db_password_of_alice": "Summer2024prod!x"}})
+    await layer.call_tool("lookup", {"q": "ghp_kxwnQrS7RPeMOkIUpkDyr7OSJoRu1XXdo0cZ"})
+    reasons = [e["reason"] for e in layer.policy.audit_log.entries()
+               if e["decision"] == "rejected"]
+    assert reasons and not any("alice" in r or "'q'" in r or "q:" in r for r in reasons)

@@ -1,7 +1,9 @@
 """The pseudonym vault: deterministic per key, different across keys, format-preserving (account
 ids keep their length, ARNs rebuilt part by part, e-mails, private IPs stay private, UUIDs,
 Azure and GCP ids), reversible (reveal, parts too), keyed from config or the environment
-(random with a warning otherwise), and persisted encrypted, 0600, atomically."""
+(random with a warning otherwise), and persisted encrypted, 0600, atomically. Collisions are
+re-derived with a counter: no pseudonym is shared or equals a real value, even in small
+private ranges, through the layer too."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import stat
 
 import pytest
 
+from cloudg_nb import CloudGMCPLayer, Registry
 from cloudg_nb.transforms import Vault, VaultError
 from cloudg_nb.transforms.vault import KEY_ENV
 
@@ -198,3 +201,60 @@ def test_max_entries_bounds_the_reverse_map() -> None:
     for i in range(5):
         vault.pseudonymize("uuid", f"value-{i}")
     assert len(vault) == 3
+
+
+# -- collisions (M1) -------------------------------------------------------------------------
+
+_REAL = [f"192.168.{i // 250}.{1 + i % 250}" for i in range(2000)]
+
+
+def _ip_registry(seen: list[str]) -> Registry:
+    reg = Registry()
+
+    @reg.tool
+    def ips(ctx) -> dict:
+        return {"addresses": [f"host at {ip}" for ip in _REAL]}
+
+    @reg.tool
+    def use(ctx, ip: str) -> dict:
+        seen.append(ip)
+        return {}
+
+    return reg
+
+
+async def test_layer_strict_never_emits_a_real_ip_or_shares_a_pseudonym() -> None:
+    seen: list[str] = []
+    layer = CloudGMCPLayer(policy={"extends": "strict", "vault": {"key": "k" * 32}},
+                           registry=_ip_registry(seen))
+    out = [s.split(" at ")[1] for s in (await layer.call_tool("ips")).structured["addresses"]]
+    assert not set(out) & set(_REAL)
+    assert len(set(out)) == len(_REAL)
+    await layer.call_tool("use", {"ip": out[1234]})
+    assert seen == [_REAL[1234]]
+
+
+def test_an_issued_pseudonym_in_a_batch_of_real_values_is_not_reserved() -> None:
+    vault = Vault("k")
+    token = vault.pseudonymize("ipv4_private", "192.168.0.4")
+    assert vault.reserve([token, "192.168.0.5"]) == ["192.168.0.5"]
+    assert vault.pseudonymize("ipv4_private", token) == token  # idempotent
+    assert vault.pseudonymize("ipv4_private", "192.168.0.5") not in (token, "192.168.0.5")
+
+
+def test_reserved_ipv4_ranges_get_a_large_pseudonym_space() -> None:
+    vault = Vault("k")
+    real = [f"198.18.{i // 250}.{1 + i % 250}" for i in range(1000)]
+    vault.reserve(real)  # one batch, as the redact step does
+    outs = {vault.pseudonymize("ipv4_private", ip) for ip in real}
+    assert len(outs) == 1000 and not outs & set(real)
+    assert all(ipaddress.ip_address(o) in ipaddress.ip_network("198.18.0.0/15") for o in outs)
+
+
+def test_same_key_and_same_order_give_the_same_pseudonyms_despite_collisions() -> None:
+    first, second = Vault("k"), Vault("k")
+    first.reserve(_REAL)
+    second.reserve(_REAL)
+    a = [first.pseudonymize("ipv4_private", ip) for ip in _REAL]
+    b = [second.pseudonymize("ipv4_private", ip) for ip in _REAL]
+    assert a == b and len(set(a)) == len(a)

@@ -25,6 +25,7 @@ from ..frames import (
 from ..models import INTERNET_CIDRS, Severity
 from ..paging import frame_records
 from .jsonio import read_json
+from .safewrite import replacing
 
 __all__ = ["INVENTORY_FILE", "FINDINGS_FILE", "read_inventory_map", "read_findings_file",
            "write_inventory_map", "looks_like_inventory", "looks_like_findings"]
@@ -127,6 +128,7 @@ def write_inventory_map(ds: Dataset, folder: Path) -> list[Path]:
     }
     inv_path = folder / INVENTORY_FILE
     fnd_path = folder / FINDINGS_FILE
-    inv_path.write_text(json.dumps(inventory, indent=1, sort_keys=False) + "\n")
-    fnd_path.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    for path, content in ((inv_path, inventory), (fnd_path, doc)):
+        with replacing(path) as tmp:  # never writes through a symlink at ``path``
+            tmp.write_text(json.dumps(content, indent=1, sort_keys=False) + "\n")
     return [inv_path, fnd_path]

@@ -17,6 +17,7 @@ from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from ..frames import normalize_assets, normalize_compliance, normalize_edges, normalize_findings
 from .jsonio import read_json_lines
+from .safewrite import replacing
 
 __all__ = ["TABLES", "TABULAR_SUFFIXES", "find_tables", "read_tabular", "write_tabular"]
 
@@ -100,18 +101,19 @@ def write_tabular(ds: Dataset, folder: Path, fmt: str = "csv") -> list[Path]:
         if table == "findings":
             frame = frame.drop(columns=["risk_score"])
         path = folder / f"{table}.{fmt}"
-        if fmt == "csv":
-            _encode(frame).to_csv(path, index=False)
-        elif fmt == "jsonl":
-            frame.to_json(path, orient="records", lines=True)
-        elif fmt == "parquet":
-            enc = _encode(frame)
-            text = pd.DataFrame({
-                c: pd.Series([None if v is None or (isinstance(v, float) and v != v)
-                              else str(v) for v in enc[c].tolist()], dtype=object)
-                for c in enc.columns})
-            text.to_parquet(path, index=False)
-        else:
-            raise ValueError("fmt must be csv, jsonl or parquet")
+        with replacing(path) as tmp:
+            if fmt == "csv":
+                _encode(frame).to_csv(tmp, index=False)
+            elif fmt == "jsonl":
+                frame.to_json(tmp, orient="records", lines=True)
+            elif fmt == "parquet":
+                enc = _encode(frame)
+                text = pd.DataFrame({
+                    c: pd.Series([None if v is None or (isinstance(v, float) and v != v)
+                                  else str(v) for v in enc[c].tolist()], dtype=object)
+                    for c in enc.columns})
+                text.to_parquet(tmp, index=False)
+            else:
+                raise ValueError("fmt must be csv, jsonl or parquet")
         paths.append(path)
     return paths
