@@ -1,7 +1,8 @@
 """CloudGConfig: settings shared by the workspace and the layer (roots, output, limits).
 
 ``allowed_roots`` come from ``$CLOUDG_MCP_ALLOWED_ROOTS`` (``os.pathsep``-separated) unless
-given; when empty the workspace allows the current directory and the output directory.
+given; when empty the workspace allows the current directory (unless that is the file-system
+root) and the output directory.
 ``output_dir`` (``$CLOUDG_MCP_OUTPUT_DIR``, else ``./cloudg-output``) is the only place the
 workspace writes.
 """
@@ -12,16 +13,23 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CloudGConfig", "ROOTS_ENV", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR"]
+__all__ = ["CloudGConfig", "ROOTS_ENV", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR", "MAX_ASSETS_ENV"]
 
 ROOTS_ENV = "CLOUDG_MCP_ALLOWED_ROOTS"
 OUTPUT_ENV = "CLOUDG_MCP_OUTPUT_DIR"
 DEFAULT_OUTPUT_DIR = "cloudg-output"
+MAX_ASSETS_ENV = "CLOUDG_MCP_MAX_ASSETS"
+DEFAULT_MAX_TOTAL_ASSETS = 500_000
 
 
 def _roots_from_env() -> list[Path]:
     raw = os.environ.get(ROOTS_ENV, "")
     return [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip()]
+
+
+def _max_assets_from_env() -> int:
+    raw = os.environ.get(MAX_ASSETS_ENV, "").strip()
+    return int(raw) if raw.isdigit() else DEFAULT_MAX_TOTAL_ASSETS
 
 
 def _output_from_env() -> Path | None:
@@ -37,6 +45,9 @@ class CloudGConfig:
     allowed_roots: list[Path] = field(default_factory=_roots_from_env)
     output_dir: Path | None = field(default_factory=_output_from_env)
     max_datasets: int = 16
+    #: Assets all datasets may hold together (memory guard; ≈ 2-3 KB each in memory). Past it
+    #: the oldest inactive datasets are evicted; one dataset larger than it is refused.
+    max_total_assets: int = field(default_factory=_max_assets_from_env)
 
     def output_root(self) -> Path:
         """The absolute output directory (``./cloudg-output`` when unset); not created."""
@@ -46,7 +57,9 @@ class CloudGConfig:
 
     def read_roots(self) -> list[Path]:
         """Absolute, symlink-resolved roots reads must stay under; the output root included."""
-        roots = [Path(r).expanduser() for r in self.allowed_roots] or [Path.cwd()]
+        roots = [Path(r).expanduser() for r in self.allowed_roots]
+        if not roots and Path.cwd() != Path(Path.cwd().anchor):
+            roots = [Path.cwd()]  # never the whole disk implicitly (servers started from /)
         out = self.output_root()
         resolved = [r.resolve() for r in roots]
         if out not in resolved:

@@ -190,6 +190,12 @@ class Workspace:
         oldest non-active dataset is evicted.
         """
         name = self.check_name(name if name is not None else dataset.name)
+        budget = int(self.config.max_total_assets or 0)
+        if budget and len(dataset.assets) > budget:
+            raise InvalidArgumentsError(
+                f"The dataset has more assets than the workspace may hold ({budget}); load a "
+                "smaller estate or raise CLOUDG_MCP_MAX_ASSETS.",
+                data={"assets": len(dataset.assets), "max_total_assets": budget})
         events: list[tuple[str, str | None]] = []
         with self._lock:
             old = self.datasets.get(name)
@@ -209,20 +215,29 @@ class Workspace:
             if activate or self.active is None:
                 self.active = name
             events.extend(self._changed(name))
-            events.extend(self._evict())
+            events.extend(self._evict(protect=name))
         self._emit(events)
         return dataset
 
-    def _evict(self) -> list[tuple[str, str | None]]:
+    def _evict(self, protect: str | None = None) -> list[tuple[str, str | None]]:
+        """Evict the oldest datasets that are neither active nor ``protect`` (the one just
+        added) while past ``max_datasets`` or the asset budget."""
         events: list[tuple[str, str | None]] = []
         limit = max(1, int(self.config.max_datasets))
-        while len(self.datasets) > limit:
-            victim = next((n for n in self.datasets if n != self.active), None)
+        budget = int(self.config.max_total_assets or 0)
+
+        def over() -> bool:
+            total = sum(len(d.assets) for d in self.datasets.values())
+            return len(self.datasets) > limit or bool(budget and total > budget)
+
+        while over():
+            victim = next((n for n in self.datasets if n not in (self.active, protect)), None)
             if victim is None:
                 break
             self._detach(victim)
             del self.datasets[victim]
-            logger.info("evicted dataset %s (max_datasets=%d)", victim, limit)
+            logger.info("evicted dataset %s (max_datasets=%d, max_total_assets=%d)", victim,
+                        limit, budget)
             events.extend(self._removed())
         return events
 

@@ -307,3 +307,30 @@ def test_load_sample_adds_generated_estates(ws) -> None:
     ws.load_sample("scaled", n=500, name="big", activate=False)
     assert ws.names() == ["demo", "big"] and ws.active == "demo"
     assert len(ws.get("big").assets) == 500
+
+
+def test_past_the_asset_budget_the_oldest_inactive_datasets_are_evicted(tmp_path) -> None:
+    from cloudg_nb.estate import scaled
+
+    ws = Workspace(CloudGConfig(allowed_roots=[tmp_path], max_total_assets=2_500))
+    ws.add(scaled(1_000), "a", activate=True)
+    ws.add(scaled(1_000), "b")
+    ws.add(scaled(1_000), "c")  # 3,000 > 2,500: the oldest inactive ("b") goes
+    assert ws.names() == ["a", "c"]
+
+
+def test_a_dataset_larger_than_the_asset_budget_is_refused(tmp_path) -> None:
+    from cloudg_nb.estate import scaled
+
+    ws = Workspace(CloudGConfig(allowed_roots=[tmp_path], max_total_assets=500))
+    with pytest.raises(InvalidArgumentsError) as err:
+        ws.add(scaled(1_000), "big")
+    assert err.value.data == {"assets": 1_000, "max_total_assets": 500}
+    assert ws.names() == []
+
+
+def test_the_file_system_root_is_never_an_implicit_read_root(monkeypatch, tmp_path) -> None:
+    monkeypatch.delenv("CLOUDG_MCP_ALLOWED_ROOTS", raising=False)
+    monkeypatch.chdir("/")
+    config = CloudGConfig(output_dir=tmp_path / "out")
+    assert Path("/") not in config.read_roots()
