@@ -68,7 +68,8 @@ def _norm(v: Any) -> Any:
 def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
          ) -> dict[str, Any]:
     """Assets added/removed/changed, edges added/removed, findings new/resolved/
-    severity_changed, assets newly internet-exposed (and no longer), with a count summary."""
+    severity_changed, suppression_changed, assets newly internet-exposed (and no longer), with
+    a count summary."""
     ph = Phases(progress)
     ph.step(0, "matching assets")
     ba, ta = base.assets, target.assets
@@ -109,12 +110,17 @@ def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
     new = frecs(tf, [tf_pos[k] for k in tfk if k not in bf_pos])
     resolved = frecs(bf, [bf_pos[k] for k in bfk if k not in tf_pos])
     sev_changed = []
+    supp_changed = []  # suppressed or unsuppressed between the two: drift reviews need it
     for k in tfk:
         if k in bf_pos:
             i, j = bf_pos[k], tf_pos[k]
             if bf["severity"].iat[i] != tf["severity"].iat[j]:
                 sev_changed.append({"id": str(tf["id"].iat[j]), "title": tf["title"].iat[j],
                                     "from": bf["severity"].iat[i], "to": tf["severity"].iat[j]})
+            was, now = bool(bf["is_suppressed"].iat[i]), bool(tf["is_suppressed"].iat[j])
+            if was != now:
+                supp_changed.append({"id": str(tf["id"].iat[j]), "title": tf["title"].iat[j],
+                                     "suppressed": now})
     ph.step(75, "comparing internet exposure")
     b_exp = set(_asset_keys(ba).iloc[_exposed_rows(base)])
     t_exp_rows = _exposed_rows(target)
@@ -131,7 +137,8 @@ def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
         "assets": {"added": _brief(ta, added), "removed": _brief(ba, removed),
                    "changed": changed},
         "edges": {"added": edges_added, "removed": edges_removed},
-        "findings": {"new": new, "resolved": resolved, "severity_changed": sev_changed},
+        "findings": {"new": new, "resolved": resolved, "severity_changed": sev_changed,
+                     "suppression_changed": supp_changed},
         "newly_internet_exposed": _brief(ta, np.array(newly, dtype=np.int64)),
         "no_longer_internet_exposed": _brief(ba, np.array(no_longer, dtype=np.int64)),
     }
@@ -140,6 +147,7 @@ def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
         "assets_changed": len(changed), "edges_added": len(edges_added),
         "edges_removed": len(edges_removed), "findings_new": len(new),
         "findings_resolved": len(resolved), "findings_severity_changed": len(sev_changed),
+        "findings_suppression_changed": len(supp_changed),
         "newly_internet_exposed": len(newly), "no_longer_internet_exposed": len(no_longer),
     }
     return result

@@ -226,3 +226,12 @@ async def test_selecting_fires_resource_updates_only(layer) -> None:
     await ok(layer, "select_dataset", {"name": "demo-drifted"})
     assert ("resources", None) not in seen
     assert ("resource", "cloudg://workspace") in seen
+
+
+async def test_diff_reports_findings_suppressed_since_a_snapshot(layer) -> None:
+    await ok(layer, "snapshot_dataset", {"name": "before"})
+    await ok(layer, "suppress_findings", {"ids": ["f-003"], "reason": "accepted"})
+    out = await ok(layer, "diff_datasets", {"base": "before", "target": "demo"})
+    assert [(f["id"], f["suppressed"]) for f in out["findings"]["suppression_changed"]] == [
+        ("f-003", True)]
+    assert out["summary"]["findings_suppression_changed"] == 1
