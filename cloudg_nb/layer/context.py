@@ -170,6 +170,8 @@ class ToolContext:
         try:
             if self.outbound is not None:
                 data = self.outbound(data)
+                if logger_name:
+                    logger_name = _as_text(self.outbound(logger_name))
             await maybe_await(self.log_callback(level, data, logger_name))
         except Exception:
             logger.debug("log callback failed", exc_info=True)

@@ -9,6 +9,7 @@ notebook) only ever call these four methods and the ``*_wire`` listings.
 from __future__ import annotations
 
 import asyncio
+import copy
 import fnmatch
 import inspect
 import json
@@ -500,6 +501,23 @@ class CloudGMCPLayer:
             meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
         return ToolResult(content=[TextContent(message)], is_error=True, meta=meta)
 
+    def _redacted_error(
+        self, exc: MCPLayerError, spec: AnySpec, principal: Principal
+    ) -> MCPLayerError:
+        """``exc`` with its message and data through the output pipeline, for errors that
+        propagate to the adapter (resources, prompts) instead of becoming error results."""
+        if not self.policy.output_pipeline(spec, principal):
+            return exc
+        payload, _ = self._transform(
+            {"message": exc.message, "data": to_jsonable(exc.data)}, spec, principal
+        )
+        kept = payload.get("message") if isinstance(payload, dict) else None
+        clone = copy.copy(exc)
+        clone.message = kept if isinstance(kept, str) and kept else WITHHELD
+        clone.data = payload.get("data") if isinstance(payload, dict) else None
+        clone.args = (clone.message,)
+        return clone
+
     # -- tools ---------------------------------------------------------------------------
 
     def get_tool(self, name: str, principal: Principal | None = None) -> ToolSpec:
@@ -643,7 +661,10 @@ class CloudGMCPLayer:
         ctx = self._request_context(context, p, "resource", uri, spec)
         ctx.meta["uri"] = uri
         info = CallInfo("resource", uri, spec, dict(variables), p, ctx)
-        return await self._run_chain(info, self._resource_terminal)
+        try:
+            return await self._run_chain(info, self._resource_terminal)
+        except MCPLayerError as exc:
+            raise self._redacted_error(exc, spec, p) from None
 
     async def _resource_terminal(self, info: CallInfo) -> list[Any]:
         spec = info.spec
@@ -706,7 +727,10 @@ class CloudGMCPLayer:
             )
         ctx = self._request_context(context, p, "prompt", spec.name, spec)
         info = CallInfo("prompt", spec.name, spec, arguments, p, ctx)
-        return await self._run_chain(info, self._prompt_terminal)
+        try:
+            return await self._run_chain(info, self._prompt_terminal)
+        except MCPLayerError as exc:
+            raise self._redacted_error(exc, spec, p) from None
 
     async def _prompt_terminal(self, info: CallInfo) -> PromptResult:
         spec: PromptSpec = info.spec  # type: ignore[assignment]

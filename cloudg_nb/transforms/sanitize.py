@@ -54,7 +54,8 @@ _INJECTION_PATTERNS = (
     r"developer|jailbroken|unrestricted)",
     r"\bjailbr(?:eak|oken)\b",
     r"\b(?:call|invoke|run|execute|use)\s+the\s+[\w.-]+\s+tool\b",
-    r"(?:^|\n|\x00)[^\S\x00]*(?:system|assistant)[^\S\x00]*:",
+    # a role label opening a line ("system: you are ..."), not "system:masters"-style names
+    r"(?:^|\n|\x00)[^\S\x00]*(?:system|assistant)[^\S\x00]*:[^\S\x00]+\S",
 )
 INJECTION = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
 
@@ -72,6 +73,16 @@ _HOLDER_TRIGGERS = (
     "tell", "inform", "mention", "secret", "credential", "key", "password", "token", "<",
     "inst]", "sys]", "act", "behave", "pretend", "jailbr", "tool", "system", "assistant",
 )
+
+#: Names and ids ("bypass-all-rules-sg", "system:serviceaccount:kube-system:x"): no spaces,
+#: identifier characters only. They are not sentences a model would follow, and fencing them
+#: would change identifiers callers pass back.
+_IDENTIFIER_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@+=-]{0,127}")
+
+
+def _identifier_like(text: str) -> bool:
+    return _IDENTIFIER_LIKE.fullmatch(text) is not None and _SPACED.search(text) is None
+
 
 # -- the detection skeleton ------------------------------------------------------------------
 
@@ -170,7 +181,7 @@ class Sanitizer:
         return INVISIBLE.sub(sub, text), removed
 
     def has_injection(self, text: str, lowered: str | None = None) -> bool:
-        if not self.fence_injections or self.is_fenced(text):
+        if not self.fence_injections or self.is_fenced(text) or _identifier_like(text):
             return False
         skel = skeleton(text)
         if INJECTION.search(skel) is not None:
@@ -218,10 +229,30 @@ class Sanitizer:
         return [
             i for i in sorted(found)
             if INJECTION.search(skeleton(strings[i])) is not None
-            and not self.is_fenced(strings[i])
+            and not self.is_fenced(strings[i]) and not _identifier_like(strings[i])
         ]
 
     @staticmethod
     def fence(text: str) -> str:
         return f"{FENCE_OPEN}{text}{FENCE_CLOSE}"
+
+    def fence_text(self, text: str) -> str:
+        """Fence the injection in ``text``: in a multi-line text only the lines holding one
+        (a server-written prompt embedding one tag value stays readable), else the whole
+        text; lines already fenced are left alone."""
+        if "\n" not in text:
+            return text if self.is_fenced(text) else self.fence(text)
+        lines = text.split("\n")
+        hits = [
+            i for i, line in enumerate(lines)
+            if not self.is_fenced(line.strip()) and INJECTION.search(skeleton(line))
+        ]
+        if not hits:
+            already = any(self.is_fenced(line.strip()) for line in lines)
+            return text if already or self.is_fenced(text) else self.fence(text)
+        for i in hits:
+            line = lines[i]
+            indent = line[: len(line) - len(line.lstrip())]
+            lines[i] = indent + self.fence(line.strip())
+        return "\n".join(lines)
 

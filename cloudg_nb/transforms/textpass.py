@@ -37,6 +37,8 @@ _LIST_PAIR_NAME_MAX = 64
 _NEVER = re.compile(r"(?!)")
 #: Containers holding at least this many strings get a span record (skippable on rebuild).
 _SPAN_MIN = 12
+#: Value types key-name rules never redact.
+_UNRULED = (bool, int, float)
 _KEY_CACHE = 16384
 #: Upper bounds used for the JSON size hint left for ``project``.
 _SCALAR_CHARS = 24
@@ -223,8 +225,10 @@ class TextPass:
                 current = repl.get(i, strings[i])
                 if current is DROP or san.is_fenced(current):
                     continue
-                repl[i] = san.fence(current)
-                fenced += 1
+                new = san.fence_text(current)
+                if new != current:
+                    repl[i] = new
+                    fenced += 1
             if fenced:
                 ctx.count("untrusted", n=fenced)
         return repl
@@ -301,8 +305,11 @@ class _Walk:
                     if info is None:
                         info = key_info(k)
                     key_chars += info[4]
-                    if info[0] is not None or (pair is not None and k == pair[0]):
-                        if v is not None and type(v) is not bool:
+                    # Key rules redact texts and containers, never numbers or booleans: a
+                    # count under "SECRET" or "API_KEY" (asset types) is data, not a secret.
+                    if (info[0] is not None or (pair is not None and k == pair[0])) and \
+                            type(v) not in _UNRULED:
+                        if v is not None:
                             ruled = True
                             # what the rewritten value may add to the JSON size
                             if type(v) is str:
@@ -438,6 +445,8 @@ class _Rebuild:
                     entity = info[0]
                     if entity is None and pair is not None and k == pair[0]:
                         entity = pair[1]
+                    if entity is not None and type(v) in _UNRULED:
+                        entity = None  # numbers and booleans are data (see the scan above)
                     nk = k
                     if entity is not None:
                         nv = red.rewrite_value(v, entity, ctx)  # type: ignore[union-attr]

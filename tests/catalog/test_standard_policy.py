@@ -103,3 +103,16 @@ async def test_compliance_counts_survive_the_transforms(standard) -> None:
 async def test_a_secrets_manager_arn_is_an_identifier_not_a_secret(standard) -> None:
     out = await _call(standard, "get_asset", {"ref": "db-credentials"})
     assert out["arn"].startswith("arn:aws:secretsmanager:") and "REDACTED" not in out["arn"]
+
+
+async def test_counts_keyed_by_secret_like_type_names_survive(standard) -> None:
+    out = await _call(standard, "dataset_summary", {})
+    assert out["asset_types"]["SECRET"] == 1  # a count, not a secret
+
+
+async def test_a_prompt_fences_only_the_injected_line(standard) -> None:
+    prompt = await standard.get_prompt("investigate_asset", {"ref": "web-2"})
+    text = prompt.messages[0].content.text
+    assert text.startswith("Investigate the asset 'web-2'")  # the server's text is not fenced
+    fenced = [line for line in text.splitlines() if "⟦untrusted⟧" in line]
+    assert len(fenced) == 1 and "owner_note" in fenced[0]

@@ -129,3 +129,26 @@ async def test_the_same_surfaces_carry_the_values_under_open() -> None:
     layer = CloudGMCPLayer(registry=_registry(), policy="open")
     result = await layer.call_tool("built")
     assert TOKEN in repr(result.to_wire())  # so the tests above can fail
+
+
+async def test_errors_raised_by_resources_and_prompts_are_redacted() -> None:
+    import pytest
+
+    reg = Registry()
+
+    @reg.resource_template("t://r/{name}")
+    def failing_resource(ctx, name: str) -> str:
+        raise MCPLayerError(f"cannot open with {TOKEN}", data={"dsn": DB_URL})
+
+    @reg.prompt
+    def failing_prompt(ctx) -> str:
+        raise MCPLayerError(f"cannot render with {TOKEN}", data={"dsn": DB_URL})
+
+    layer = CloudGMCPLayer(registry=reg, policy="standard")
+    with pytest.raises(MCPLayerError) as from_resource:
+        await layer.read_resource("t://r/x")
+    with pytest.raises(MCPLayerError) as from_prompt:
+        await layer.get_prompt("failing_prompt")
+    for err in (from_resource.value, from_prompt.value):
+        assert _leaks([err.message, err.data, str(err)]) == []
+        assert err.code == -32603
