@@ -319,6 +319,8 @@ class _Walk:
                                 ruled_chars += _REPLACEMENT_SLACK
                             else:
                                 ruled_containers = True
+                        if not info[3]:
+                            new_keys[k] = None  # the key text itself is still scanned
                         continue
                     if not info[3]:
                         new_keys[k] = None
@@ -447,13 +449,9 @@ class _Rebuild:
                         entity = pair[1]
                     if entity is not None and type(v) in _UNRULED:
                         entity = None  # numbers and booleans are data (see the scan above)
-                    nk = k
-                    if entity is not None:
-                        nv = red.rewrite_value(v, entity, ctx)  # type: ignore[union-attr]
-                    else:
-                        nv = rb(v)
-                        if not no_keys:
-                            nk = kget(k, k)
+                    nv = (red.rewrite_value(v, entity, ctx)  # type: ignore[union-attr]
+                          if entity is not None else rb(v))
+                    nk = k if no_keys else kget(k, k)  # the key text is scanned either way
                     if out is None:
                         if nv is v and nk is k:
                             continue

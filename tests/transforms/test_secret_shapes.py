@@ -72,3 +72,16 @@ async def test_standard_redacts_secrets_in_free_text(text: str) -> None:
     secret = text.split("github_pat_")[1][:20] if "github_pat_" in text else (
         "MIIEowIBAAKCAQEA" if "begin" in text else PW)
     assert secret not in out
+
+
+async def test_a_secret_in_a_key_whose_name_also_marks_its_value_is_redacted_too() -> None:
+    from cloudg_nb import CloudGMCPLayer, Registry
+
+    reg = Registry()
+
+    @reg.tool
+    def keyed(ctx) -> dict:
+        return {"x": {"note password=Zq8-Planted-DbPass-41": "v"}}
+
+    result = await CloudGMCPLayer(registry=reg, policy="standard").call_tool("keyed")
+    assert "Zq8-Planted-DbPass-41" not in repr(result.to_wire())
