@@ -25,6 +25,7 @@ from .estate.errors import (
     ReferenceNotFoundError,
 )
 from .layer.errors import AccessDeniedError, InvalidArgumentsError
+from .layer.listeners import Listeners
 
 if TYPE_CHECKING:
     from .estate.dataset import Dataset
@@ -72,7 +73,7 @@ class Workspace:
             self.config.max_datasets = max_datasets
         self.datasets: dict[str, Dataset] = {}
         self.active: str | None = None
-        self._listeners: list[ChangeListener] = []
+        self._listeners = Listeners(logger, "workspace listener")
         self._unsubscribe: dict[str, Callable[[], None]] = {}
         self._lock = threading.RLock()
 
@@ -89,25 +90,11 @@ class Workspace:
 
     def on_change(self, fn: ChangeListener) -> Callable[[], None]:
         """Call ``fn(kind, uri)`` on every change; returns a function that unsubscribes."""
-        with self._lock:
-            self._listeners.append(fn)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if fn in self._listeners:
-                    self._listeners.remove(fn)
-
-        return unsubscribe
+        return self._listeners.add(fn)
 
     def notify(self, kind: str, uri: str | None = None) -> None:
         """Tell every listener that ``kind`` (and ``uri``) changed; a failing one is skipped."""
-        with self._lock:
-            listeners = list(self._listeners)
-        for fn in listeners:
-            try:
-                fn(kind, uri)
-            except Exception:
-                logger.debug("workspace listener %r failed", fn, exc_info=True)
+        self._listeners.emit(kind, uri)
 
     def _emit(self, events: list[tuple[str, str | None]]) -> None:
         for kind, uri in events:

@@ -8,8 +8,8 @@ the caches and tells listeners (the workspace turns that into change events).
 
 from __future__ import annotations
 
-import contextlib
 import copy
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from ..layer.listeners import Listeners
 from .errors import ReferenceNotFoundError
 from .frames import (
     empty_frame,
@@ -31,6 +32,8 @@ from .graph import EstateGraph, account_of_endpoint
 from .models import INTERNET_CIDRS, Asset, Finding, Severity, close_matches
 from .progress import ProgressFn, report
 from .refs import AssetIndex
+
+logger = logging.getLogger("cloudg.estate")
 
 __all__ = ["Dataset", "FindingIndex", "asset_uri", "BRIEF_COLUMNS"]
 
@@ -109,7 +112,7 @@ class Dataset:
         self.version = 1
         self._lock = threading.RLock()
         self._cache: dict[str, Any] = {}
-        self._listeners: list[Callable[[Dataset], Any]] = []
+        self._listeners = Listeners(logger, "dataset listener")
         self._assets = empty_frame("assets")
         self._edges = empty_frame("edges")
         self._findings = empty_frame("findings")
@@ -170,24 +173,13 @@ class Dataset:
 
     def on_change(self, fn: Callable[[Dataset], Any]) -> Callable[[], None]:
         """Call ``fn(dataset)`` after every mutation; returns an unsubscribe function."""
-        with self._lock:
-            self._listeners.append(fn)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if fn in self._listeners:
-                    self._listeners.remove(fn)
-
-        return unsubscribe
+        return self._listeners.add(fn)
 
     def _mutated(self) -> None:
         with self._lock:
             self.version += 1
             self._cache = {}
-            listeners = list(self._listeners)
-        for fn in listeners:
-            with contextlib.suppress(Exception):  # a broken listener must not undo it
-                fn(self)
+        self._listeners.emit(self)  # a broken listener must not undo the mutation
 
     def update(
         self,

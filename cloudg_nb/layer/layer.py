@@ -17,7 +17,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from contextlib import nullcontext, suppress
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +39,7 @@ from .errors import (
     NotFoundError,
     RateLimitedError,
 )
+from .listeners import Listeners
 from .registry import Registry
 from .results import render_text, to_jsonable, truncate_text
 from .schema import validate_arguments
@@ -156,7 +157,7 @@ class CloudGMCPLayer:
             from .. import __version__ as version
         self.version = version
         self.instructions = instructions
-        self._listeners: list[ChangeListener] = []
+        self._listeners = Listeners(logger, "change listener")
         self._chains: dict[tuple[Any, ...], Handler] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         for mw in middleware:
@@ -246,13 +247,7 @@ class CloudGMCPLayer:
 
     def on_change(self, fn: ChangeListener) -> Callable[[], None]:
         """Call ``fn(kind, uri)`` on every change; returns a function that unsubscribes."""
-        self._listeners.append(fn)
-
-        def unsubscribe() -> None:
-            with suppress(ValueError):
-                self._listeners.remove(fn)
-
-        return unsubscribe
+        return self._listeners.add(fn)
 
     def notify_change(self, kind: str, uri: str | None = None) -> None:
         """Report a change from any thread; listeners run on the serving loop's thread."""
@@ -271,11 +266,7 @@ class CloudGMCPLayer:
         self._dispatch_change(kind, uri)
 
     def _dispatch_change(self, kind: str, uri: str | None) -> None:
-        for fn in list(self._listeners):
-            try:
-                fn(kind, uri)
-            except Exception:
-                logger.debug("change listener %r failed", fn, exc_info=True)
+        self._listeners.emit(kind, uri)
 
     # -- contexts ------------------------------------------------------------------------
 
