@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from itertools import islice
 from typing import Any
 
 __all__ = ["Project"]
@@ -163,6 +164,19 @@ def _cut_string(text: str, keep: int) -> str:
     return f"{text[:keep]}…[+{removed} chars]"
 
 
+def _map_values(value: dict[Any, Any], fn: Callable[[Any], Any]) -> dict[Any, Any]:
+    """``fn`` over a dict's values, copy on write: ``value`` itself when nothing changed."""
+    out: dict[Any, Any] | None = None
+    for pos, (k, v) in enumerate(value.items()):
+        nv = fn(v)
+        if out is None:
+            if nv is v:
+                continue
+            out = dict(islice(value.items(), pos))
+        out[k] = nv
+    return value if out is None else out
+
+
 def _cap(value: Any, max_list: int | None, max_string: int | None, stats: dict[str, int]) -> Any:
     t = type(value)
     if t is str:
@@ -172,15 +186,7 @@ def _cap(value: Any, max_list: int | None, max_string: int | None, stats: dict[s
             return _cut_string(value, max_string)
         return value
     if t is dict:
-        out = None
-        for pos, (k, v) in enumerate(value.items()):
-            nv = _cap(v, max_list, max_string, stats)
-            if out is None:
-                if nv is v:
-                    continue
-                out = dict(list(value.items())[:pos])
-            out[k] = nv
-        return value if out is None else out
+        return _map_values(value, lambda v: _cap(v, max_list, max_string, stats))
     if t is list or t is tuple:
         items = value
         if max_list and len(items) > max_list:
@@ -208,15 +214,7 @@ def _shrink(value: Any, ratio: float, stats: dict[str, int], deep: bool) -> Any:
                 return _cut_string(value, keep)
         return value
     if t is dict:
-        out = None
-        for pos, (k, v) in enumerate(value.items()):
-            nv = _shrink(v, ratio, stats, deep)
-            if out is None:
-                if nv is v:
-                    continue
-                out = dict(list(value.items())[:pos])
-            out[k] = nv
-        return value if out is None else out
+        return _map_values(value, lambda v: _shrink(v, ratio, stats, deep))
     if t is list or t is tuple:
         items = value
         cut = False
