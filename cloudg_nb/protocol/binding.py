@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -33,6 +33,7 @@ from .request import (
 
 __all__ = ["LayerBinding", "bind_layer"]
 
+T = TypeVar("T")
 logger = logging.getLogger("cloudg.mcp.protocol")
 
 _PRIVATE_LIST = {"ttlMs": 0, "cacheScope": "private"}
@@ -137,20 +138,25 @@ class _Handlers:
 
     # -- calls ---------------------------------------------------------------------------
 
+    async def _through_layer(self, method: str, ctx: Any, call: Awaitable[T]) -> T:
+        """Await a layer call, mapping layer errors to JSON-RPC errors with the layer's codes
+        and anything unexpected to an internal error (details in the server log only)."""
+        try:
+            return await call
+        except MCPLayerError as exc:
+            raise to_mcp_error(exc, ctx) from None
+        except Exception:
+            logger.exception("%s failed", method)
+            raise internal_error(method) from None
+
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
         if params.name in await self._host_names("tools/list", ctx, "tools", "name"):
             return await self.host["tools/call"].handler(ctx, params)
         principal = self.b.principal(ctx)
-        try:
-            result = await self.layer.call_tool(
-                params.name, params.arguments or {}, principal=principal,
-                context=layer_context(self.layer, ctx, principal),
-            )
-        except MCPLayerError as exc:
-            raise to_mcp_error(exc, ctx) from None
-        except Exception:
-            logger.exception("tools/call %s failed", params.name)
-            raise internal_error("tools/call") from None
+        result = await self._through_layer("tools/call", ctx, self.layer.call_tool(
+            params.name, params.arguments or {}, principal=principal,
+            context=layer_context(self.layer, ctx, principal),
+        ))
         return _complete(result.to_wire())
 
     async def read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> Any:
@@ -178,16 +184,10 @@ class _Handlers:
         if params.name in await self._host_names("prompts/list", ctx, "prompts", "name"):
             return await self.host["prompts/get"].handler(ctx, params)
         principal = self.b.principal(ctx)
-        try:
-            result = await self.layer.get_prompt(
-                params.name, dict(params.arguments or {}), principal=principal,
-                context=layer_context(self.layer, ctx, principal),
-            )
-        except MCPLayerError as exc:
-            raise to_mcp_error(exc, ctx) from None
-        except Exception:
-            logger.exception("prompts/get %s failed", params.name)
-            raise internal_error("prompts/get") from None
+        result = await self._through_layer("prompts/get", ctx, self.layer.get_prompt(
+            params.name, dict(params.arguments or {}), principal=principal,
+            context=layer_context(self.layer, ctx, principal),
+        ))
         return _complete(result.to_wire())
 
     async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> Any:
@@ -196,16 +196,10 @@ class _Handlers:
         if host_entry is not None and self._host_owns_ref(ref):
             return await host_entry.handler(ctx, params)
         context_args = dict(params.context.arguments or {}) if params.context else {}
-        try:
-            completion = await self.layer.complete(
-                ref, {"name": params.argument.name, "value": params.argument.value},
-                principal=self.b.principal(ctx), context_arguments=context_args,
-            )
-        except MCPLayerError as exc:
-            raise to_mcp_error(exc, ctx) from None
-        except Exception:
-            logger.exception("completion/complete failed")
-            raise internal_error("completion/complete") from None
+        completion = await self._through_layer("completion/complete", ctx, self.layer.complete(
+            ref, {"name": params.argument.name, "value": params.argument.value},
+            principal=self.b.principal(ctx), context_arguments=context_args,
+        ))
         return _complete({"completion": completion})
 
     def _host_owns_ref(self, ref: dict[str, Any]) -> bool:
