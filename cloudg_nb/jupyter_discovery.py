@@ -1,0 +1,255 @@
+"""Find the MCP endpoint of a running Jupyter server with the cloudg extension.
+
+Order: an explicit URL (and token); ``$CLOUDG_MCP_URL`` (+ ``$CLOUDG_MCP_TOKEN``); the
+server files Jupyter writes (``jpserver-*.json``): the server whose pid is ``$JPY_PARENT_PID``,
+else the one whose ``root_dir`` holds the current directory; JupyterHub / Binder variables;
+else the only running server. Pure look-up: importing or calling this starts nothing and opens
+no connection. Used by ``cloudg-nb config --jupyter`` and the notebook client.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+__all__ = [
+    "ENDPOINT_PATH",
+    "JupyterEndpoint",
+    "JupyterServerNotFound",
+    "endpoint_url",
+    "find_jupyter_endpoint",
+]
+
+#: The extension's MCP endpoint, relative to the server's ``base_url``.
+ENDPOINT_PATH = "cloudg/mcp"
+#: Pages of the Jupyter UI a user may paste instead of the server's root URL.
+_UI_SEGMENTS = frozenset({"lab", "tree", "notebooks", "doc", "edit", "view", "terminals"})
+_WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
+@dataclass(frozen=True)
+class JupyterEndpoint:
+    """Where a client reaches the extension, and how that was found."""
+
+    url: str  # the MCP endpoint, ``{server_url}cloudg/mcp`` for a Jupyter server
+    token: str | None  # the bearer token to send (None: the server needs none)
+    found_by: str  # one line for people: which source gave the URL
+    server_url: str  # the Jupyter server's root including base_url, ending with "/"
+    token_env: str | None = None  # the environment variable that conventionally holds it
+
+    @property
+    def status_url(self) -> str:
+        """The extension's status page (authenticated JSON)."""
+        return f"{self.server_url}cloudg/api/status"
+
+
+class JupyterServerNotFound(LookupError):
+    """No running Jupyter server could be found; ``looked_at`` lists the sources tried."""
+
+    def __init__(self, message: str, looked_at: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.looked_at = list(looked_at)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _server_root(url: str, base_url: str | None = None) -> str:
+    """``scheme://host[:port]{base_url}`` with exactly one slash between parts, ending in "/".
+
+    ``url`` may already carry ``base_url`` (server files do), a UI page (``/lab``) or a
+    query (``?token=``); query and fragment are dropped, UI pages cut off.
+    """
+    parts = urlsplit(url.strip())
+    segments = [s for s in parts.path.split("/") if s]
+    for i, segment in enumerate(segments):
+        if segment in _UI_SEGMENTS:
+            segments = segments[:i]
+            break
+    path = "/" + "".join(f"{s}/" for s in segments)
+    if base_url is not None:
+        base = "/" + "".join(f"{s}/" for s in base_url.split("/") if s)
+        if not path.endswith(base):
+            path = path.rstrip("/") + base
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def endpoint_url(server_url: str, base_url: str | None = None) -> str:
+    """The extension's MCP endpoint for a Jupyter server at ``server_url``."""
+    return _server_root(server_url, base_url) + ENDPOINT_PATH
+
+
+def _query_token(url: str) -> str | None:
+    values = parse_qs(urlsplit(url).query).get("token")
+    return values[0] if values and values[0] else None
+
+
+def _split_endpoint(url: str) -> tuple[str, str]:
+    """(endpoint without query, server root) for a URL that names an MCP endpoint."""
+    parts = urlsplit(url.strip())
+    endpoint = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+    if endpoint.endswith("/" + ENDPOINT_PATH):
+        return endpoint, endpoint.removesuffix(ENDPOINT_PATH)
+    return endpoint, endpoint[: endpoint.rfind("/") + 1]
+
+
+def _from_explicit(url: str, token: str | None) -> JupyterEndpoint:
+    token = token or _query_token(url)
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError("a server URL starts with http:// or https://, for example "
+                         "http://127.0.0.1:8888/")
+    if parts.path.rstrip("/").endswith("/mcp"):  # already an MCP endpoint
+        endpoint, root = _split_endpoint(url)
+        return JupyterEndpoint(endpoint, token, "the URL given", root)
+    root = _server_root(url)
+    return JupyterEndpoint(root + ENDPOINT_PATH, token, "the URL given", root)
+
+
+def _running_servers(runtime_dir: str | None) -> list[dict[str, Any]]:
+    from jupyter_server.serverapp import list_running_servers
+
+    # Unix-socket servers have no URL an HTTP client can use.
+    return [s for s in list_running_servers(runtime_dir) if not s.get("sock") and s.get("url")]
+
+
+def _contains(root: str, cwd: Path) -> bool:
+    try:
+        return cwd.is_relative_to(Path(root).resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def _local_url(info: Mapping[str, Any]) -> str:
+    """The server file's URL, with a wildcard bind address replaced by loopback."""
+    url = str(info["url"])
+    if str(info.get("hostname", "")) in _WILDCARD_HOSTS:
+        parts = urlsplit(url)
+        port = f":{parts.port}" if parts.port else ""
+        url = urlunsplit((parts.scheme, f"127.0.0.1{port}", parts.path, "", ""))
+    return url
+
+
+def _from_server_file(info: Mapping[str, Any], found_by: str,
+                      env: Mapping[str, str]) -> JupyterEndpoint:
+    root = _server_root(_local_url(info), str(info.get("base_url") or "/"))
+    token: str | None = str(info.get("token") or "") or None
+    token_env: str | None = "JUPYTER_TOKEN" if token else None
+    if token is None and env.get("JUPYTERHUB_API_TOKEN"):
+        # A JupyterHub single-user server authenticates with the Hub's API token.
+        token, token_env = env["JUPYTERHUB_API_TOKEN"], "JUPYTERHUB_API_TOKEN"
+    return JupyterEndpoint(root + ENDPOINT_PATH, token, found_by, root, token_env)
+
+
+def _describe(info: Mapping[str, Any]) -> str:
+    return f"pid {info.get('pid')}, {_server_root(_local_url(info))}, root {info.get('root_dir')}"
+
+
+def _from_hub(env: Mapping[str, str]) -> JupyterEndpoint | None:
+    """The single-user server of a JupyterHub (or Binder) session, from its variables."""
+    prefix = env.get("JUPYTERHUB_SERVICE_PREFIX")
+    if not prefix:
+        return None
+    token = env.get("JUPYTERHUB_API_TOKEN") or None
+    token_env = "JUPYTERHUB_API_TOKEN" if token else None
+    public = env.get("JUPYTERHUB_PUBLIC_URL")  # this server's own public URL
+    if public:
+        root = _server_root(public)
+        return JupyterEndpoint(root + ENDPOINT_PATH, token,
+                               "$JUPYTERHUB_PUBLIC_URL (JupyterHub)", root, token_env)
+    for name in ("JUPYTERHUB_EXTERNAL_URL", "JUPYTERHUB_PUBLIC_HUB_URL", "JUPYTERHUB_HOST"):
+        value = env.get(name)
+        parts = urlsplit(value or "")
+        if parts.scheme in ("http", "https") and parts.netloc:
+            root = _server_root(f"{parts.scheme}://{parts.netloc}/", prefix)
+            return JupyterEndpoint(root + ENDPOINT_PATH, token,
+                                   f"${name} + $JUPYTERHUB_SERVICE_PREFIX (JupyterHub)",
+                                   root, token_env)
+    internal = env.get("JUPYTERHUB_SERVICE_URL")  # where the server listens, inside the pod
+    if internal:
+        parts = urlsplit(internal)
+        host = parts.hostname or ""
+        if host in _WILDCARD_HOSTS or host == "::":
+            port = f":{parts.port}" if parts.port else ""
+            internal = urlunsplit((parts.scheme, f"127.0.0.1{port}", parts.path, "", ""))
+        root = _server_root(internal, prefix)
+        return JupyterEndpoint(
+            root + ENDPOINT_PATH, token,
+            "$JUPYTERHUB_SERVICE_URL (JupyterHub; an address inside the session: from "
+            "elsewhere use the address your browser shows)", root, token_env)
+    return None
+
+
+def find_jupyter_endpoint(
+    url: str | None = None,
+    token: str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    runtime_dir: str | None = None,
+) -> JupyterEndpoint:
+    """The MCP endpoint of the Jupyter server this process belongs to (see module docstring).
+
+    ``environ``, ``cwd`` and ``runtime_dir`` default to this process's. Raises
+    ``JupyterServerNotFound`` (saying what to do) when nothing fits, ``ValueError`` for a
+    malformed explicit URL.
+    """
+    env = os.environ if environ is None else environ
+    if url:
+        return _from_explicit(url, token)
+    if env.get("CLOUDG_MCP_URL"):
+        endpoint, root = _split_endpoint(env["CLOUDG_MCP_URL"])
+        env_token = env.get("CLOUDG_MCP_TOKEN") or _query_token(env["CLOUDG_MCP_URL"])
+        return JupyterEndpoint(endpoint, token or env_token, "$CLOUDG_MCP_URL", root,
+                               "CLOUDG_MCP_TOKEN" if env.get("CLOUDG_MCP_TOKEN") and not token else None)
+
+    def chosen(found: JupyterEndpoint) -> JupyterEndpoint:
+        if token:  # an explicit token wins over the discovered one
+            return JupyterEndpoint(found.url, token, found.found_by, found.server_url)
+        return found
+
+    servers = _running_servers(runtime_dir)
+    parent = env.get("JPY_PARENT_PID", "")
+    for info in servers:
+        if parent and str(info.get("pid")) == parent:
+            return chosen(_from_server_file(
+                info, f"the Jupyter server running this kernel (pid {parent})", env))
+    here = Path(cwd if cwd is not None else os.getcwd()).resolve()
+    holding = [s for s in servers if s.get("root_dir") and _contains(str(s["root_dir"]), here)]
+    if holding:
+        # The most specific root wins; among equals the newest process (highest pid, roughly).
+        holding.sort(key=lambda s: (len(str(s["root_dir"])), int(s.get("pid") or 0)),
+                     reverse=True)
+        best = holding[0]
+        note = f" ({len(holding)} servers serve it; chose pid {best.get('pid')})" if len(
+            holding) > 1 else ""
+        return chosen(_from_server_file(
+            best, f"the Jupyter server whose root_dir holds the current folder{note}", env))
+    hub = _from_hub(env)
+    if hub is not None:
+        return chosen(hub)
+    if len(servers) == 1:
+        return chosen(_from_server_file(
+            servers[0], "the only running Jupyter server (its root_dir does not hold the "
+                        "current folder)", env))
+
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    where = runtime_dir or jupyter_runtime_dir()
+    looked_at = ["$CLOUDG_MCP_URL (unset)",
+                 f"{len(servers)} running server file(s) in {where}",
+                 "JupyterHub variables ($JUPYTERHUB_SERVICE_PREFIX unset)"]
+    if servers:
+        listing = "; ".join(_describe(s) for s in servers)
+        raise JupyterServerNotFound(
+            f"{len(servers)} Jupyter servers are running and none serves the current folder "
+            f"({listing}); name one with its URL, or run from inside its root_dir", looked_at)
+    raise JupyterServerNotFound(
+        "No running Jupyter server found: start one (`jupyter lab` or `jupyter server`) with "
+        "the cloudg extension enabled, or give the server's URL and token (or set "
+        "CLOUDG_MCP_URL and CLOUDG_MCP_TOKEN)", looked_at)
