@@ -191,6 +191,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_config(args: argparse.Namespace) -> int:
     from .protocol.client_config import client_config
 
+    if args.jupyter:
+        return _cmd_config_jupyter(args)
+    if args.show_token:
+        raise UsageError("--show-token goes with --jupyter (with --url, --token is printed as "
+                         "given)")
     if args.token and not args.url:
         raise UsageError("--token goes with --url (a stdio server needs no token)")
 
@@ -201,6 +206,62 @@ def _cmd_config(args: argparse.Namespace) -> int:
         server_args += ["--registry", args.registry]
     config = client_config(args.client, url=args.url, token=args.token, name=args.name,
                            server_args=server_args)
+    print(f"# {config.where}", file=sys.stderr)
+    print(config.text)
+    return 0
+
+
+def _probe_jupyter_endpoint(status_url: str, token: str | None) -> str | None:
+    """A warning when a local server does not answer the extension's status page, else None."""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    if not _is_loopback(urllib.parse.urlsplit(status_url).hostname or ""):
+        return None  # a remote (Hub) address: not probed from here
+    headers = {"Authorization": f"token {token}"} if token else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(status_url, headers=headers),
+                                    timeout=5):
+            return None
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return ("that server has no cloudg endpoint: enable the extension "
+                    "(`jupyter server extension enable cloudg_jupyter`) and restart the server")
+        if exc.code == 403:
+            return "that server refused the token: check it with `jupyter server list`"
+        return f"that server answered {exc.code} on its cloudg status page; see its log"
+    except (urllib.error.URLError, OSError):
+        return ("nothing answers at that address: is the Jupyter server running? (a server "
+                "that crashed leaves its file behind; give the address with --url)")
+
+
+def _cmd_config_jupyter(args: argparse.Namespace) -> int:
+    """``config --jupyter``: the configuration for the running Jupyter server's endpoint."""
+    from .jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
+    from .protocol.client_config import client_config
+
+    try:
+        found = find_jupyter_endpoint(args.url, args.token)
+    except JupyterServerNotFound as exc:
+        raise UsageError(f"{exc}; for this command: --url http://127.0.0.1:8888/ --token "
+                         "TOKEN") from None
+    except ValueError as exc:
+        raise UsageError(f"--url: {exc}") from None
+    token_env = found.token_env or "JUPYTER_TOKEN"
+    refer = found.token is not None and not args.show_token
+    config = client_config(args.client, url=found.url, token=found.token, name=args.name,
+                           token_env=token_env if refer else None)
+    print(f"# MCP endpoint {found.url} (found from {found.found_by})", file=sys.stderr)
+    warning = _probe_jupyter_endpoint(found.status_url, found.token)
+    if warning:
+        print(f"# warning: {warning}", file=sys.stderr)
+    if refer:
+        if os.environ.get(token_env) == found.token:
+            print(f"# ${token_env} in this shell holds this server's token", file=sys.stderr)
+        else:
+            print(f"# the token is not printed: set {token_env} to it (`jupyter server list` "
+                  "shows it), or rerun with --show-token to include it", file=sys.stderr)
     print(f"# {config.where}", file=sys.stderr)
     print(config.text)
     return 0
@@ -283,6 +344,13 @@ def build_parser() -> argparse.ArgumentParser:
                                       "a stdio one")
     config.add_argument("--token", help="bearer token the client should send (with --url)")
     config.add_argument("--name", default="cloudg", help="server name in the client")
+    config.add_argument("--jupyter", action="store_true",
+                        help="connect to the cloudg endpoint of the running Jupyter server "
+                             "(found from $CLOUDG_MCP_URL, Jupyter's server files or "
+                             "JupyterHub; --url names the server instead)")
+    config.add_argument("--show-token", action="store_true",
+                        help="with --jupyter: put the server's token itself in the "
+                             "configuration (default: refer to $JUPYTER_TOKEN)")
     config.set_defaults(fn=_cmd_config)
     return parser
 
