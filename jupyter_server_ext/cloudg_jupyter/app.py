@@ -1,0 +1,399 @@
+"""CloudGExtension: the Jupyter server extension that serves one governed layer over MCP.
+
+At server start it builds one ``CloudGMCPLayer`` from its traitlets, binds it into the MCP
+SDK, loads the configured datasets and runs the SDK session manager in one task on the
+server's loop (entered and exited there); at server stop it ends in-flight requests and
+that task. Bad configuration is logged as one line; the endpoint then answers 503 with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from jupyter_core.paths import jupyter_data_dir
+from jupyter_server.extension.application import ExtensionApp
+from jupyter_server.utils import url_path_join
+from traitlets import Bool, Dict, Float, Int, List, Unicode
+
+from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler
+
+__all__ = ["CloudGExtension"]
+
+#: Seconds ``stop_extension`` waits for requests and the session manager to wind down.
+STOP_TIMEOUT = 3.0
+SAMPLE_PREFIX = "sample:"
+
+
+class SetupProblem(Exception):
+    """A configuration problem, said in one line that names the setting."""
+
+
+class CloudGExtension(ExtensionApp):
+    """Serve the cloudg analysis layer to MCP clients at ``{base_url}cloudg/mcp``."""
+
+    name = "cloudg"
+    description = "cloudg-nb: a governed MCP endpoint for cloud-estate analysis"
+    load_other_extensions = True
+
+    enabled = Bool(True, config=True, help=(
+        "Serve the MCP endpoint at {base_url}cloudg/mcp. False: the extension adds nothing."))
+    policy = Unicode("standard", config=True, help=(
+        "Policy profile name (open, standard, restricted, ...) or a policy file (YAML/JSON)."))
+    prefix = Unicode("", config=True, help="Prefix added to every tool and prompt name.")
+    datasets = List(Unicode(), default_value=["demo=sample:demo"], config=True, help=(
+        "Datasets loaded at start, each NAME=PATH (a file or folder under allowed_roots), "
+        "or NAME=sample:demo|drifted|scaled for a generated sample estate. Default: the demo "
+        "sample estate. An empty list starts with an empty workspace."))
+    allowed_roots = List(Unicode(), config=True, help=(
+        "Folders tools may read estate files from. Default: the server's root_dir."))
+    output_dir = Unicode("", config=True, help=(
+        "The only folder tools write to (exports). Default: {root_dir}/cloudg-output."))
+    default_timeout = Float(300.0, config=True, help=(
+        "Seconds a tool call may run before it is answered with a timeout error (0: none)."))
+    max_output_chars = Int(200_000, config=True, help=(
+        "Longest tool result text, in characters; longer results are truncated (0: no cap)."))
+    audit_log = Unicode(None, allow_none=True, config=True, help=(
+        "JSON-lines audit file (mode 0600; argument values only as keyed hashes). Default: "
+        "cloudg/audit.jsonl under the Jupyter data dir. An empty string disables it."))
+    max_concurrency = Int(8, config=True, help=(
+        "Tool calls that may run at once (others queue, then get 'server busy'); 0: no "
+        "limit."))
+    cache_ttl = Float(0.0, config=True, help=(
+        "Seconds results of read-only tools are reused for the same caller and arguments "
+        "(cleared on any workspace change); 0 disables the cache."))
+    roles = Dict(key_trait=Unicode(), value_trait=List(Unicode()), config=True, help=(
+        "Jupyter user name -> policy roles, e.g. {\"alice\": [\"analyst\", \"default\"]}. "
+        "Users not listed get default_roles."))
+    default_roles = List(Unicode(), default_value=["default"], config=True, help=(
+        "Policy roles of Jupyter users not listed in roles."))
+    registry = Unicode("", config=True, help=(
+        "MODULE:ATTR of an extra cloudg_nb Registry (or a function returning one) whose "
+        "tools, resources and prompts are added to the built-in catalog (as the CLI's "
+        "--registry, but merged)."))
+    show_token = Bool(False, config=True, help=(
+        "Print the real Jupyter token in the ready-to-paste client command of the start "
+        "log (default: $JUPYTER_TOKEN stands in for it)."))
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.layer: Any = None
+        self.binding: Any = None
+        self.session_manager: Any = None
+        self.asgi_app: Callable[..., Awaitable[None]] | None = None
+        self.setup_problem: str | None = None
+        self.dataset_problems: list[str] = []
+        self.ready = asyncio.Event()
+        self.stopping = False
+        self._audit: Any = None
+        self._stop = asyncio.Event()
+        self._runner: asyncio.Task[None] | None = None
+        self._requests: set[asyncio.Task[Any]] = set()
+        self._started_at = time.monotonic()
+
+    # -- Jupyter hooks -------------------------------------------------------------------
+
+    def initialize_settings(self) -> None:
+        if not self.enabled:
+            self.log.info("cloudg: MCP endpoint disabled (CloudGExtension.enabled = False)")
+            return
+        try:
+            self._build()
+        except SetupProblem as exc:
+            self.setup_problem = str(exc)
+            self.log.error("cloudg: MCP endpoint not available: %s", exc)
+
+    def initialize_handlers(self) -> None:
+        if not self.enabled:
+            return
+        self.handlers.extend([
+            ("cloudg/mcp", MCPHandler, {"extension": self}),
+            ("cloudg/api/status", StatusHandler, {"extension": self}),
+        ])
+
+    async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
+        if not self.enabled:
+            return
+        self._log_endpoint()
+        if self.setup_problem is None:
+            self._runner = asyncio.create_task(self._serve(), name="cloudg-mcp-session-manager")
+
+    async def stop_extension(self) -> None:
+        """End in-flight MCP requests and streams, then the session manager task."""
+        self.stopping = True
+        _end_event_streams()
+        self._stop.set()
+        runner = self._runner
+        if runner is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(runner), STOP_TIMEOUT)
+        pending = [t for t in self._requests if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=STOP_TIMEOUT)
+        if runner is not None and not runner.done():
+            runner.cancel()
+            await asyncio.wait([runner], timeout=STOP_TIMEOUT)
+        await _stop_sse_watchers()
+        self._close_layer()
+
+    # -- building ------------------------------------------------------------------------
+
+    def _root_dir(self) -> Path:
+        root = getattr(self.serverapp, "root_dir", None) or os.getcwd()
+        return Path(root).expanduser().resolve()
+
+    def _build(self) -> None:
+        from cloudg_nb.config import CloudGConfig
+        from cloudg_nb.layer import CloudGMCPLayer
+        from cloudg_nb.policy import PolicyError
+        from cloudg_nb.protocol import PrincipalResolver, bind_layer
+        from cloudg_nb.protocol.http import session_manager
+        from cloudg_nb.workspace import Workspace
+
+        root = self._root_dir()
+        config = CloudGConfig(
+            allowed_roots=[Path(p).expanduser() for p in self.allowed_roots] or [root],
+            output_dir=Path(self.output_dir).expanduser() if self.output_dir
+            else root / "cloudg-output",
+        )
+        try:
+            layer = CloudGMCPLayer(
+                workspace=Workspace(config),
+                policy=self.policy or None,
+                registry=self._registry(),
+                prefix=self.prefix,
+                default_timeout=self.default_timeout or None,
+                max_output_chars=self.max_output_chars or None,
+            )
+        except PolicyError as exc:
+            raise SetupProblem(f"CloudGExtension.policy: {exc}") from None
+        except ValueError as exc:
+            raise SetupProblem(f"CloudGExtension.prefix or registry: {exc}") from None
+        self._add_middleware(layer)
+        self.layer = layer
+        self.binding = bind_layer(layer, resolver=PrincipalResolver(custom=_scope_principal))
+        self.session_manager = session_manager(self.binding)
+        self.asgi_app = self.session_manager.handle_request
+
+    def _registry(self) -> Any:
+        from cloudg_nb.catalog import default_registry
+        from cloudg_nb.cli import UsageError, load_registry
+
+        registry = default_registry()
+        if self.registry:
+            try:
+                extra = load_registry(self.registry)
+            except UsageError as exc:
+                raise SetupProblem(f"CloudGExtension.{exc}".replace("--registry", "registry")
+                                   ) from None
+            try:
+                registry.merge(extra)
+            except ValueError as exc:
+                raise SetupProblem(f"CloudGExtension.registry: {exc}") from None
+        return registry
+
+    def _audit_path(self) -> Path | None:
+        if self.audit_log is None:
+            return Path(jupyter_data_dir()) / "cloudg" / "audit.jsonl"
+        return Path(self.audit_log).expanduser() if self.audit_log else None
+
+    def _add_middleware(self, layer: Any) -> None:
+        from cloudg_nb.layer.middleware import (
+            AuditLogMiddleware,
+            CachingMiddleware,
+            ConcurrencyLimitMiddleware,
+        )
+
+        path = self._audit_path()
+        if path is not None:
+            try:
+                self._audit = AuditLogMiddleware(path=path)
+            except OSError as exc:
+                raise SetupProblem(
+                    f"CloudGExtension.audit_log: cannot write {path} ({exc.strerror})") from None
+            layer.use(self._audit)
+        if self.max_concurrency > 0:
+            layer.use(ConcurrencyLimitMiddleware(limit=self.max_concurrency))
+        if self.cache_ttl > 0:
+            layer.use(CachingMiddleware(ttl=self.cache_ttl))
+
+    async def _load_datasets(self) -> None:
+        """Load ``datasets`` through the layer's own tools (as the local user); a failure is
+        one log line and leaves the others loaded."""
+        for item in self.datasets:
+            name, sep, path = item.partition("=")
+            if not sep or not name or not path:
+                self._dataset_problem(f"{item!r} is not NAME=PATH")
+                continue
+            if path.startswith(SAMPLE_PREFIX):
+                tool = "sample_estate"
+                arguments: dict[str, Any] = {"name": path[len(SAMPLE_PREFIX):],
+                                             "dataset_name": name}
+            else:
+                tool, arguments = "load_dataset", {"path": path, "name": name}
+            try:
+                result = await self.layer.call_tool(self.layer.exposed_name(tool), arguments)
+            except Exception as exc:
+                self._dataset_problem(f"{name}: {exc}")
+                continue
+            if result.is_error:
+                self._dataset_problem(f"{name}: {result.text}")
+
+    def _dataset_problem(self, text: str) -> None:
+        line = " ".join(text.split())[:300]
+        self.dataset_problems.append(line)
+        self.log.error("cloudg: CloudGExtension.datasets: not loaded: %s", line)
+
+    # -- serving -------------------------------------------------------------------------
+
+    async def _serve(self) -> None:
+        """The session manager's one task: entered and exited here, on the server loop."""
+        self.binding.fanout.bind_loop()
+        try:
+            await self._load_datasets()
+            async with self.session_manager.run():
+                self.ready.set()
+                await self._stop.wait()
+        except Exception:
+            self.log.exception("cloudg: the MCP session manager stopped unexpectedly")
+        finally:
+            self.ready.clear()
+            self.binding.fanout.close()
+
+    def track_request(self, task: asyncio.Task[Any] | None) -> None:
+        if task is not None:
+            self._requests.add(task)
+
+    def untrack_request(self, task: asyncio.Task[Any] | None) -> None:
+        self._requests.discard(task)  # type: ignore[arg-type]
+
+    def user_name(self, user: Any) -> str:
+        """The principal id for a Jupyter ``user``.
+
+        Jupyter's built-in identity providers guard the server with one shared secret
+        (token or password) and invent a random anonymous user per cookie-less request, so
+        every caller they admit is the server's owner: the OS account name (``jovyan`` on
+        Binder). Other providers (JupyterHub's) name real users: their user name.
+        """
+        from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
+
+        provider = getattr(self.serverapp, "identity_provider", None)
+        if type(provider) in (IdentityProvider, PasswordIdentityProvider):
+            return _owner_name()
+        return str(getattr(user, "username", None) or user)
+
+    def principal_for(self, user: Any) -> Any:
+        from cloudg_nb.layer.context import Principal
+
+        name = self.user_name(user)
+        return Principal(name, frozenset(self.roles.get(name) or self.default_roles or
+                                         ["default"]))
+
+    def request_scope(self, user: Any) -> dict[str, Any]:
+        """ASGI scope entries for a request by Jupyter ``user``: the principal for the
+        binding, and an SDK user so an MCP session stays bound to who opened it."""
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+        from mcp.server.auth.provider import AccessToken
+
+        principal = self.principal_for(user)
+        token = AccessToken(token=f"jupyter-user:{principal.id}", client_id=principal.id,
+                            scopes=sorted(principal.roles), subject=principal.id)
+        return {PRINCIPAL_SCOPE_KEY: principal, "user": AuthenticatedUser(token)}
+
+    def _close_layer(self) -> None:
+        layer = self.layer
+        for name in ("shutdown", "close"):
+            close = getattr(layer, name, None)
+            if callable(close):
+                with contextlib.suppress(Exception):
+                    close()
+                break
+        if self._audit is not None:
+            self._audit.close()
+
+    # -- telling people ------------------------------------------------------------------
+
+    def endpoint_url(self) -> str:
+        return url_path_join(self.serverapp.connection_url, "cloudg/mcp")
+
+    def _log_endpoint(self) -> None:
+        if self.setup_problem is not None:
+            return
+        url = self.endpoint_url()
+        token = getattr(self.serverapp.identity_provider, "token", "") or ""
+        shown = token if (self.show_token and token) else "$JUPYTER_TOKEN"
+        self.log.info("cloudg: MCP endpoint at %s", url)
+        self.log.info(
+            "cloudg: add it to Claude Code with: claude mcp add --transport http cloudg %s "
+            "--header \"Authorization: Bearer %s\"", url, shown)
+
+    def status(self, user: Any) -> dict[str, Any]:
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+        out: dict[str, Any] = {
+            "endpoint": self.endpoint_url(),
+            "ready": self.ready.is_set(),
+            "protocol_versions": [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS],
+            "uptime_seconds": round(time.monotonic() - self._started_at, 1),
+            "problems": ([self.setup_problem] if self.setup_problem else [])
+            + list(self.dataset_problems),
+        }
+        if self.layer is None:
+            return out
+        workspace = self.layer.workspace.status()
+        out.update({
+            "policy": self.layer.policy.name,
+            "datasets": [
+                {key: item[key] for key in ("name", "version", "active", "assets", "edges",
+                                            "findings")}
+                for item in workspace["loaded"]
+            ],
+            "tools": len(self.layer.list_tools(self.principal_for(user))),
+            "sessions": len(getattr(self.session_manager, "_server_instances", ())),
+        })
+        return out
+
+
+def _end_event_streams() -> None:
+    """Tell sse-starlette (the SDK's SSE writer) that the process is stopping: open event
+    streams end and its per-loop shutdown watcher exits (it polls every 0.5 s)."""
+    with contextlib.suppress(ImportError):
+        from sse_starlette.sse import AppStatus
+
+        AppStatus.should_exit = True
+
+
+async def _stop_sse_watchers() -> None:
+    """Wait for sse-starlette's watcher task on this loop, so none is left pending."""
+    watchers = [t for t in asyncio.all_tasks()
+                if getattr(t.get_coro(), "__name__", "") == "_shutdown_watcher"]
+    if watchers:
+        _, pending = await asyncio.wait(watchers, timeout=1.5)
+        for task in pending:
+            task.cancel()
+
+
+def _owner_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid-{os.getuid()}"
+
+
+def _scope_principal(info: Any) -> Any:
+    """The binding's custom resolver: the principal the handler put into the ASGI scope."""
+    request = getattr(info.request_context, "request", None)
+    scope = getattr(request, "scope", None)
+    return scope.get(PRINCIPAL_SCOPE_KEY) if isinstance(scope, dict) else None
+
+
+logging.getLogger("cloudg.jupyter").addHandler(logging.NullHandler())

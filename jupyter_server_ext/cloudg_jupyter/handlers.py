@@ -1,0 +1,165 @@
+"""Tornado handlers: the MCP endpoint ``{base_url}cloudg/mcp`` and ``{base_url}cloudg/api/status``.
+
+Both authenticate through the Jupyter server's identity provider (token header, ``?token=``,
+or a logged-in browser session with XSRF) and answer 403, never 401 or a login redirect.
+Host and Origin follow Jupyter's own settings (``allow_remote_access``, ``allow_origin``);
+the Origin rule applies to token requests too. The MCP handler forwards GET/POST/DELETE to
+the SDK session manager through the ASGI bridge, as the Jupyter user's principal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+
+from jupyter_server._tz import utcnow
+from jupyter_server.auth.decorator import allow_unauthenticated
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from tornado import web
+
+from .asgi import TornadoASGIBridge
+
+if TYPE_CHECKING:
+    from .app import CloudGExtension
+
+__all__ = ["MCPHandler", "StatusHandler", "PRINCIPAL_SCOPE_KEY"]
+
+logger = logging.getLogger("cloudg.jupyter")
+
+#: ASGI scope key carrying the caller's ``Principal`` to the binding's resolver.
+PRINCIPAL_SCOPE_KEY = "cloudg.principal"
+#: How long a request waits for the endpoint to finish starting.
+READY_TIMEOUT = 30.0
+
+_FORBIDDEN = (
+    "Forbidden: this endpoint needs the Jupyter server's token, sent as 'Authorization: "
+    "Bearer <token>' (or '?token=<token>'), or a logged-in browser session that sends the "
+    "_xsrf cookie's value in an X-XSRFToken header."
+)
+_FOREIGN_ORIGIN = (
+    "Forbidden: requests from that web origin are not accepted. Start Jupyter with "
+    "--ServerApp.allow_origin=<origin> to accept it."
+)
+_NOT_ALLOWED = "Forbidden: this Jupyter user may not use the cloudg MCP endpoint."
+
+
+def _json_rpc_error(code: int, message: str, data: Any = None) -> str:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return json.dumps({"jsonrpc": "2.0", "id": None, "error": error})
+
+
+class MCPHandler(JupyterHandler):
+    """``{base_url}cloudg/mcp``: Streamable HTTP, both protocol eras, behind Jupyter auth."""
+
+    SUPPORTED_METHODS = ("GET", "POST", "DELETE", "OPTIONS")
+    auth_resource = "cloudg"
+
+    def initialize(self, extension: CloudGExtension) -> None:
+        self.extension = extension
+        self._bridge: TornadoASGIBridge | None = None
+
+    def skip_check_origin(self) -> bool:
+        """Check Origin for token requests too (the MCP transport rule), with Jupyter's
+        ``allow_origin`` / ``allow_origin_pat`` settings."""
+        return False
+
+    def compute_etag(self) -> str | None:
+        return None
+
+    async def prepare(self) -> None:  # type: ignore[override]
+        if self.request.method != "OPTIONS" and self.request.headers.get("Origin") \
+                and not self.check_origin():
+            raise web.HTTPError(403, reason="Forbidden origin")
+        await super().prepare(_redirect_to_login=False)
+        if self.request.method == "OPTIONS":
+            return
+        if self.current_user is None:  # e.g. allow_unauthenticated_access servers
+            raise web.HTTPError(403)
+        if not self.authorizer.is_authorized(self, self.current_user, "execute",
+                                             self.auth_resource):
+            raise web.HTTPError(403, reason="Not allowed")
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Errors as JSON-RPC error bodies (what MCP clients parse), never HTML or tracebacks."""
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        reason = getattr(exc, "reason", None) or ""
+        if status_code == 403:
+            message = {"Forbidden origin": _FOREIGN_ORIGIN, "Not allowed": _NOT_ALLOWED}.get(
+                reason, _FORBIDDEN)
+        else:
+            message = reason or HTTPStatus(status_code).phrase
+        self.set_header("Content-Type", "application/json")
+        self.finish(_json_rpc_error(-32600 if status_code < 500 else -32603, message))
+
+    @allow_unauthenticated
+    def options(self, *args: Any, **kwargs: Any) -> None:
+        """CORS preflight: no credentials needed (the real request is checked)."""
+        self.set_header("Access-Control-Allow-Headers",
+                        "accept, content-type, authorization, x-xsrftoken, mcp-session-id, "
+                        "mcp-protocol-version, mcp-method, mcp-name, last-event-id")
+        self.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+        self.set_header("Access-Control-Expose-Headers", "mcp-session-id")
+        self.set_status(204)
+        self.finish()
+
+    async def get(self) -> None:
+        await self._forward()
+
+    async def post(self) -> None:
+        await self._forward()
+
+    async def delete(self) -> None:
+        await self._forward()
+
+    def on_connection_close(self) -> None:
+        if self._bridge is not None:
+            self._bridge.connection_closed()
+
+    async def _forward(self) -> None:
+        self.settings["api_last_activity"] = utcnow()  # MCP use keeps the server from culling
+        extension = self.extension
+        problem = extension.setup_problem
+        if problem is None and not extension.ready.is_set():
+            try:
+                await asyncio.wait_for(extension.ready.wait(), READY_TIMEOUT)
+            except TimeoutError:
+                problem = "the cloudg MCP endpoint is still starting; try again shortly"
+        if problem is not None or extension.asgi_app is None:
+            self.set_status(503)
+            self.set_header("Content-Type", "application/json")
+            self.finish(_json_rpc_error(
+                -32603, f"The cloudg MCP endpoint is unavailable: {problem}. Fix the "
+                "configuration (the Jupyter server log names the setting) and restart "
+                "the server."))
+            return
+        user = self.current_user
+        self._bridge = TornadoASGIBridge(self, extension.request_scope(user))
+        task = asyncio.current_task()
+        extension.track_request(task)
+        try:
+            await self._bridge.run(extension.asgi_app)
+        except asyncio.CancelledError:
+            if not extension.stopping:
+                raise
+        except Exception:
+            logger.exception("cloudg: MCP request failed")
+        finally:
+            extension.untrack_request(task)
+
+
+class StatusHandler(APIHandler):
+    """``{base_url}cloudg/api/status``: what the endpoint serves, as JSON (authenticated)."""
+
+    auth_resource = "cloudg"
+
+    def initialize(self, extension: CloudGExtension) -> None:
+        self.extension = extension
+
+    @web.authenticated
+    def get(self) -> None:
+        self.finish(json.dumps(self.extension.status(self.current_user), default=str))

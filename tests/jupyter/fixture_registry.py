@@ -1,0 +1,47 @@
+"""Test-only tools merged into the extension's catalog (``--CloudGExtension.registry``).
+
+Each one exercises a behaviour of the endpoint inside Jupyter: progress from a worker
+thread, CPU-bound work off the server loop, calls still running at server stop, and the
+caller's principal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from cloudg_nb.layer import Registry, ToolContext
+
+registry = Registry()
+
+
+@registry.tool
+def progress_then_sleep(ctx: ToolContext, seconds: float = 1.0) -> dict[str, float]:
+    """Report progress 1 of 2 from the worker thread, sleep ``seconds``, then return."""
+    ctx.report_progress_sync(1, 2, "started")
+    time.sleep(seconds)
+    return {"slept": seconds}
+
+
+@registry.tool
+def burn_cpu(ctx: ToolContext, seconds: float = 2.0) -> dict[str, int]:
+    """Spin the CPU in pure Python for ``seconds`` (holding the GIL as much as it can)."""
+    deadline = time.perf_counter() + seconds
+    loops = 0
+    while time.perf_counter() < deadline:
+        loops += sum(range(200)) and 1
+    return {"loops": loops}
+
+
+@registry.tool
+async def sleep_async(ctx: ToolContext, seconds: float = 60.0) -> dict[str, float]:
+    """Sleep on the server loop (an in-flight call that only cancellation ends early)."""
+    await asyncio.sleep(seconds)
+    return {"slept": seconds}
+
+
+@registry.tool
+def who_am_i(ctx: ToolContext) -> dict[str, Any]:
+    """The caller's principal id and roles."""
+    return {"id": ctx.principal.id, "roles": sorted(ctx.principal.roles)}
