@@ -169,3 +169,21 @@ def test_no_running_server_is_a_usage_error_that_says_what_to_do(
 def test_show_token_without_jupyter_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["config", "--client", "cursor", "--show-token"]) == 2
     assert "--jupyter" in capsys.readouterr().err
+
+
+def test_config_for_a_real_running_server_connects_without_warnings(
+    jupyter_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.jupyter.server import jupyter_server
+    from tests.protocol.harness import open_session
+
+    with jupyter_server(tmp_path / "server") as server:
+        monkeypatch.setenv("JUPYTER_RUNTIME_DIR", server.env["JUPYTER_RUNTIME_DIR"])
+        monkeypatch.chdir(server.root_dir)
+        out, err = _config("cursor", capsys, "--show-token")
+        entry = json.loads(out)["mcpServers"]["cloudg"]
+        assert entry["url"] == server.endpoint
+        assert "warning" not in err
+        with open_session(entry["url"], "2026", headers=entry["headers"]) as session:
+            assert session.list_tools().tools

@@ -257,3 +257,19 @@ def test_importing_discovery_starts_nothing_and_imports_no_server_code() -> None
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60).stdout
     assert out.strip() == "[]"
+
+
+def test_a_kernel_of_a_real_server_finds_its_endpoint_and_it_answers(tmp_path: Path) -> None:
+    from tests.jupyter.server import jupyter_server
+    from tests.protocol.harness import open_session
+
+    with jupyter_server(tmp_path, base_url="/user/alice/") as server:
+        # What a kernel started by this server sees: its pid in JPY_PARENT_PID.
+        found = find_jupyter_endpoint(
+            environ={"JPY_PARENT_PID": str(server.proc.pid)}, cwd=tmp_path,
+            runtime_dir=server.env["JUPYTER_RUNTIME_DIR"])
+        assert (found.url, found.token) == (server.endpoint, server.token)
+        with open_session(found.url, "2025",
+                          headers={"Authorization": f"Bearer {found.token}"}) as session:
+            names = {tool.name for tool in session.list_tools().tools}
+        assert "workspace_status" in names
