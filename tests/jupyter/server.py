@@ -22,8 +22,11 @@ import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Server argument that merges the test tools of ``fixture_registry`` into the catalog.
+FIXTURE_REGISTRY = "--CloudGExtension.registry=tests.jupyter.fixture_registry:registry"
 #: Generous: the suite runs on a loaded 2-core machine.
 START_TIMEOUT = 90.0
 
@@ -148,19 +151,25 @@ def jupyter_server(
     base_url: str = "/",
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    config: Mapping[str, Any] | None = None,
     token: str | None = None,
     wait_for_extension: bool = True,
     attempts: int = 3,
 ) -> Iterator[JupyterServer]:
     """A real Jupyter server with the cloudg extension on 127.0.0.1; stopped on exit.
 
-    ``wait_for_extension`` waits until ``{base_url}cloudg/api/status`` says ready (set it
-    False for servers where the extension is disabled). A port lost to a race is retried.
+    ``config`` is written as ``jupyter_server_config.json`` in the isolated config dir (e.g.
+    ``{"CloudGExtension": {"roles": {...}}}``). ``wait_for_extension`` waits until
+    ``{base_url}cloudg/api/status`` says ready (set it False for servers where the extension
+    is disabled or misconfigured). A port lost to a race is retried.
     """
     token = token or secrets.token_hex(16)
     root_dir = tmp_path / "root"
     root_dir.mkdir(parents=True, exist_ok=True)
     full_env = isolated_env(tmp_path, env)
+    if config:
+        config_file = Path(full_env["JUPYTER_CONFIG_DIR"]) / "jupyter_server_config.json"
+        config_file.write_text(json.dumps(config), encoding="utf-8")
     if not base_url.endswith("/"):
         base_url += "/"
     for attempt in range(attempts):
