@@ -178,10 +178,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             "can reach this machine could call the tools; add --auth-token TOKEN:ROLES:ID "
             "(or --allow-anonymous if that is really intended)"
         )
+    from .protocol.sessions import SessionLimits
+
+    per_caller = args.max_sessions_per_caller
+    limits = SessionLimits(
+        idle_timeout=args.session_idle_timeout or None,
+        max_sessions=args.max_sessions or None,
+        **({"per_principal": per_caller, "anonymous": per_caller} if per_caller else {}),
+    )
     try:
         run_http(
             layer, host=args.host, port=args.port, path=args.path, tokens=tokens or None,
             allowed_hosts=args.allowed_host or (), allowed_origins=args.allowed_origin or (),
+            session_limits=limits,
         )
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror})") from None
@@ -296,6 +305,26 @@ def _port(text: str) -> int:
     return port
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a number of seconds, such as 600 or 0.5") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError("a number of seconds, 0 or more")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a whole number, 0 or more") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a whole number, 0 or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .protocol.client_config import CLIENTS
 
@@ -336,6 +365,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="HTTP: accept this Host header besides the loopback names")
     serve.add_argument("--allowed-origin", action="append", metavar="ORIGIN",
                        help="HTTP: accept requests from this web origin (e.g. https://x.org)")
+    serve.add_argument("--session-idle-timeout", type=_seconds, default=600.0,
+                       metavar="SECONDS",
+                       help="HTTP: end a handshake-era session after this long with no request "
+                            "in flight (default 600; 0 never)")
+    serve.add_argument("--max-sessions", type=_count, default=1000, metavar="N",
+                       help="HTTP: open sessions in all (default 1000; 0 no limit); at a limit "
+                            "the longest-idle session is closed, and only busy ones refuse")
+    serve.add_argument("--max-sessions-per-caller", type=_count, default=0, metavar="N",
+                       help="HTTP: open sessions per token principal, and for all anonymous "
+                            "callers together (default 100 and 200)")
     serve.set_defaults(fn=_cmd_serve)
 
     config = sub.add_parser("config", help="print a ready-to-paste MCP client configuration")

@@ -1,21 +1,27 @@
 """Serve a layer over Streamable HTTP: Starlette + the SDK's session manager, run by uvicorn.
 
 One endpoint serves both eras with SSE responses (progress and logs stream live), behind the
-Host/Origin guard (421/403) and, with tokens, the SDK's bearer auth (401). The session
-manager is entered and exited in the app's lifespan task, as the SDK requires.
+Host/Origin guard (421/403) and, with tokens, the SDK's bearer auth (401). Sessions are bounded
+(``SessionLimits``); the manager is entered and exited in the app's lifespan task, as the SDK
+requires. On SIGTERM/SIGINT every session and stream ends and calls in flight are cancelled
+before uvicorn stops its connections, so the process exits promptly and quietly.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import sys
 from collections.abc import AsyncIterator, Iterable
+from types import FrameType
 from typing import Any
 
+import anyio
+import uvicorn
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -25,22 +31,30 @@ from starlette.routing import Route
 from .binding import LayerBinding, bind_layer
 from .guard import LOOPBACK_HOSTS, HostOriginGuard
 from .principal import BearerTokens, CustomResolver, PrincipalResolver
+from .sessions import LimitedSessionManager, SessionLimits
 
-__all__ = ["build_http_app", "run_http", "bind_socket", "session_manager"]
+__all__ = ["build_http_app", "run_http", "bind_socket", "session_manager", "SessionLimits"]
 
 _WILDCARD_HOSTS = {"0.0.0.0", "::", ""}
 
 
 def session_manager(
-    binding: LayerBinding, *, security_settings: TransportSecuritySettings | None = None
-) -> StreamableHTTPSessionManager:
-    """The SDK session manager for ``binding`` (SSE responses, sessions; both eras).
+    binding: LayerBinding,
+    *,
+    security_settings: TransportSecuritySettings | None = None,
+    limits: SessionLimits | None = None,
+) -> LimitedSessionManager:
+    """The session manager for ``binding`` (SSE responses, sessions; both eras), bounded by
+    ``limits`` (default ``SessionLimits()``: 10 min idle expiry, 100 sessions per token
+    principal, 200 for anonymous callers, 1000 in all). Call ``await manager.close_all()``
+    before stopping the host server, so open streams end and calls in flight are cancelled.
 
     Without ``security_settings`` the SDK's own Host/Origin check is off: put
     ``HostOriginGuard`` (or the host server's own checks) in front instead.
     """
-    return StreamableHTTPSessionManager(
-        app=binding.server,
+    return LimitedSessionManager(
+        binding.server,
+        limits=limits,
         security_settings=security_settings
         or TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
@@ -55,15 +69,18 @@ def build_http_app(
     allowed_origins: Iterable[str] = (),
     resolver: CustomResolver | None = None,
     binding: LayerBinding | None = None,
+    session_limits: SessionLimits | None = None,
 ) -> Starlette:
-    """An ASGI app serving ``layer`` at ``path``; ``app.state.binding`` is the binding.
+    """An ASGI app serving ``layer`` at ``path``; ``app.state.binding`` is the binding and
+    ``app.state.session_manager`` the (bounded) session manager.
 
     With ``tokens``, every request needs ``Authorization: Bearer <token>`` (else 401) and runs
     as the token's principal; without, callers are anonymous.
     """
     if binding is None:
         binding = bind_layer(layer, resolver=PrincipalResolver(custom=resolver))
-    manager = session_manager(binding)  # the guard below checks Host/Origin before auth
+    # the guard below checks Host/Origin before auth
+    manager = session_manager(binding, limits=session_limits)
     endpoint: Any = StreamableHTTPASGIApp(manager)
     middleware = [
         Middleware(HostOriginGuard, allowed_hosts=list(allowed_hosts),
@@ -114,22 +131,60 @@ def run_http(
     allowed_origins: Iterable[str] = (),
     resolver: CustomResolver | None = None,
     log_level: str = "warning",
+    session_limits: SessionLimits | None = None,
 ) -> None:
-    """Serve until interrupted. Prints the endpoint URL on stderr once the socket listens.
+    """Serve until SIGTERM/SIGINT. Prints the endpoint URL on stderr once the socket listens.
 
     The bind address is an allowed Host too, unless it is a wildcard (then name the public
-    host names with ``allowed_hosts``).
+    host names with ``allowed_hosts``). As with uvicorn, the signal is raised again once the
+    server has stopped (SIGINT: ``KeyboardInterrupt``).
     """
-    import uvicorn
-
     hosts = list(allowed_hosts)
     if host not in _WILDCARD_HOSTS and host not in LOOPBACK_HOSTS:
         hosts.append(host)
     app = build_http_app(layer, path=path, tokens=tokens, allowed_hosts=hosts,
-                         allowed_origins=allowed_origins, resolver=resolver)
+                         allowed_origins=allowed_origins, resolver=resolver,
+                         session_limits=session_limits)
     sock = bind_socket(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"cloudg-nb: serving MCP at http://{shown}:{bound}{path}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run(sockets=[sock])
+    # The drain ends every stream first; the graceful timeout is only a backstop.
+    config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=1)
+    _DrainingServer(config, app.state.session_manager).run(sockets=[sock])
+
+
+class _DrainingServer(uvicorn.Server):
+    """uvicorn's server that, on the first SIGTERM/SIGINT, ends all sessions, streams and calls
+    in flight (``close_all``) before it starts its own shutdown; a second SIGINT forces exit as
+    usual. Without the drain uvicorn waits for open SSE streams until its timeout and then
+    cancels them mid-response (ERROR lines)."""
+
+    def __init__(self, config: uvicorn.Config, manager: LimitedSessionManager) -> None:
+        super().__init__(config)
+        self._manager = manager
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._draining = False
+        self._drain_task: asyncio.Task[None] | None = None
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self._draining or self._loop is None:
+            super().handle_exit(sig, frame)
+            return
+        self._draining = True
+        self._loop.call_soon_threadsafe(self._start_drain, sig, frame)
+
+    def _start_drain(self, sig: int, frame: FrameType | None) -> None:
+        assert self._loop is not None
+        self._drain_task = self._loop.create_task(self._drain(sig, frame))
+
+    async def _drain(self, sig: int, frame: FrameType | None) -> None:
+        try:
+            with anyio.move_on_after(1.0):
+                await self._manager.close_all()
+        finally:
+            super().handle_exit(sig, frame)

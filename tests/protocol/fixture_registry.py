@@ -163,3 +163,23 @@ def item(ctx: ToolContext, item_id: str) -> dict[str, str]:
 def greet(ctx: ToolContext, name: str) -> str:
     """Greet someone by name."""
     return f"Say hello to {name}."
+
+
+@registry.tool
+def spin_cpu(ctx: ToolContext, seconds: float = 60.0) -> dict[str, int]:
+    """Busy-loop in the worker thread for ``seconds`` (CPU-bound, never yields the GIL on purpose).
+
+    Checks ``ctx.check_cancelled()`` between rounds when the layer offers it, so a cancelled
+    call stops early.
+    """
+    import time
+
+    check = getattr(ctx, "check_cancelled", None)
+    deadline = time.monotonic() + seconds
+    rounds = 0
+    while time.monotonic() < deadline:
+        sum(range(20_000))
+        rounds += 1
+        if check is not None:
+            check()
+    return {"rounds": rounds}

@@ -1,0 +1,363 @@
+"""Bounded Streamable HTTP sessions: idle expiry in minutes, caps per caller, oldest idle reclaimed.
+
+``LimitedSessionManager`` is the SDK's session manager with ``SessionLimits``: a handshake-era
+session idle for ``idle_timeout`` seconds ends; a caller (token principal, or all anonymous
+callers together) holds at most its cap of open sessions, and the server at most ``max_sessions``.
+At a cap the caller's (else anyone's) longest-idle session is closed to make room; only when
+every session in the way is busy is the new one refused, with a 503 that says what to do. It also
+screens each request before the SDK sees it: a JSON-RPC ``id`` that is not a string or an integer
+is an invalid request (400), a body cut short ends quietly, nothing is sent after a completed
+response, and ``close_all()`` ends every session (server shutdown).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pydantic_core
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import RequestBodyLimitMiddleware
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.types import Message, Receive, Scope, Send
+
+__all__ = [
+    "DEFAULT_SESSION_IDLE_TIMEOUT",
+    "LimitedSessionManager",
+    "SessionLimits",
+    "token_principal_key",
+]
+
+logger = logging.getLogger("cloudg.mcp.protocol")
+
+#: Seconds without any request in flight (no call, no open GET stream) before a session ends.
+DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60.0
+
+#: Cheap pre-filter: an ``"id"`` key whose value is not a string or an integer (object, array,
+#: null, true/false, fraction or exponent). Only bodies it matches are parsed a second time.
+_ODD_ID = re.compile(rb'"id"\s*:\s*(?:[\[{ntf]|-?\d+(?:\.|[eE]))')
+
+
+def token_principal_key(scope: Scope) -> str | None:
+    """The session owner of a request: the bearer/OAuth client id, or None (anonymous)."""
+    user = scope.get("user")
+    if isinstance(user, AuthenticatedUser):
+        return f"client:{user.access_token.client_id}"
+    return None
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """How many handshake-era sessions may be open, and how long an idle one lives.
+
+    ``idle_timeout`` (seconds; None: never) ends a session with no request in flight;
+    ``max_sessions`` bounds the whole server, ``per_principal`` each token principal and
+    ``anonymous`` all anonymous callers together (None: no cap). ``principal_key`` names a
+    request's owner (None for anonymous); the default reads the bearer token's client id.
+    """
+
+    idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
+    max_sessions: int | None = 1000
+    per_principal: int | None = 100
+    anonymous: int | None = 200
+    principal_key: Callable[[Scope], str | None] = token_principal_key
+
+    def __post_init__(self) -> None:
+        timeout = self.idle_timeout
+        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+            raise ValueError("idle_timeout must be a positive number of seconds, or None")
+        for name in ("max_sessions", "per_principal", "anonymous"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be a positive number of sessions, or None")
+
+
+@dataclass
+class _RequestNote:
+    """What the screen knows about the request being handled (read by ``_admit_session``)."""
+
+    owner: str | None
+    session_id: str | None = None
+
+
+@dataclass
+class _SessionBook:
+    """Owner, last activity and requests in flight of every open session."""
+
+    owner: dict[str, str | None] = field(default_factory=dict)
+    last_active: dict[str, float] = field(default_factory=dict)
+    busy: dict[str, int] = field(default_factory=dict)
+    by_owner: dict[str | None, set[str]] = field(default_factory=dict)
+
+    def add(self, session_id: str, owner: str | None) -> None:
+        self.owner[session_id] = owner
+        self.last_active[session_id] = time.monotonic()
+        self.by_owner.setdefault(owner, set()).add(session_id)
+
+    def remove(self, session_id: str) -> None:
+        if session_id not in self.owner:
+            return
+        owner = self.owner.pop(session_id)
+        self.last_active.pop(session_id, None)
+        self.busy.pop(session_id, None)
+        members = self.by_owner.get(owner)
+        if members is not None:
+            members.discard(session_id)
+            if not members:
+                del self.by_owner[owner]
+
+    def enter(self, session_id: str) -> None:
+        if session_id in self.owner:
+            self.busy[session_id] = self.busy.get(session_id, 0) + 1
+            self.last_active[session_id] = time.monotonic()
+
+    def leave(self, session_id: str) -> None:
+        count = self.busy.get(session_id, 0) - 1
+        if count > 0:
+            self.busy[session_id] = count
+        else:
+            self.busy.pop(session_id, None)
+        if session_id in self.owner:
+            self.last_active[session_id] = time.monotonic()
+
+    def longest_idle(self, candidates: set[str] | None = None) -> str | None:
+        pool = self.owner.keys() if candidates is None else candidates
+        idle = [sid for sid in pool if not self.busy.get(sid)]
+        return min(idle, key=self.last_active.__getitem__) if idle else None
+
+
+_current: contextvars.ContextVar[_RequestNote | None] = contextvars.ContextVar(
+    "cloudg_session_request", default=None
+)
+
+
+class LimitedSessionManager(StreamableHTTPSessionManager):
+    """The SDK session manager with ``SessionLimits`` and request screening (see module doc).
+
+    Built on the SDK's private session bookkeeping (``_admit_session``, ``_discard_session``,
+    ``_server_instances``): re-check them when upgrading ``mcp``.
+    """
+
+    def __init__(self, app: Any, *, limits: SessionLimits | None = None, **kwargs: Any) -> None:
+        self.limits = limits or SessionLimits()
+        super().__init__(app, session_idle_timeout=self.limits.idle_timeout,
+                         max_sessions=None, **kwargs)
+        self.asgi_app = RequestBodyLimitMiddleware(self._screen_request, self.max_request_body_size)
+        self._book = _SessionBook()
+        self._closing = False
+        self._in_flight: set[_InFlight] = set()
+
+    # -- public ---------------------------------------------------------------------------
+
+    @property
+    def open_sessions(self) -> int:
+        return len(self._server_instances)
+
+    def sessions_by_owner(self) -> dict[str | None, int]:
+        """Open sessions per owner key (None: anonymous)."""
+        return {owner: len(ids) for owner, ids in self._book.by_owner.items()}
+
+    async def close_all(self, grace: float = 0.3) -> None:
+        """Refuse new requests, end every session and every request in flight, within about
+        ``grace`` + a fraction of a second. Open streams end as complete responses and calls
+        in flight are cancelled. For server shutdown: call before the ASGI server stops."""
+        self._closing = True
+        for session_id, transport in list(self._server_instances.items()):
+            await self._discard_session(session_id, transport)
+        with anyio.move_on_after(grace):  # ended sessions let their streams finish
+            while self._in_flight:
+                await anyio.sleep(0.02)
+        for flight in list(self._in_flight):
+            await flight.end()
+
+    # -- screening ------------------------------------------------------------------------
+
+    async def _screen_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        first = await receive()
+        if first["type"] == "http.disconnect" or (
+            first["type"] == "http.request" and first.get("more_body", False)
+        ):
+            # The body limit middleware reads to the end: more to come means the client left.
+            logger.debug("request body cut short; the client disconnected")
+            return
+        replayed = [first]
+
+        async def replay() -> Message:
+            return replayed.pop() if replayed else await receive()
+
+        send = _CompletionGuard(send)
+        body = first.get("body", b"") if scope.get("method") == "POST" else b""
+        if body and _ODD_ID.search(body) and _has_odd_id(body):
+            await _json_error(send, 400, INVALID_REQUEST,
+                              "The JSON-RPC id must be a string or an integer (not an object, "
+                              "array, null, boolean or fraction); send the request again with "
+                              "such an id.")
+            return
+        session_id = _header(scope, MCP_SESSION_ID_HEADER)
+        if self._closing:
+            await send.finish()
+            return
+        note = _RequestNote(owner=self.limits.principal_key(scope))
+        if session_id is None and _opens_session(scope):
+            async with self._session_creation_lock:
+                refusal = self._make_room(note.owner)
+            if refusal is not None:
+                logger.warning("Refusing a new session: %s", refusal)
+                await _json_error(send, 503, INTERNAL_ERROR, refusal)
+                return
+        token = _current.set(note)
+        if session_id is not None:
+            self._book.enter(session_id)
+        flight = _InFlight(send)
+        self._in_flight.add(flight)
+        try:
+            with flight.scope:
+                await self._handle_request(scope, replay, send)
+        finally:
+            self._in_flight.discard(flight)
+            _current.reset(token)
+            for sid in {session_id, note.session_id} - {None}:
+                self._book.leave(sid)  # type: ignore[arg-type]
+
+    # -- admission ------------------------------------------------------------------------
+
+    def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
+        note = _current.get()
+        owner = note.owner if note is not None else None
+        if self._make_room(owner) is not None:  # lost a race with other new sessions
+            return None
+        transport = super()._admit_session(requestor)
+        if transport is not None and transport.mcp_session_id is not None:
+            self._book.add(transport.mcp_session_id, owner)
+            if note is not None:
+                note.session_id = transport.mcp_session_id
+                self._book.enter(transport.mcp_session_id)
+        return transport
+
+    def _make_room(self, owner: str | None) -> str | None:
+        """Close longest-idle sessions until ``owner`` may open one; else say why not."""
+        limits = self.limits
+        cap = limits.anonymous if owner is None else limits.per_principal
+        who = "anonymous callers" if owner is None else "this caller"
+        mine = self._book.by_owner.get(owner, set())
+        if cap is not None and len(mine) >= cap and not self._reclaim(mine):
+            return (f"Too many open sessions for {who} ({cap}, all busy). Close sessions you "
+                    "no longer use (HTTP DELETE with their Mcp-Session-Id), or wait for a "
+                    "call to finish, then initialize again.")
+        total = limits.max_sessions
+        if total is not None and len(self._server_instances) >= total and not self._reclaim():
+            return (f"The server has its maximum of {total} sessions open, all busy. Retry "
+                    "in a minute; close sessions you no longer use (HTTP DELETE).")
+        return None
+
+    def _reclaim(self, candidates: set[str] | None = None) -> bool:
+        session_id = self._book.longest_idle(candidates)
+        if session_id is None or self._task_group is None:
+            return False
+        transport = self._server_instances.get(session_id)
+        self._book.remove(session_id)
+        self._server_instances.pop(session_id, None)
+        self._session_owners.pop(session_id, None)
+        if transport is not None:
+            logger.info("Closing idle session %s to make room for a new one", session_id)
+            self._task_group.start_soon(self._discard_session, session_id, transport)
+        return True
+
+    async def _discard_session(self, session_id: str,
+                               transport: StreamableHTTPServerTransport) -> None:
+        self._book.remove(session_id)
+        await super()._discard_session(session_id, transport)
+
+
+def _has_odd_id(body: bytes) -> bool:
+    try:
+        message = pydantic_core.from_json(body)
+    except ValueError:
+        return False  # the SDK answers the parse error
+    if not isinstance(message, dict) or "id" not in message:
+        return False
+    if "method" not in message and "result" not in message:
+        return False  # an error reply may carry a null id
+    ident = message["id"]
+    return isinstance(ident, bool) or not isinstance(ident, str | int)
+
+
+def _opens_session(scope: Scope) -> bool:
+    """A request without a session id opens one unless it is a 2026-era (stateless) request."""
+    version = _header(scope, "mcp-protocol-version")
+    return version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
+
+
+def _header(scope: Scope, name: str) -> str | None:
+    wanted = name.lower().encode("latin-1")
+    for key, value in scope.get("headers", ()):
+        if key.lower() == wanted:
+            return value.decode("latin-1")
+    return None
+
+
+class _CompletionGuard:
+    """An ASGI ``send`` that drops (and logs at debug) messages after the response completed,
+    and can complete the response itself (``finish``) for a shutdown."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._lock = anyio.Lock()
+        self.started = False
+        self.completed = False
+
+    async def __call__(self, message: Message) -> None:
+        async with self._lock:
+            kind = message["type"]
+            if self.completed or (kind == "http.response.start" and self.started):
+                logger.debug("dropped %s sent after the response was complete", kind)
+                return
+            if kind == "http.response.start":
+                self.started = True
+            elif kind == "http.response.body" and not message.get("more_body", False):
+                self.completed = True
+            await self._send(message)
+
+    async def finish(self) -> None:
+        """End the response: the open stream's last chunk, or a 503 if nothing was sent."""
+        if self.completed:
+            return
+        if self.started:
+            await self({"type": "http.response.body", "body": b"", "more_body": False})
+        else:
+            await _json_error(self, 503, INTERNAL_ERROR,
+                              "The server is shutting down; reconnect once it is back.")
+
+
+class _InFlight:
+    """One request being served: its response guard and the scope that cancels it."""
+
+    def __init__(self, send: _CompletionGuard) -> None:
+        self.send = send
+        self.scope = anyio.CancelScope()
+
+    async def end(self) -> None:
+        with anyio.move_on_after(0.2, shield=True):
+            await self.send.finish()
+        self.scope.cancel()
+
+
+async def _json_error(send: Send, status: int, code: int, message: str) -> None:
+    body = pydantic_core.to_json(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    )
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
