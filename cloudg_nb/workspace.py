@@ -5,16 +5,20 @@ its ``notify_change``. Events: every change notifies ``cloudg://workspace``,
 ``cloudg://datasets`` and ``cloudg://datasets/{name}/summary`` (kind ``resource``); a new
 name also fires a resources list change (kind ``resources``); a removal fires the list change
 and the two workspace URIs. Dataset mutations (suppress ...) bump its version and fire the
-three URIs. Paths are checked against allowed roots (symlinks resolved); writes go only
-under the output root. A failed load leaves the workspace exactly as it was.
+three URIs. An eviction (past CLOUDG_MCP_MAX_DATASETS / CLOUDG_MCP_MAX_ASSETS) fires the
+removal events plus the evicted dataset's summary URI, and is recorded for the caller inside
+``with workspace.evictions() as names``. Paths are checked against allowed roots (symlinks
+resolved); writes go only under the output root. A failed load leaves the workspace as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +36,7 @@ if TYPE_CHECKING:
     from .estate.progress import ProgressFn
 
 __all__ = ["Workspace", "NoDatasetError", "ReferenceNotFoundError", "DatasetNameConflictError",
-           "WORKSPACE_URI", "DATASETS_URI", "summary_uri", "NAME_PATTERN"]
+           "WORKSPACE_URI", "DATASETS_URI", "summary_uri", "root_label", "NAME_PATTERN"]
 
 logger = logging.getLogger("cloudg.workspace")
 
@@ -47,6 +51,25 @@ WORKSPACE_URI = "cloudg://workspace"
 DATASETS_URI = "cloudg://datasets"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+#: The eviction record of the current call (``Workspace.evictions``); context-local, so
+#: concurrent calls in other threads or tasks never see each other's evictions.
+_EVICTED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "cloudg_evicted", default=None)
+
+
+def root_label(root: Path) -> str:
+    """How errors name an allowed root: relative to the server's working directory
+    (``.``, ``data/estates``) or, outside it, ``<server>/`` and its folder name; never the
+    absolute path, which tells remote callers about the server's file system."""
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        cwd = None
+    if cwd is not None and (root == cwd or root.is_relative_to(cwd)):
+        return root.relative_to(cwd).as_posix() or "."
+    return f"<server>/{root.name}" if root.name else "<server>"
 
 
 def summary_uri(name: str) -> str:
@@ -206,6 +229,18 @@ class Workspace:
         self._emit(events)
         return dataset
 
+    @staticmethod
+    @contextlib.contextmanager
+    def evictions() -> Iterator[list[str]]:
+        """Collect the names of datasets evicted inside the block (in eviction order), so a
+        tool can say in its result what its load or snapshot pushed out."""
+        names: list[str] = []
+        token = _EVICTED.set(names)
+        try:
+            yield names
+        finally:
+            _EVICTED.reset(token)
+
     def _evict(self, protect: str | None = None) -> list[tuple[str, str | None]]:
         """Evict the oldest datasets that are neither active nor ``protect`` (the one just
         added) while past ``max_datasets`` or the asset budget."""
@@ -225,7 +260,11 @@ class Workspace:
             del self.datasets[victim]
             logger.info("evicted dataset %s (max_datasets=%d, max_total_assets=%d)", victim,
                         limit, budget)
+            record = _EVICTED.get()
+            if record is not None:
+                record.append(victim)
             events.extend(self._removed())
+            events.append(("resource", summary_uri(victim)))
         return events
 
     def _detach(self, name: str) -> None:
@@ -365,8 +404,10 @@ class Workspace:
             where = "the output folder" if write else "the allowed folders"
             raise AccessDeniedError(
                 f"The path is outside {where}; use a path under one of the roots in the "
-                "error data (set CLOUDG_MCP_ALLOWED_ROOTS to allow more).",
-                data={"field": "path", "roots": [str(r) for r in roots], "write": write})
+                "error data (relative paths start at the first; set "
+                "CLOUDG_MCP_ALLOWED_ROOTS to allow more).",
+                data={"field": "path", "roots": [root_label(r) for r in roots],
+                      "write": write})
         return resolved
 
     def output_path(self, relative: str | Path) -> Path:

@@ -18,7 +18,12 @@ from cloudg_nb.estate import (
     write_inventory_map,
 )
 from cloudg_nb.layer.errors import AccessDeniedError, InvalidArgumentsError, NotFoundError
-from cloudg_nb.workspace import DatasetNameConflictError, NoDatasetError, Workspace
+from cloudg_nb.workspace import (
+    DatasetNameConflictError,
+    NoDatasetError,
+    Workspace,
+    summary_uri,
+)
 
 WS = ("resource", "cloudg://workspace")
 DS = ("resource", "cloudg://datasets")
@@ -106,7 +111,26 @@ def test_past_max_datasets_the_oldest_inactive_is_evicted(roots) -> None:
     seen = _events(ws)
     ws.add(demo(), "c")
     assert ws.names() == ["a", "c"] and ws.active == "a"
-    assert seen[-3:] == [LIST, WS, DS]
+    assert seen[-4:] == [LIST, WS, DS, ("resource", summary_uri("b"))]
+
+
+def test_evictions_are_recorded_for_the_call_that_caused_them(roots) -> None:
+    ws = Workspace(allowed_roots=[roots["data"]], max_datasets=2)
+    ws.add(demo(), "a")
+    ws.add(demo(), "b")
+    with ws.evictions() as evicted:
+        ws.add(demo(), "c")
+    assert evicted == ["b"]
+
+
+def test_evictions_outside_the_block_are_not_recorded(roots) -> None:
+    ws = Workspace(allowed_roots=[roots["data"]], max_datasets=2)
+    ws.add(demo(), "a")
+    ws.add(demo(), "b")
+    with ws.evictions() as evicted:
+        pass
+    ws.add(demo(), "c")
+    assert "b" not in ws and evicted == []
 
 
 def test_removing_the_active_dataset_activates_the_most_recent_one(ws) -> None:

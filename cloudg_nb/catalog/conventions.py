@@ -49,8 +49,9 @@ def dataset_of(ctx: ToolContext, name: str | None = "") -> Dataset:
 
 
 def progress_of(ctx: ToolContext) -> Any:
-    """The progress callback a sync handler passes to estate functions."""
-    return ctx.report_progress_sync
+    """The progress callback a sync handler passes to estate functions; it carries the
+    call's ``check_cancelled`` so a cancelled call stops between phases and levels."""
+    return ctx.progress_sync
 
 
 def filters(**args: Any) -> dict[str, Any]:

@@ -175,7 +175,8 @@ def register(registry: Registry) -> None:
                   **f)
     registry.tool(get_finding, title="Get a finding", output_schema=_FINDING, **f)
     registry.tool(findings_summary, title="Findings summary", output_schema=_SUMMARY, **f)
-    registry.tool(top_risks, title="Top risks", output_schema=page_schema(_RISK), **f)
+    registry.tool(top_risks, title="Top risks", output_schema=page_schema(_RISK), lane="heavy",
+                  **f)
     registry.tool(suppress_findings, title="Suppress findings",
                   capabilities={Capability.WRITE_STATE},
                   output_schema=_mutation_schema("suppressed"), **f)

@@ -187,7 +187,7 @@ def register(registry: Registry) -> None:
     inv = {"category": "inventory"}
     registry.tool(find_assets, title="Find assets",
                   output_schema=page_schema(obj({**BRIEF["properties"]}, required=["id"])),
-                  **inv)
+                  lane="heavy", **inv)
     registry.tool(get_asset, title="Get an asset", output_schema=_ASSET, **inv)
     registry.tool(count_assets, title="Count assets by group", output_schema=_COUNTS, **inv)
     registry.tool(list_accounts, title="List cloud accounts",
@@ -198,7 +198,7 @@ def register(registry: Registry) -> None:
     registry.tool(list_tags, title="List tags",
                   output_schema=page_schema(
                       obj({"key": STR, "assets": INT}, required=["key", "assets"]),
-                      key=NSTR), **inv)
+                      key=NSTR), lane="heavy", **inv)
     registry.tool(list_asset_types, title="List asset types",
                   output_schema=page_schema(obj({"asset_type": STR, "assets": INT,
                                                  "category": STR, "description": STR})),

@@ -46,16 +46,30 @@ _LINE = obj({"name": STR, "version": INT, "active": BOOL, "source": NSTR, "kind"
              "assets": INT, "edges": INT, "findings": INT, "summary_uri": STR})
 
 
-def _loaded(ctx: ToolContext, ds: Dataset, replaced: bool) -> dict[str, Any]:
+def _loaded(ctx: ToolContext, ds: Dataset, replaced: bool, evicted: list[str]
+            ) -> dict[str, Any]:
     ws = ctx.workspace
     ctx.link(summary_uri(ds.name), f"{ds.name} summary",
              description="Counts by provider, type and severity of the loaded dataset")
     return {**_line(ws, ds), "compliance_results": len(ds.compliance), "replaced": replaced,
-            "datasets": ws.names()}
+            "datasets": ws.names(), **_evicted(evicted)}
 
 
+def _evicted(names: list[str]) -> dict[str, Any]:
+    """``evicted`` (always) and, when it is not empty, a ``note`` saying what happened."""
+    out: dict[str, Any] = {"evicted": list(names)}
+    if names:
+        out["note"] = (f"The workspace was full (CLOUDG_MCP_MAX_DATASETS / "
+                       f"CLOUDG_MCP_MAX_ASSETS), so {len(names)} older dataset(s) were "
+                       "unloaded: " + ", ".join(names) + ". Reload them if still needed.")
+    return out
+
+
+_EVICTED = {"evicted": arr(STR), "note": STR}
 _LOADED = obj({**_LINE["properties"], "compliance_results": INT, "replaced": BOOL,
-               "datasets": arr(STR)})
+               "datasets": arr(STR), **_EVICTED},
+              required=[*_LINE["properties"], "compliance_results", "replaced", "datasets",
+                        "evicted"])
 
 
 # -- read-only ----------------------------------------------------------------------------
@@ -170,9 +184,10 @@ def load_dataset(
     problem, and leaves the workspace exactly as it was."""
     ws = ctx.workspace
     replaced = bool(name) and name in ws
-    ds = ws.load(path, name=name, kind=kind, activate=activate, replace=replace,
-                 progress=progress_of(ctx))
-    return _loaded(ctx, ds, replaced)
+    with ws.evictions() as evicted:
+        ds = ws.load(path, name=name, kind=kind, activate=activate, replace=replace,
+                     progress=progress_of(ctx))
+    return _loaded(ctx, ds, replaced, evicted)
 
 
 def sample_estate(
@@ -198,12 +213,13 @@ def sample_estate(
     ph = Phases(progress_of(ctx))
     ph.step(0, "generating the sample estate")
     replaced = bool(dataset_name) and dataset_name in ws
-    ds = ws.load_sample(name, n=n, seed=seed, name=dataset_name, activate=activate,
-                        replace=replace)
+    with ws.evictions() as evicted:
+        ds = ws.load_sample(name, n=n, seed=seed, name=dataset_name, activate=activate,
+                            replace=replace)
     ph.step(70, "indexing")
     ds.index  # noqa: B018  (build reference lookups now, so the first query is quick)
     ph.done(f"loaded {len(ds.assets)} assets")
-    return _loaded(ctx, ds, replaced)
+    return _loaded(ctx, ds, replaced, evicted)
 
 
 def select_dataset(ctx: ToolContext, name: NameArg) -> dict[str, Any]:
@@ -235,13 +251,16 @@ def snapshot_dataset(
     to keep a baseline before changes (suppressions, reloads) and diff against it later."""
     ws = ctx.workspace
     src = dataset_of(ctx, dataset)
-    copy = ws.snapshot(src.name, name)
+    with ws.evictions() as evicted:
+        copy = ws.snapshot(src.name, name)
     return {"snapshot": copy.name, "source_dataset": src.name, "version": copy.version,
-            "active": ws.active, "datasets": ws.names()}
+            "active": ws.active, "datasets": ws.names(), **_evicted(evicted)}
 
 
 _SNAPSHOT = obj({"snapshot": STR, "source_dataset": STR, "version": INT, "active": NSTR,
-                 "datasets": arr(STR)})
+                 "datasets": arr(STR), **_EVICTED},
+                required=["snapshot", "source_dataset", "version", "active", "datasets",
+                          "evicted"])
 
 
 def export_dataset(
@@ -289,19 +308,22 @@ def register(registry: Registry) -> None:
     registry.tool(list_datasets, title="List loaded datasets", sensitivity=Sensitivity.INTERNAL,
                   output_schema=obj({"active": NSTR, "total": INT, "datasets": arr(_LINE)}),
                   **read)
-    registry.tool(dataset_summary, title="Dataset summary", output_schema=_SUMMARY, **read)
-    registry.tool(diff_datasets, title="Diff two datasets", output_schema=_DIFF, **read)
+    registry.tool(dataset_summary, title="Dataset summary", output_schema=_SUMMARY,
+                  lane="heavy", **read)
+    registry.tool(diff_datasets, title="Diff two datasets", output_schema=_DIFF, lane="heavy",
+                  **read)
     registry.tool(load_dataset, title="Load an estate dataset", sensitivity=Sensitivity.INTERNAL,
                   output_schema=_LOADED, category="workspace",
                   capabilities={Capability.READ_FS, Capability.WRITE_STATE})
     registry.tool(sample_estate, title="Load a sample estate", sensitivity=Sensitivity.INTERNAL,
-                  output_schema=_LOADED, **write)
+                  output_schema=_LOADED, lane="heavy", **write)
     registry.tool(select_dataset, title="Select the active dataset",
                   sensitivity=Sensitivity.INTERNAL, output_schema=_SELECTED, **write)
     registry.tool(unload_dataset, title="Unload a dataset", sensitivity=Sensitivity.INTERNAL,
                   output_schema=_UNLOADED, annotations={"destructive": True}, **write)
     registry.tool(snapshot_dataset, title="Snapshot a dataset",
-                  sensitivity=Sensitivity.INTERNAL, output_schema=_SNAPSHOT, **write)
+                  sensitivity=Sensitivity.INTERNAL, output_schema=_SNAPSHOT, lane="heavy",
+                  **write)
     registry.tool(export_dataset, title="Export a dataset to files", output_schema=_EXPORTED,
                   category="workspace",
                   capabilities={Capability.READ_STATE, Capability.WRITE_FS})

@@ -73,7 +73,7 @@ from .paging import (
     json_safe,
     paginate,
 )
-from .progress import Phases, ProgressFn
+from .progress import CancelCheck, Phases, ProgressFn, checker
 from .results import QueryResult
 from .samples import DEMO_DATA_DIR, demo, drifted, sample, scaled
 from .traversal import (
@@ -97,6 +97,7 @@ __all__ = [
     "explain_edge_type",
     # dataset, errors, paging
     "Dataset", "BRIEF_COLUMNS", "asset_uri", "QueryResult", "Phases", "ProgressFn",
+    "CancelCheck", "checker",
     "NoDatasetError", "ReferenceNotFoundError", "DatasetLoadError", "DatasetNameConflictError",
     "paginate", "encode_cursor", "decode_cursor", "frame_records", "json_safe",
     "DEFAULT_LIMIT", "MAX_LIMIT",

@@ -30,7 +30,7 @@ from .frames import (
 )
 from .graph import EstateGraph, account_of_endpoint
 from .models import INTERNET_CIDRS, Asset, Finding, Severity, close_matches
-from .progress import ProgressFn, report
+from .progress import ProgressFn, checker, report, rescaled
 from .refs import AssetIndex
 
 logger = logging.getLogger("cloudg.estate")
@@ -290,17 +290,22 @@ class Dataset:
         return self.cached("index", lambda: AssetIndex(self._assets), label="asset index")
 
     def graph(self, progress: ProgressFn | None = None) -> EstateGraph:
-        """Node numbering and adjacency views (views themselves build on first use)."""
-        return self.cached(
-            "graph", lambda: EstateGraph(self._assets, self._edges, self.index.row_of_arn),
-            progress=progress, label="graph index")
+        """Node numbering and adjacency views (views themselves build on first use); a
+        cancelled ``progress`` stops the build between its phases (nothing is cached)."""
+        check = checker(progress)
+
+        def build() -> EstateGraph:
+            row_of_arn = self.index.row_of_arn
+            check()
+            return EstateGraph(self._assets, self._edges, row_of_arn, check=check)
+
+        return self.cached("graph", build, progress=progress, label="graph index")
 
     def view(self, name: str, progress: ProgressFn | None = None) -> Any:
         """``graph().view(name)``; progress covers whichever of the two is built first."""
         if "graph" not in self._cache and progress is not None:
-            g = self.graph(lambda p, t, m: report(progress, 0.5 * p / (t or 1), 1, m))
-            return g.view(name, lambda p, t, m: report(progress, 0.5 + 0.5 * p / (t or 1),
-                                                       1, m))
+            g = self.graph(rescaled(progress, 0, 0.5))
+            return g.view(name, rescaled(progress, 0.5, 1))
         return self.graph().view(name, progress)
 
     def finding_index(self) -> FindingIndex:

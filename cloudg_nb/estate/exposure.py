@@ -109,7 +109,9 @@ def internet_exposure(
         exp_ports_rows.setdefault(end, []).append(r)
     candidates = sorted(direct | set(behind) | lonely_owners)
     records: list[dict[str, Any]] = []
-    for node in candidates:
+    for k, node in enumerate(candidates):
+        if not k % 256:
+            ph.check()
         groups = sorted(behind.get(node, set()) | ({node} if node in lonely_owners else set()))
         rows = [r for o in groups for r in rules_of.get(o, [])]
         rows += exp_ports_rows.get(node, [])

@@ -34,7 +34,7 @@ from .models import (
     EdgeFamily,
     EdgeType,
 )
-from .progress import ProgressFn, report
+from .progress import CancelCheck, ProgressFn, checker, report
 
 __all__ = [
     "EDGE_TYPES", "EDGE_CODE", "VIEWS", "Adjacency", "EstateGraph", "Reach", "bfs",
@@ -192,6 +192,7 @@ def shortest_simple_paths(
     *,
     mask: np.ndarray | None = None,
     budget: int = 20_000,
+    check: CancelCheck | None = None,
 ) -> tuple[list[tuple[list[int], list[int]]], bool]:
     """Up to ``max_paths`` simple paths source → target of at most ``max_depth`` arcs,
     shortest first: ([(nodes, arcs)], truncated).
@@ -199,8 +200,10 @@ def shortest_simple_paths(
     Distances to the target (a BFS over ``rev``, the transpose of ``adj``) prune the search:
     paths of each length L are enumerated in turn, expanding only neighbours that can still
     reach the target in the hops left. ``budget`` caps node expansions; ``truncated`` says
-    it ran out (or more paths exist than were returned).
+    it ran out (or more paths exist than were returned). ``check`` is called every 1,000
+    expansions (it raises to stop a cancelled search).
     """
+    check = check or checker(None)
     if source == target:
         return [], False
     # Distances to the target grow one BFS level at a time, only as far as the path length
@@ -272,6 +275,8 @@ def shortest_simple_paths(
                         return found, True
                 continue
             expansions += 1
+            if not expansions % 1000:
+                check()
             if expansions > budget:
                 exhausted = True
                 break
@@ -336,7 +341,9 @@ class EstateGraph:
     """Node numbering and lazily built adjacency views of one dataset version."""
 
     def __init__(self, assets: pd.DataFrame, edges: pd.DataFrame,
-                 row_of_arn: dict[str, int] | None = None) -> None:
+                 row_of_arn: dict[str, int] | None = None, *,
+                 check: CancelCheck | None = None) -> None:
+        check = check or checker(None)
         n = len(assets)
         self.n_assets = n
         self.internet = n
@@ -347,8 +354,11 @@ class EstateGraph:
         src = id_index.get_indexer(src_ids).astype(np.int64)
         dst = id_index.get_indexer(dst_ids).astype(np.int64)
         externals: dict[str, int] = {}
+        check()
         for arr, raw in ((src, src_ids), (dst, dst_ids)):
-            for i in np.flatnonzero(arr < 0):
+            for k, i in enumerate(np.flatnonzero(arr < 0)):
+                if not k % 50_000:
+                    check()
                 key = str(raw[i])
                 if key.lower() in INTERNET_CIDRS:
                     arr[i] = n
@@ -366,6 +376,7 @@ class EstateGraph:
         self.edge_dst = dst
         self.edge_code = (edges["edge_type"].map(_C).to_numpy(dtype=np.int64)
                           if len(edges) else np.zeros(0, dtype=np.int64))
+        check()
         direction = edges["direction"].to_numpy(dtype=object)
         self.edge_egress = np.array([d == "egress" for d in direction], dtype=bool)
         self.is_exposed = np.zeros(self.n_nodes, dtype=bool)
@@ -404,6 +415,7 @@ class EstateGraph:
                 if name not in VIEWS:
                     raise ValueError(f"unknown graph view {name!r}")
                 report(progress, 0, 1, f"building the {name} graph index")
+                checker(progress)()
                 adj = self._build(name)
                 self._views[name] = adj
                 report(progress, 1, 1, f"{name} graph index ready")

@@ -225,7 +225,7 @@ def _paths(ds: Dataset, src: int, dst: int, mode: PathMode, max_depth: int, max_
     rev = ds.view(rev_name, ph.sub(30, 50))
     ph.step(50, "searching paths")
     found, truncated = shortest_simple_paths(adj, rev, src, dst, max_depth, max_paths,
-                                             mask=type_mask(types))
+                                             mask=type_mask(types), check=ph.check)
     ph.step(90, f"{len(found)} paths found")
     return [path_record(ds, adj, nodes, arcs) for nodes, arcs in found], truncated
 
@@ -367,7 +367,8 @@ def lateral_movement_paths(
     ph.step(50, "walking identity edges")
     truncated = False
     if src is not None and dst is not None:
-        found, truncated = shortest_simple_paths(adj, rev, src, dst, max_depth, max_paths)
+        found, truncated = shortest_simple_paths(adj, rev, src, dst, max_depth, max_paths,
+                                                 check=ph.check)
         paths = [path_record(ds, adj, n, a) for n, a in found]
     elif src is not None or dst is not None:
         start = src if src is not None else dst

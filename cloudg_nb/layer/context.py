@@ -2,7 +2,8 @@
 
 The context carries the adapter's callbacks (progress, log), the request's identity, links
 the handler wants attached to its result, and the serving loop, so sync handlers running in
-worker threads can still report progress (``report_progress_sync``).
+worker threads can still report progress (``report_progress_sync``). A cancelled, timed-out or
+abandoned call marks its context; ``check_cancelled()`` then raises ``CallCancelledError``.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .content import Annotations, ResourceLink
+from .errors import CallCancelledError
 
 if TYPE_CHECKING:
     from .layer import CloudGMCPLayer
 
-__all__ = ["Principal", "ToolContext", "LOG_LEVELS", "maybe_await"]
+__all__ = ["Principal", "ToolContext", "SyncProgress", "LOG_LEVELS", "maybe_await"]
 
 logger = logging.getLogger("cloudg.mcp")
 
@@ -100,8 +102,36 @@ class ToolContext:
     #: The output transform for text this request sends out of band (progress messages, log
     #: data); the layer sets it when the policy's output pipeline is non-empty.
     outbound: Callable[[Any], Any] | None = None
+    #: Why the call was cancelled (cancelled | timed out | abandoned); None while it runs.
+    cancel_reason: str | None = None
     _last_progress: float | None = field(default=None, repr=False)
     _pending: list[concurrent.futures.Future[Any]] = field(default_factory=list, repr=False)
+
+    # -- cancellation ------------------------------------------------------------------
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the call was cancelled, timed out or abandoned by its client."""
+        return self.cancel_reason is not None
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Mark the call over: later progress and logs are dropped, and the handler's next
+        ``check_cancelled()`` (or ``report_progress_sync``) raises ``CallCancelledError``."""
+        if self.cancel_reason is None:
+            self.cancel_reason = reason
+        self.finished = True
+
+    def check_cancelled(self) -> None:
+        """Raise ``CallCancelledError`` if the call was cancelled; cheap, call it often
+        (between phases, per graph level, per batch of rows) in long sync handlers."""
+        if self.cancel_reason is not None:
+            raise CallCancelledError(self.cancel_reason)
+
+    @property
+    def progress_sync(self) -> SyncProgress:
+        """``report_progress_sync`` as a callable that also carries ``check_cancelled``:
+        what a sync handler passes as ``progress=`` to long estate functions."""
+        return SyncProgress(self)
 
     @property
     def workspace(self) -> Any:
@@ -136,8 +166,11 @@ class ToolContext:
     ) -> None:
         """Schedule ``report_progress`` on the serving loop from a worker thread; no wait.
 
-        Does nothing without a callback, without a loop, or when the loop is closed.
+        Raises ``CallCancelledError`` once the call was cancelled (so the work stops there);
+        otherwise does nothing without a callback, without a loop, or when the loop is closed.
         """
+        if self.cancel_reason is not None:
+            raise CallCancelledError(self.cancel_reason)
         loop = self.loop
         if self.progress_callback is None or self.finished or loop is None or loop.is_closed():
             return
@@ -215,3 +248,20 @@ class ToolContext:
         return link
 
 
+
+
+class SyncProgress:
+    """A progress callback ``(progress, total, message)`` for code in a worker thread, with
+    ``check_cancelled()``: estate functions call it between steps to stop a cancelled call."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self._ctx = ctx
+
+    def __call__(self, progress: float, total: float | None = None,
+                 message: str | None = None) -> None:
+        self._ctx.report_progress_sync(progress, total, message)
+
+    def check_cancelled(self) -> None:
+        self._ctx.check_cancelled()

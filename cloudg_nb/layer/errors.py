@@ -6,6 +6,7 @@ Details go in ``data``, which adapters send as JSON-RPC error data or ``cloudg/e
 
 from __future__ import annotations
 
+import concurrent.futures
 from typing import Any
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "AccessDeniedError",
     "RateLimitedError",
     "InputRejectedError",
+    "CallCancelledError",
 ]
 
 
@@ -60,3 +62,17 @@ class RateLimitedError(MCPLayerError):
 
 class InputRejectedError(InvalidArgumentsError):
     """An input transform refused an argument value (e.g. it looks like a secret)."""
+
+
+class CallCancelledError(concurrent.futures.CancelledError):
+    """Raised inside a handler's worker thread once its call was cancelled, timed out or
+    its client went away (``ctx.check_cancelled()``, ``ctx.report_progress_sync``).
+
+    Not an ``MCPLayerError``: nobody reads the result of a cancelled call. It derives from
+    ``concurrent.futures.CancelledError`` so code that swallows advisory failures (progress
+    callbacks) can let it through by catching that stdlib type first.
+    """
+
+    def __init__(self, reason: str = "cancelled") -> None:
+        super().__init__(f"The call was {reason}; its work stopped.")
+        self.reason = reason

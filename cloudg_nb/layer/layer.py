@@ -2,8 +2,10 @@
 
 ``call_tool``, ``read_resource``, ``get_prompt`` and ``complete`` run the middleware chain,
 then a terminal that applies policy, input transforms, validation, the handler (async on the
-loop, sync in a worker thread), timeouts and output transforms. Adapters (MCP, Jupyter,
-notebook) only ever call these four methods and the ``*_wire`` listings.
+loop, sync in a thread of the layer's own ``WorkerPool``), timeouts and output transforms.
+Arguments are bounded (``InputBounds``) before anything else looks at them; a cancelled or
+timed-out call marks its context so a sync handler stops at its next check. Adapters (MCP,
+Jupyter, notebook) only ever call these four methods and the ``*_wire`` listings.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..transforms.pipeline import Pipeline, TransformContext, merge_report
+from .bounds import InputBounds, check_arguments
 from .content import (
     BlobResourceContents,
     PromptMessage,
@@ -34,6 +37,7 @@ from .content import (
 from .context import Principal, ToolContext, maybe_await
 from .errors import (
     AccessDeniedError,
+    CallCancelledError,
     InvalidArgumentsError,
     MCPLayerError,
     NotFoundError,
@@ -57,6 +61,7 @@ from .surfaces import (
     transform_meta,
     transform_resource_contents,
 )
+from .workers import LIGHT, WorkerPool
 
 __all__ = ["CloudGMCPLayer", "CallInfo", "Middleware", "ChangeListener"]
 
@@ -125,7 +130,14 @@ class CloudGMCPLayer:
         name: str = "cloudg",
         version: str | None = None,
         instructions: str | None = None,
+        light_workers: int = 4,
+        heavy_workers: int = 4,
+        workers_per_caller: int | None = None,
+        input_bounds: InputBounds | None = None,
     ) -> None:
+        """``light_workers``/``heavy_workers``: threads of the two worker lanes for sync
+        handlers (see ``ToolSpec.lane``); ``workers_per_caller``: how many threads of a lane
+        one principal may hold (default half the lane); ``input_bounds``: argument caps."""
         if workspace is None:
             from ..config import CloudGConfig
             from ..workspace import Workspace
@@ -157,6 +169,9 @@ class CloudGMCPLayer:
             from .. import __version__ as version
         self.version = version
         self.instructions = instructions
+        self.workers = WorkerPool(light_workers=light_workers, heavy_workers=heavy_workers,
+                                  per_owner=workers_per_caller)
+        self.input_bounds = input_bounds or InputBounds()
         self._listeners = Listeners(logger, "change listener")
         self._chains: dict[tuple[Any, ...], Handler] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -294,16 +309,24 @@ class CloudGMCPLayer:
             self._loop = loop
         return loop
 
-    async def _invoke(self, fn: Callable[..., Any], ctx: ToolContext, kwargs: dict) -> Any:
-        """Coroutine functions run on the loop; plain functions in a worker thread."""
+    async def _invoke(self, fn: Callable[..., Any], ctx: ToolContext, kwargs: dict,
+                      lane: str = LIGHT) -> Any:
+        """Coroutine functions run on the loop; plain functions in a thread of ``lane``.
+
+        A cancellation (timeout, client cancel or disconnect) marks the context: progress
+        and logs stop, and the thread stops at its next ``ctx.check_cancelled()``.
+        """
         ctx.loop = self._remember_loop()
         if inspect.iscoroutinefunction(fn):
-            return await fn(ctx, **kwargs)
+            try:
+                return await fn(ctx, **kwargs)
+            except asyncio.CancelledError:
+                ctx.cancel()
+                raise
         try:
-            result = await asyncio.to_thread(fn, ctx, **kwargs)
+            result = await self.workers.run(lane, ctx.principal.id, fn, ctx, **kwargs)
         except asyncio.CancelledError:
-            # Timed out or cancelled: the thread runs on, but reports nothing more.
-            ctx.finished = True
+            ctx.cancel()
             raise
         except Exception:
             if ctx._pending:
@@ -539,6 +562,11 @@ class CloudGMCPLayer:
         """
         p = _caller(principal, context)
         spec = self.get_tool(name, p)
+        started = time.monotonic()
+        try:
+            check_arguments(arguments, self.input_bounds)
+        except MCPLayerError as exc:
+            return self._error_result(exc.message, spec, p, exc.code, exc.data, started)
         ctx = self._request_context(context, p, "tool", spec.name, spec)
         info = CallInfo("tool", spec.name, spec, dict(arguments or {}), p, ctx)
         try:
@@ -557,9 +585,14 @@ class CloudGMCPLayer:
         scope = asyncio.timeout(timeout) if timeout else nullcontext()
         try:
             async with scope:  # type: ignore[attr-defined]
-                raw = await self._invoke(spec.handler, ctx, kwargs)
+                raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane)
         except MCPLayerError:
             raise
+        except CallCancelledError as exc:  # cancelled from elsewhere (e.g. the adapter)
+            ctx.cancel(exc.reason)
+            return self._error_result(
+                f"Tool {exposed} was cancelled before it finished.", spec, principal,
+                "cancelled", {"reason": exc.reason}, info.started)
         except TimeoutError as exc:
             if timeout and getattr(scope, "expired", lambda: False)():
                 return self._error_result(
@@ -664,7 +697,7 @@ class CloudGMCPLayer:
         variables = info.arguments
         if isinstance(spec, ResourceTemplateSpec):
             variables = self._checked_untransform(variables, spec, principal, info)
-        raw = await self._invoke(spec.handler, ctx, dict(variables))
+        raw = await self._invoke(spec.handler, ctx, dict(variables), spec.worker_lane)
         mime = spec.mime_type
         if isinstance(raw, (bytes, bytearray, memoryview)):
             import base64
@@ -709,6 +742,7 @@ class CloudGMCPLayer:
                 "those names.",
                 data={"kind": "prompt"},
             )
+        check_arguments(arguments, self.input_bounds)
         arguments = dict(arguments or {})
         missing = [a.name for a in spec.arguments if a.required and a.name not in arguments]
         if missing:
@@ -730,7 +764,7 @@ class CloudGMCPLayer:
         arguments = self._checked_untransform(info.arguments, spec, principal, info)
         declared = {a.name for a in spec.arguments}
         kwargs = {k: v for k, v in arguments.items() if k in declared}
-        raw = await self._invoke(spec.handler, ctx, kwargs)
+        raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane)
         if isinstance(raw, PromptResult):
             result = raw
         elif isinstance(raw, str):
@@ -809,6 +843,8 @@ class CloudGMCPLayer:
         if target is None:
             return empty
         spec, target_name, fn = target
+        check_arguments({"value": argument.get("value", ""), "context": context_arguments or {}},
+                        self.input_bounds)
         ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name)
         ctx.meta["completion_fn"] = fn
         info = CallInfo(

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from .content import Annotations, annotations_wire
 from .enums import Capability, Sensitivity
 from .schema import arguments_model, input_schema
+from .workers import HEAVY, LANES, LIGHT
 
 __all__ = [
     "NAME_PATTERN",
@@ -30,7 +31,14 @@ __all__ = [
     "PromptSpec",
     "AnySpec",
     "validate_name",
+    "HEAVY_CATEGORIES",
 ]
+
+#: Tool categories whose sync handlers run in the heavy worker lane by default.
+HEAVY_CATEGORIES = frozenset({"graph", "loaders"})
+#: Capabilities that mark a tool as heavy by default (file and cloud I/O, execution).
+_HEAVY_CAPABILITIES = frozenset({Capability.READ_FS, Capability.WRITE_FS, Capability.EXEC,
+                                 Capability.CLOUD_ACCESS})
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
@@ -79,6 +87,11 @@ class _SpecBase:
     )
     meta: dict[str, Any] = field(default_factory=dict)
     icons: list[dict[str, Any]] | None = None
+    #: Worker lane of a sync handler: ``light`` (cheap reads, never queued behind heavy work)
+    #: or ``heavy``. None picks by kind: resources, templates and prompts are light; tools
+    #: are heavy in a HEAVY_CATEGORIES category or with file/cloud/exec capabilities, else
+    #: light. Async handlers run on the loop and ignore it.
+    lane: str | None = None
 
     kind: str = field(default="", init=False, repr=False)
 
@@ -90,6 +103,20 @@ class _SpecBase:
         self.tags = set(self.tags)
         if not self.description:
             self.description = _doc(self.handler)
+        if self.lane is not None and self.lane not in LANES:
+            raise ValueError(f"Unknown lane {self.lane!r} for {self.kind} {self.name!r}; use "
+                             f"{' or '.join(LANES)}")
+
+    @property
+    def worker_lane(self) -> str:
+        """The lane this spec's sync handler runs in (``lane``, or the default by kind)."""
+        if self.lane is not None:
+            return self.lane
+        if self.kind != "tool":
+            return LIGHT
+        if self.category in HEAVY_CATEGORIES or self.capabilities & _HEAVY_CAPABILITIES:
+            return HEAVY
+        return LIGHT
 
     def _wire_common(self, out: dict[str, Any]) -> dict[str, Any]:
         if self.title:

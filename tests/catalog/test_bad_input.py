@@ -6,6 +6,7 @@ close matches — and no error message repeats what the caller sent."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cloudg_nb.estate import Dataset, demo, write_inventory_map, write_tabular
+from cloudg_nb.workspace import root_label
 
 from .support import error_data, fail, ok
 
@@ -154,8 +156,16 @@ async def test_symlink_inside_the_root_pointing_outside_is_denied(layer, tmp_pat
     os.symlink(outside, link)
     result = await fail(layer, "load_dataset", {"path": str(link)})
     assert result.error_code == -31001
-    assert error_data(result)["roots"] == [str((tmp_path / "data").resolve()),
-                                           str((tmp_path / "out").resolve())]
+    assert error_data(result)["roots"] == [root_label((tmp_path / "data").resolve()),
+                                           root_label((tmp_path / "out").resolve())]
+
+
+async def test_path_error_never_shows_the_servers_absolute_roots(layer, tmp_path: Path,
+                                                                  outside: Path) -> None:
+    result = await fail(layer, "load_dataset", {"path": str(outside / "estate")})
+    shown = json.dumps(error_data(result)) + result.text
+    assert str(tmp_path) not in shown
+    assert error_data(result)["roots"] == ["<server>/data", "<server>/out"]
 
 
 async def test_symlinked_file_inside_the_root_pointing_outside_is_denied(

@@ -24,7 +24,7 @@ from .inventory_map import (
     read_inventory_map,
     write_inventory_map,
 )
-from .jsonio import read_text
+from .jsonio import TOO_DEEP, parse_json, read_text
 from .prowler import looks_like_prowler, read_prowler
 from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
 
@@ -42,19 +42,21 @@ def _sniff_json(path: Path) -> str | None:
         # peek at the first record without parsing a possibly huge array twice
         try:
             first = json.JSONDecoder().raw_decode(text.lstrip()[1:].lstrip())[0]
+        except RecursionError:
+            raise DatasetLoadError(path.name, TOO_DEEP, data={"reason": "too_deep"}) from None
         except json.JSONDecodeError:
             return "prowler" if "finding_info" in text[:20000] else None
         return "prowler" if looks_like_prowler(first) else None
     if head == "{":
         first_line = text.lstrip().split("\n", 1)[0]
         try:
-            doc = json.loads(first_line)
+            doc = parse_json(first_line, path.name)
             if looks_like_prowler(doc):
                 return "prowler"
         except json.JSONDecodeError:
             pass
         try:
-            doc = json.loads(text)
+            doc = parse_json(text, path.name)
         except json.JSONDecodeError:
             return "json-invalid"
         if looks_like_inventory(doc) or looks_like_findings(doc):
@@ -109,6 +111,17 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
         raise DatasetLoadError(path.name, "no such file or folder")
     fmt = detect_format(path) if key == "auto" else key
     ph.step(10, f"reading {fmt} data")
+    try:
+        ds = _read(path, fmt, name)
+    except RecursionError:  # a value nested deeper than a later step can follow
+        raise DatasetLoadError(path.name, TOO_DEEP, data={"reason": "too_deep"}) from None
+    ph.step(80, "indexing")
+    ds.index  # noqa: B018  (build the reference index now, so the first query is quick)
+    ph.done(f"loaded {len(ds.assets)} assets")
+    return ds
+
+
+def _read(path: Path, fmt: str, name: str) -> Dataset:
     if fmt == "inventory":
         target = path / INVENTORY_FILE if path.is_dir() else path
         if path.is_dir() and not target.is_file():
@@ -120,7 +133,4 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
         if path.is_dir():
             raise DatasetLoadError(path.name, "Prowler output is a file, not a folder")
         ds = read_prowler(path, name=name)
-    ph.step(80, "indexing")
-    ds.index  # noqa: B018  (build the reference index now, so the first query is quick)
-    ph.done(f"loaded {len(ds.assets)} assets")
     return ds

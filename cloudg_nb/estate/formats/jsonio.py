@@ -8,10 +8,21 @@ from typing import Any
 
 from ..errors import DatasetLoadError
 
-__all__ = ["read_json", "read_json_lines", "read_text", "MAX_FILE_BYTES"]
+__all__ = ["read_json", "read_json_lines", "read_text", "parse_json", "MAX_FILE_BYTES",
+           "TOO_DEEP"]
 
 #: Files larger than this are refused before reading (2 GiB).
 MAX_FILE_BYTES = 2 * 1024**3
+#: The load error for JSON nested deeper than the parser (or later steps) can follow.
+TOO_DEEP = "the JSON is nested too deeply (estate files are a few levels deep)"
+
+
+def parse_json(text: str, name: str) -> Any:
+    """``json.loads``; nesting deeper than the parser follows is a DatasetLoadError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise DatasetLoadError(name, TOO_DEEP, data={"reason": "too_deep"}) from None
 
 
 def read_text(path: Path) -> str:
@@ -38,7 +49,7 @@ def read_json(path: Path) -> Any:
     """Parse one JSON document; malformed or truncated JSON names the line and column."""
     text = read_text(path)
     try:
-        return json.loads(text)
+        return parse_json(text, path.name)
     except json.JSONDecodeError as exc:
         rest = text[exc.pos:].rstrip()
         truncated = exc.pos >= len(text.rstrip()) - 1 or (
@@ -57,7 +68,7 @@ def read_json_lines(path: Path, text: str | None = None) -> list[Any]:
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
+            out.append(parse_json(line, path.name))
         except json.JSONDecodeError:
             raise DatasetLoadError(path.name, f"line {no} is not valid JSON",
                                    data={"line": no}) from None

@@ -1,0 +1,222 @@
+"""Bounded worker lanes for sync handlers: daemon threads, per-caller fairness, two lanes.
+
+``WorkerPool.run(lane, owner, fn, *args)`` runs ``fn`` in a thread of ``lane`` (``light`` or
+``heavy``) and awaits its result on the calling loop. Each lane has at most ``size`` threads;
+one owner (a principal id) holds at most ``per_owner`` of them, and queued jobs are served
+round-robin across owners. Threads are daemon threads that exit when idle, so a stuck handler
+never blocks interpreter exit (``ThreadPoolExecutor`` joins its threads at exit: not used).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LIGHT", "HEAVY", "LANES", "WorkerPool", "LaneStats"]
+
+logger = logging.getLogger("cloudg.mcp")
+
+LIGHT = "light"
+HEAVY = "heavy"
+LANES = (LIGHT, HEAVY)
+#: Seconds an idle worker thread waits for work before it exits.
+IDLE_SECONDS = 20.0
+
+
+@dataclass(slots=True)
+class LaneStats:
+    """A lane at one moment: threads alive, jobs running and queued (by owner)."""
+
+    name: str
+    size: int
+    per_owner: int
+    threads: int
+    running: dict[str, int]
+    queued: dict[str, int]
+
+
+@dataclass(eq=False, slots=True)
+class _Job:
+    owner: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    loop: asyncio.AbstractEventLoop
+    waiter: asyncio.Future[Any]
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
+    #: Set on the loop when the awaiting call is cancelled: a queued job is then skipped.
+    abandoned: bool = False
+
+    def run(self) -> None:
+        if self.abandoned:
+            return
+        try:
+            result = self.context.run(self.fn, *self.args, **self.kwargs)
+        except BaseException as exc:  # delivered to the awaiting call, re-raised there
+            if isinstance(exc, StopIteration):  # a Future refuses StopIteration
+                exc = RuntimeError(f"handler raised StopIteration: {exc}")
+            self._deliver(None, exc)
+        else:
+            self._deliver(result, None)
+
+    def _deliver(self, result: Any, exc: BaseException | None) -> None:
+        if self.abandoned:
+            return
+        # RuntimeError: the loop closed while the handler ran, so nobody is waiting.
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(_settle, self.waiter, result, exc)
+
+
+def _settle(waiter: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    if waiter.done():
+        return
+    if exc is not None:
+        waiter.set_exception(exc)
+    else:
+        waiter.set_result(result)
+
+
+class _Lane:
+    """One lane: a fair queue (owner -> jobs, served round-robin) and its worker threads."""
+
+    def __init__(self, name: str, size: int, per_owner: int, idle_seconds: float) -> None:
+        self.name = name
+        self.size = size
+        self.per_owner = per_owner
+        self.idle_seconds = idle_seconds
+        self.cond = threading.Condition(threading.Lock())
+        self.queues: OrderedDict[str, deque[_Job]] = OrderedDict()
+        self.running: dict[str, int] = {}
+        self.threads = 0
+        self.idle = 0
+        self.wakeups = 0  # notifies sent to idle threads not yet woken
+        self.serial = 0
+
+    def submit(self, job: _Job) -> None:
+        with self.cond:
+            self.queues.setdefault(job.owner, deque()).append(job)
+            if self.idle > self.wakeups:
+                self.wakeups += 1
+                self.cond.notify()
+            elif self.threads < self.size:
+                self.threads += 1
+                self.serial += 1
+                threading.Thread(target=self._work, name=f"cloudg-{self.name}-{self.serial}",
+                                 daemon=True).start()
+            # else every thread is busy: the next one to finish picks the job up
+
+    def discard(self, job: _Job) -> None:
+        """Drop a queued job (its call was cancelled before a thread took it)."""
+        with self.cond:
+            queue = self.queues.get(job.owner)
+            if queue is None:
+                return
+            try:
+                queue.remove(job)
+            except ValueError:
+                return
+            if not queue:
+                del self.queues[job.owner]
+
+    def _next(self) -> _Job | None:
+        """The first queued job, in owner round-robin order, whose owner is under its cap."""
+        for owner in self.queues:
+            if self.running.get(owner, 0) >= self.per_owner:
+                continue
+            queue = self.queues[owner]
+            job = queue.popleft()
+            if queue:
+                self.queues.move_to_end(owner)  # the next job goes to another owner first
+            else:
+                del self.queues[owner]
+            self.running[owner] = self.running.get(owner, 0) + 1
+            return job
+        return None
+
+    def _work(self) -> None:
+        job: _Job | None = None
+        while True:
+            with self.cond:
+                if job is not None:
+                    left = self.running[job.owner] - 1
+                    if left:
+                        self.running[job.owner] = left
+                    else:
+                        del self.running[job.owner]
+                job = self._next()
+                while job is None:
+                    self.idle += 1
+                    woken = self.cond.wait(self.idle_seconds)
+                    self.idle -= 1
+                    if self.wakeups:
+                        self.wakeups -= 1
+                    job = self._next()
+                    if job is None and not woken:
+                        self.threads -= 1
+                        return
+            try:
+                job.run()
+            except BaseException:  # pragma: no cover - run() delivers everything
+                logger.exception("worker job failed outside its handler")
+
+    def stats(self) -> LaneStats:
+        with self.cond:
+            return LaneStats(self.name, self.size, self.per_owner, self.threads,
+                             dict(self.running),
+                             {owner: len(q) for owner, q in self.queues.items()})
+
+
+class WorkerPool:
+    """The layer's worker threads for sync handlers, in a light and a heavy lane.
+
+    ``light_workers`` / ``heavy_workers``: threads per lane. ``per_owner``: how many of a
+    lane's threads one owner may hold at once (default: half the lane, at least 1).
+    """
+
+    def __init__(self, *, light_workers: int = 4, heavy_workers: int = 4,
+                 per_owner: int | None = None, idle_seconds: float = IDLE_SECONDS) -> None:
+        for label, value in (("light_workers", light_workers), ("heavy_workers", heavy_workers)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{label} must be a positive integer (got {value!r})")
+        if per_owner is not None and (not isinstance(per_owner, int) or per_owner < 1):
+            raise ValueError(f"per_owner must be a positive integer or None (got {per_owner!r})")
+
+        def cap(size: int) -> int:
+            return min(size, per_owner) if per_owner is not None else max(1, size // 2)
+
+        self.lanes: dict[str, _Lane] = {
+            LIGHT: _Lane(LIGHT, light_workers, cap(light_workers), idle_seconds),
+            HEAVY: _Lane(HEAVY, heavy_workers, cap(heavy_workers), idle_seconds),
+        }
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{n}={lane.size}/{lane.per_owner}" for n, lane in self.lanes.items())
+        return f"WorkerPool({sizes})"
+
+    async def run(self, lane: str, owner: str, fn: Callable[..., Any], /, *args: Any,
+                  **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` in a thread of ``lane`` for ``owner``; cancelling the
+        await drops a queued job (a running one runs on: it must check for cancellation)."""
+        target = self.lanes.get(lane)
+        if target is None:
+            raise ValueError(f"Unknown worker lane {lane!r}; use one of {', '.join(LANES)}")
+        loop = asyncio.get_running_loop()
+        job = _Job(owner, fn, args, kwargs, loop, loop.create_future())
+        target.submit(job)
+        try:
+            return await job.waiter
+        except asyncio.CancelledError:
+            job.abandoned = True
+            target.discard(job)
+            raise
+
+    def stats(self) -> dict[str, LaneStats]:
+        """Each lane's threads, running and queued jobs (for status pages and tests)."""
+        return {name: lane.stats() for name, lane in self.lanes.items()}

@@ -1,0 +1,221 @@
+"""The worker pool for sync handlers: daemon threads of the layer's own, two lanes, and
+per-caller fairness, so one caller's slow work never takes every worker and cheap reads never
+queue behind heavy work. Threads never block interpreter exit."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry, ResourceSpec, ToolSpec
+from cloudg_nb.layer.workers import HEAVY, LIGHT, WorkerPool
+
+
+async def _started(event: threading.Event, timeout: float = 5.0) -> None:
+    assert await asyncio.to_thread(event.wait, timeout)
+
+
+async def test_sync_handlers_run_in_the_layers_own_daemon_threads() -> None:
+    seen: dict[str, object] = {}
+
+    def where(ctx) -> dict:
+        thread = threading.current_thread()
+        seen.update(name=thread.name, daemon=thread.daemon)
+        return {}
+
+    reg = Registry()
+    reg.add(ToolSpec(name="where", handler=where))
+    await CloudGMCPLayer(registry=reg, policy="open").call_tool("where")
+    assert str(seen["name"]).startswith("cloudg-light-")
+    assert seen["daemon"] is True
+
+
+async def test_one_owner_holds_at_most_its_share_of_a_lane() -> None:
+    pool = WorkerPool(light_workers=1, heavy_workers=2, per_owner=1)
+    release = threading.Event()
+    a_running = threading.Event()
+    b_ran = threading.Event()
+
+    def block() -> None:
+        a_running.set()
+        release.wait(5)
+
+    first = asyncio.ensure_future(pool.run(HEAVY, "a", block))
+    second = asyncio.ensure_future(pool.run(HEAVY, "a", block))
+    await _started(a_running)
+    await pool.run(HEAVY, "b", b_ran.set)  # the lane's other thread, though "a" queued first
+    assert b_ran.is_set()
+    assert pool.stats()[HEAVY].running == {"a": 1}
+    assert pool.stats()[HEAVY].queued == {"a": 1}
+    release.set()
+    await asyncio.gather(first, second)
+
+
+async def test_queued_jobs_are_served_round_robin_across_owners() -> None:
+    pool = WorkerPool(light_workers=1, heavy_workers=1)
+    release = threading.Event()
+    running = threading.Event()
+    order: list[str] = []
+
+    def block() -> None:
+        running.set()
+        release.wait(5)
+
+    blocker = asyncio.ensure_future(pool.run(HEAVY, "x", block))
+    await _started(running)
+    jobs = [asyncio.ensure_future(pool.run(HEAVY, owner, order.append, f"{owner}{i}"))
+            for owner, i in (("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 2))]
+    await asyncio.sleep(0.05)
+    release.set()
+    await asyncio.gather(blocker, *jobs)
+    assert order == ["a1", "b1", "a2", "b2", "a3"]
+
+
+async def test_light_lane_answers_while_the_heavy_lane_is_full() -> None:
+    pool = WorkerPool(light_workers=1, heavy_workers=2, per_owner=2)
+    release = threading.Event()
+    busy = threading.Semaphore(0)
+
+    def block() -> None:
+        busy.release()
+        release.wait(5)
+
+    heavy = [asyncio.ensure_future(pool.run(HEAVY, "a", block)) for _ in range(3)]
+    for _ in range(2):  # both heavy threads are busy, one job queued
+        assert await asyncio.to_thread(busy.acquire, True, 5)
+    started = time.monotonic()
+    assert await pool.run(LIGHT, "a", lambda: "cheap") == "cheap"
+    assert time.monotonic() - started < 2
+    release.set()
+    await asyncio.gather(*heavy)
+
+
+async def test_a_call_cancelled_while_queued_never_runs() -> None:
+    pool = WorkerPool(light_workers=1, heavy_workers=1)
+    release = threading.Event()
+    running = threading.Event()
+    ran: list[str] = []
+
+    def block() -> None:
+        running.set()
+        release.wait(5)
+
+    blocker = asyncio.ensure_future(pool.run(HEAVY, "a", block))
+    await _started(running)
+    queued = asyncio.ensure_future(pool.run(HEAVY, "a", ran.append, "queued"))
+    await asyncio.sleep(0.02)
+    queued.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    assert pool.stats()[HEAVY].queued == {}
+    release.set()
+    await blocker
+    await pool.run(HEAVY, "a", ran.append, "after")
+    assert ran == ["after"]
+
+
+async def test_handler_exceptions_reach_the_caller() -> None:
+    pool = WorkerPool()
+
+    def fail() -> None:
+        raise KeyError("missing")
+
+    with pytest.raises(KeyError):
+        await pool.run(LIGHT, "a", fail)
+
+
+async def test_idle_threads_exit() -> None:
+    pool = WorkerPool(idle_seconds=0.05)
+    await pool.run(LIGHT, "a", lambda: None)
+    deadline = time.monotonic() + 5
+    while pool.stats()[LIGHT].threads and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert pool.stats()[LIGHT].threads == 0
+    assert await pool.run(LIGHT, "a", lambda: 7) == 7  # a new thread starts on demand
+
+
+def test_lane_sizes_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="heavy_workers"):
+        WorkerPool(heavy_workers=0)
+
+
+def test_layer_takes_its_lane_sizes_and_share_per_caller() -> None:
+    reg = Registry()
+    layer = CloudGMCPLayer(registry=reg, policy="open", light_workers=3, heavy_workers=5,
+                           workers_per_caller=2)
+    stats = layer.workers.stats()
+    assert (stats[LIGHT].size, stats[HEAVY].size) == (3, 5)
+    assert (stats[LIGHT].per_owner, stats[HEAVY].per_owner) == (2, 2)
+
+
+async def test_each_principal_gets_its_own_share() -> None:
+    release = threading.Event()
+    running = threading.Semaphore(0)
+
+    def block(ctx) -> dict:
+        running.release()
+        release.wait(5)
+        return {}
+
+    reg = Registry()
+    reg.add(ToolSpec(name="block", handler=block, category="graph"))
+    reg.add(ToolSpec(name="quick", handler=lambda ctx: {"ok": True}, category="graph"))
+    layer = CloudGMCPLayer(registry=reg, policy="open", heavy_workers=3, workers_per_caller=2)
+    alice, bob = Principal("alice"), Principal("bob")
+    busy = [asyncio.ensure_future(layer.call_tool("block", principal=alice)) for _ in range(2)]
+    for _ in range(2):
+        assert await asyncio.to_thread(running.acquire, True, 5)
+    result = await asyncio.wait_for(layer.call_tool("quick", principal=bob), 5)
+    assert result.structured == {"ok": True}
+    release.set()
+    await asyncio.gather(*busy)
+
+
+def test_a_stuck_handler_never_blocks_interpreter_exit() -> None:
+    code = textwrap.dedent("""
+        import asyncio, threading, time
+        from cloudg_nb.layer import CloudGMCPLayer, Registry, ToolSpec
+        started = threading.Event()
+        def stuck(ctx) -> dict:
+            started.set()
+            time.sleep(3600)
+            return {}
+        reg = Registry()
+        reg.add(ToolSpec(name="stuck", handler=stuck))
+        layer = CloudGMCPLayer(registry=reg, policy="open")
+        async def main():
+            task = asyncio.ensure_future(layer.call_tool("stuck"))
+            await asyncio.to_thread(started.wait, 10)
+            task.cancel()
+        asyncio.run(main())
+        print("main done", flush=True)
+    """)
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "main done" in out.stdout
+    assert time.monotonic() - started < 30  # not the handler's hour
+
+
+def test_specs_pick_a_lane_by_kind_and_category() -> None:
+    def fn(ctx) -> dict:
+        return {}
+
+    assert ToolSpec(name="t", handler=fn).worker_lane == LIGHT
+    assert ToolSpec(name="g", handler=fn, category="graph").worker_lane == HEAVY
+    assert ToolSpec(name="l", handler=fn, capabilities={"read_fs"}).worker_lane == HEAVY
+    assert ToolSpec(name="h", handler=fn, lane="heavy").worker_lane == HEAVY
+    assert ToolSpec(name="c", handler=fn, category="graph", lane="light").worker_lane == LIGHT
+    assert ResourceSpec(name="r", uri="x://r", handler=fn).worker_lane == LIGHT
+
+
+def test_an_unknown_lane_is_refused() -> None:
+    with pytest.raises(ValueError, match="lane"):
+        ToolSpec(name="t", handler=lambda ctx: {}, lane="fast")
