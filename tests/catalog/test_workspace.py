@@ -235,3 +235,35 @@ async def test_diff_reports_findings_suppressed_since_a_snapshot(layer) -> None:
     assert [(f["id"], f["suppressed"]) for f in out["findings"]["suppression_changed"]] == [
         ("f-003", True)]
     assert out["summary"]["findings_suppression_changed"] == 1
+
+
+async def test_snapshot_past_the_budget_says_which_datasets_it_evicted(layer) -> None:
+    layer.workspace.config.max_datasets = 2
+    await ok(layer, "sample_estate", {"name": "drifted", "activate": False})
+    out = await ok(layer, "snapshot_dataset", {"dataset": "demo"})
+    assert out["evicted"] == ["demo-drifted"]
+    assert "demo-drifted" in out["note"] and "demo-drifted" not in out["datasets"]
+
+
+async def test_eviction_fires_a_change_for_the_evicted_dataset(layer) -> None:
+    layer.workspace.config.max_datasets = 2
+    await ok(layer, "sample_estate", {"name": "drifted", "activate": False})
+    seen: list[tuple[str, str | None]] = []
+    layer.on_change(lambda kind, uri: seen.append((kind, uri)))
+    await ok(layer, "snapshot_dataset", {"dataset": "demo"})
+    assert ("resource", "cloudg://datasets/demo-drifted/summary") in seen
+    assert ("resources", None) in seen
+
+
+async def test_loads_within_the_budget_evict_nothing(layer) -> None:
+    out = await ok(layer, "sample_estate", {"name": "drifted"})
+    assert out["evicted"] == [] and "note" not in out
+
+
+async def test_a_deeply_nested_json_file_is_a_clean_load_error(empty, tmp_path: Path) -> None:
+    (tmp_path / "data" / "deep.json").write_text('{"assets":' + "[" * 100_000 + "]" * 100_000
+                                                 + "}")
+    result = await fail(empty, "load_dataset", {"path": "deep.json"})
+    assert "nested too deeply" in result.text
+    assert "RecursionError" not in result.text
+    assert error_data(result)["reason"] == "too_deep"

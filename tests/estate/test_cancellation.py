@@ -1,0 +1,122 @@
+"""Long estate functions stop when the call that passed ``progress`` is cancelled: the
+callback's ``check_cancelled`` is asked between phases, graph levels, sources and batches,
+and its ``CancelledError`` is never swallowed like an ordinary progress failure."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import CancelledError
+
+import pytest
+
+from cloudg_nb.estate import Dataset, Phases, centrality_top, checker, internet_exposure, scaled
+from cloudg_nb.estate.progress import report
+
+
+class Cancellable:
+    """A progress callback with ``check_cancelled``, cancelled by ``cancel()`` (any thread)."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self.reports = 0
+
+    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.check_cancelled()
+        self.reports += 1
+
+    def check_cancelled(self) -> None:
+        if self.cancelled.is_set():
+            raise CancelledError("cancelled")
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+def _stops_within(fn, progress: Cancellable, after: float) -> float:
+    """Run ``fn`` in a thread, cancel ``after`` seconds in; seconds from cancel to stop."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            fn()
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    time.sleep(after)
+    assert thread.is_alive(), "the work finished before it could be cancelled"
+    progress.cancel()
+    cancelled_at = time.monotonic()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert isinstance(outcome[0], CancelledError)
+    return time.monotonic() - cancelled_at
+
+
+@pytest.fixture(scope="module")
+def big() -> Dataset:
+    return scaled(60_000)
+
+
+def test_report_passes_cancellation_through() -> None:
+    progress = Cancellable()
+    progress.cancel()
+    with pytest.raises(CancelledError):
+        report(progress, 1, 2, "step")
+
+
+def test_report_still_swallows_other_callback_failures() -> None:
+    def broken(*_args: object) -> None:
+        raise RuntimeError("client went away")
+
+    report(broken, 1, 2, "step")
+
+
+def test_phases_check_even_when_the_value_does_not_increase() -> None:
+    progress = Cancellable()
+    ph = Phases(progress)
+    ph.step(50, "half")
+    progress.cancel()
+    with pytest.raises(CancelledError):
+        ph.step(10, "not an increase")
+
+
+def test_a_callback_without_a_check_never_stops_the_work() -> None:
+    checker(lambda *a: None)()
+    checker(None)()
+
+
+def test_nested_progress_keeps_the_check() -> None:
+    progress = Cancellable()
+    nested = Phases(progress).sub(10, 20)
+    progress.cancel()
+    with pytest.raises(CancelledError):
+        checker(nested)()
+
+
+def test_a_cancelled_graph_build_caches_nothing(big: Dataset) -> None:
+    ds = big.copy("fresh")
+    progress = Cancellable()
+    progress.cancel()
+    with pytest.raises(CancelledError):
+        ds.graph(progress)
+    assert ds.graph() is not None  # built afresh for the next caller
+
+
+def test_betweenness_stops_within_a_second_of_cancellation(big: Dataset) -> None:
+    big.graph()
+    progress = Cancellable()
+    took = _stops_within(lambda: centrality_top(big, metric="betweenness", progress=progress),
+                         progress, after=0.3)
+    assert took < 1.0
+
+
+def test_internet_exposure_stops_within_a_second_of_cancellation(big: Dataset) -> None:
+    ds = big.copy("exposure")
+    progress = Cancellable()
+    took = _stops_within(lambda: internet_exposure(ds, progress=progress), progress,
+                         after=0.3)
+    assert took < 1.0
