@@ -1,0 +1,130 @@
+"""Slow, abandoned and hostile work against a real server: ``build_http_app`` under uvicorn on
+127.0.0.1, driven by the official MCP client over HTTP (both protocol eras).
+
+Eight slow calls cancelled by the client free their workers (the handler's own counter says
+its threads stopped) and a ``get_asset`` answers within a second; a 4 MB argument object with
+300k keys is refused with a small error while a probe client's calls stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+import uvicorn
+
+from cloudg_nb.catalog import default_registry
+from cloudg_nb.estate import demo
+from cloudg_nb.layer import CloudGMCPLayer
+from cloudg_nb.protocol import build_http_app
+from cloudg_nb.protocol.http import bind_socket
+from tests.layer.slow_tools import SpinningWork
+from tests.protocol.harness import TIMEOUT, open_session
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+
+ASSET = "aws-acct-prod"
+
+
+@pytest.fixture(scope="module")
+def work() -> SpinningWork:
+    return SpinningWork()
+
+
+@pytest.fixture(scope="module")
+def url(work: SpinningWork) -> Iterator[str]:
+    reg = default_registry()
+    reg.add(work.spec())
+    layer = CloudGMCPLayer(registry=reg, policy="open")
+    layer.workspace.add(demo(), "demo", activate=True)
+    app = build_http_app(layer)
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            thread.join(0.02)
+            assert thread.is_alive()
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(TIMEOUT)
+        sock.close()
+
+
+@pytest.mark.parametrize("era", ["2025", "2026"])
+def test_eight_cancelled_slow_calls_free_their_workers_and_get_asset_answers(
+    url: str, work: SpinningWork, era: str
+) -> None:
+    before = work.status()
+
+    async def scenario(client: Any) -> float:
+        await client.call_tool("get_asset", {"ref": ASSET})  # warm: first lookups build indexes
+        async with anyio.create_task_group() as group:
+            for _ in range(8):
+                group.start_soon(client.call_tool, "spin", {})
+            while work.status()["running"] < 2:  # the anonymous caller's share of the lane
+                await anyio.sleep(0.01)
+            group.cancel_scope.cancel()
+        started = time.monotonic()
+        result = await client.call_tool("get_asset", {"ref": ASSET})
+        assert not result.is_error, result.content
+        return time.monotonic() - started
+
+    with open_session(url, era) as session:
+        answered_in = session.run(scenario)
+        stopped_in = work.wait(lambda s: s["running"] == 0, timeout=5)
+    assert answered_in < 1.0
+    assert stopped_in < 1.0
+    assert work.status()["started"] - before["started"] >= 2
+
+
+def _probe(url: str, stop: threading.Event, latencies: list[float]) -> None:
+    """Call get_asset in a loop on its own connection until ``stop``, timing each call."""
+    with open_session(url, "2026") as probe:
+        while not stop.is_set():
+            started = time.monotonic()
+            probe.call_tool("get_asset", {"ref": ASSET})
+            latencies.append(time.monotonic() - started)
+
+
+def test_a_4mb_argument_object_is_refused_quickly_with_a_small_error(url: str) -> None:
+    arguments = {f"k{i:07d}": 0 for i in range(300_000)}
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": "find_assets", "arguments": arguments,
+                                  "_meta": {
+                                      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                      "io.modelcontextprotocol/clientCapabilities": {}}}},
+                      separators=(",", ":"))
+    assert 3_800_000 < len(body) <= 4 * 1024 * 1024  # just under the SDK's body limit
+    stop = threading.Event()
+    latencies: list[float] = []
+    prober = threading.Thread(target=_probe, args=(url, stop, latencies), daemon=True)
+    prober.start()
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while len(latencies) < 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        baseline = len(latencies)
+        response = httpx2.post(url, content=body, timeout=TIMEOUT, headers={
+            "content-type": "application/json", "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call",
+            "mcp-name": "find_assets"})
+        time.sleep(0.2)
+    finally:
+        stop.set()
+        prober.join(TIMEOUT)
+    assert response.status_code == 200, response.text[:500]
+    assert len(response.content) < 2048
+    assert "argument count" in response.text
+    during = latencies[baseline:]
+    assert during, "the probe made no call while the big request ran"
+    # The whole server loop, not just our check: a generous bound for a loaded 2-core box.
+    assert max(during) < 1.0
