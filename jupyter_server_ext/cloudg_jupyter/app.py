@@ -13,6 +13,8 @@ import contextlib
 import getpass
 import logging
 import os
+import signal
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -121,6 +123,7 @@ class CloudGExtension(ExtensionApp):
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
         if not self.enabled:
             return
+        _stop_on_sigint(serverapp)
         self._log_endpoint()
         if self.setup_problem is None:
             self._runner = asyncio.create_task(self._serve(), name="cloudg-mcp-session-manager")
@@ -129,6 +132,12 @@ class CloudGExtension(ExtensionApp):
         """End in-flight MCP requests and streams, then the session manager task."""
         self.stopping = True
         _end_event_streams()
+        close_all = getattr(self.session_manager, "close_all", None)
+        if close_all is not None and self.ready.is_set():
+            try:  # sessions end, open streams finish, calls in flight are cancelled
+                await asyncio.wait_for(close_all(), STOP_TIMEOUT)
+            except Exception:
+                self.log.warning("cloudg: MCP sessions did not all close in time")
         self._stop.set()
         runner = self._runner
         if runner is not None:
@@ -358,9 +367,23 @@ class CloudGExtension(ExtensionApp):
                 for item in workspace["loaded"]
             ],
             "tools": len(self.layer.list_tools(self.principal_for(user))),
-            "sessions": len(getattr(self.session_manager, "_server_instances", ())),
+            "sessions": int(getattr(self.session_manager, "open_sessions", 0)),
         })
         return out
+
+
+def _stop_on_sigint(serverapp: Any) -> None:
+    """Without a terminal, make SIGINT stop the server as SIGTERM does (as JupyterHub does).
+
+    Jupyter installs its SIGINT handler (a y/n confirmation) only when stdin is a tty;
+    otherwise Python's KeyboardInterrupt ends the loop and Jupyter's cleanup never runs:
+    kernels, MCP sessions and calls in flight would be abandoned mid-way.
+    """
+    stop = getattr(serverapp, "_signal_stop", None)
+    if stop is None or threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, stop)
 
 
 def _end_event_streams() -> None:

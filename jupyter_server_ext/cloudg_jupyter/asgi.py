@@ -107,11 +107,13 @@ class TornadoASGIBridge:
     async def send(self, message: Message) -> None:
         kind = message["type"]
         if kind == "http.response.start":
-            self._start(message)
+            if self._start(message):
+                await self._body(b"", more_body=True)  # a stream opens now, not at its first event
         elif kind == "http.response.body":
             await self._body(message.get("body", b""), bool(message.get("more_body", False)))
 
-    def _start(self, message: Message) -> None:
+    def _start(self, message: Message) -> bool:
+        """Set status and headers; True for an event stream."""
         handler = self.handler
         handler.set_status(int(message["status"]))
         handler.clear_header("Content-Type")
@@ -125,6 +127,7 @@ class TornadoASGIBridge:
             handler.set_header("X-Accel-Buffering", "no")
             handler.set_header("Cache-Control", "no-cache, no-transform")
         self._started = True
+        return event_stream
 
     async def _body(self, body: bytes, more_body: bool) -> None:
         if self._finished or self._closed.is_set():
