@@ -1,0 +1,282 @@
+"""MCP round trips per second through three HTTP endpoints, side by side, in one run.
+
+(1) cloudg's endpoint inside Jupyter (``{base_url}cloudg/mcp``, the ``cloudg_jupyter``
+extension), (2) the same layer served by ``cloudg-nb serve --transport http`` (uvicorn), and
+(3) the peer ``jupyter-mcp-live``'s endpoint inside the same Jupyter server (``{base_url}mcp``,
+FastMCP 4 behind an ASGI bridge; ``ping`` only). Every client speaks raw JSON-RPC over HTTP
+(httpx2, one keep-alive connection and one MCP session each, protocol 2025-06-18), so all
+three pay the same client cost. Run from the repository root:
+``python bench/endpoint.py [--quick] [--json]`` (needs ``pip install -e '.[bench]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cloudg_nb.layer import Registry, ToolContext
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The trivial tool both cloudg servers get (merged into the catalog inside Jupyter).
+BENCH_REGISTRY = "bench.endpoint:registry"
+PROTOCOL = "2025-06-18"
+CONCURRENCY = (1, 8)
+#: (rounds, seconds per measurement, warm-up seconds)
+FULL_PLAN = (5, 2.0, 1.0)
+QUICK_PLAN = (1, 0.4, 0.2)
+TARGET_VS_UVICORN = 0.8
+TARGET_VS_PEER = 1.0
+
+registry = Registry()
+
+
+@registry.tool
+async def bench_add(ctx: ToolContext, a: int, b: int) -> dict[str, int]:
+    """Add two numbers (the benchmark's trivial tool)."""
+    return {"sum": a + b}
+
+
+# -- a raw MCP client ---------------------------------------------------------------------
+
+
+class RoundTripError(RuntimeError):
+    """A request that did not come back with the expected result."""
+
+
+@dataclass
+class RawClient:
+    """One MCP session over one keep-alive connection, JSON-RPC posted by hand."""
+
+    http: Any
+    url: str
+    headers: dict[str, str]
+    next_id: int = 0
+    session_headers: dict[str, str] = field(default_factory=dict)
+
+    async def post(self, message: dict[str, Any]) -> Any:
+        response = await self.http.post(self.url, json=message,
+                                        headers={**self.headers, **self.session_headers})
+        if response.status_code == 202:
+            return None
+        if response.status_code != 200:
+            raise RoundTripError(f"{message.get('method')}: HTTP {response.status_code}")
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            for line in response.text.splitlines():
+                if line.startswith("data:"):
+                    body = json.loads(line[5:])
+                    if body.get("id") == message.get("id"):
+                        return body
+            raise RoundTripError(f"{message.get('method')}: no response in the event stream")
+        return response.json()
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        body = await self.post(message)
+        if not body or "result" not in body:
+            raise RoundTripError(f"{method}: {body.get('error') if body else 'no body'}")
+        return body["result"]
+
+    async def open(self) -> None:
+        self.next_id += 1
+        init = {"jsonrpc": "2.0", "id": self.next_id, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL, "capabilities": {},
+            "clientInfo": {"name": "cloudg-bench", "version": "1"}}}
+        response = await self.http.post(self.url, json=init, headers=self.headers)
+        if response.status_code != 200:
+            raise RoundTripError(f"initialize: HTTP {response.status_code}")
+        session = response.headers.get("mcp-session-id")
+        self.session_headers = {"mcp-protocol-version": PROTOCOL}
+        if session:
+            self.session_headers["mcp-session-id"] = session
+        await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    async def close(self) -> None:
+        if "mcp-session-id" in self.session_headers:
+            with contextlib.suppress(Exception):
+                await self.http.delete(self.url,
+                                       headers={**self.headers, **self.session_headers})
+
+
+async def _ping(client: RawClient) -> None:
+    if await client.request("ping") != {}:
+        raise RoundTripError("ping: unexpected result")
+
+
+async def _call(client: RawClient) -> None:
+    result = await client.request("tools/call",
+                                  {"name": "bench_add", "arguments": {"a": 1, "b": 2}})
+    if result.get("isError") or result.get("structuredContent") != {"sum": 3}:
+        raise RoundTripError("tools/call: unexpected result")
+
+
+OPERATIONS = {"ping": _ping, "tools/call": _call}
+
+
+async def measure(url: str, headers: dict[str, str], operation: str, clients: int,
+                  seconds: float) -> float:
+    """Round trips per second of ``clients`` sessions looping ``operation`` for ``seconds``."""
+    import httpx2
+
+    op = OPERATIONS[operation]
+    limits = httpx2.Limits(max_connections=1, max_keepalive_connections=1)
+    https = [httpx2.AsyncClient(timeout=30, limits=limits) for _ in range(clients)]
+    sessions = [RawClient(h, url, {"accept": "application/json, text/event-stream",
+                                   **headers}) for h in https]
+    try:
+        await asyncio.gather(*(s.open() for s in sessions))
+        for s in sessions:  # one untimed round trip each: connections are warm
+            await op(s)
+        done = [0] * clients
+        deadline = time.perf_counter() + seconds
+
+        async def loop(i: int) -> None:
+            while time.perf_counter() < deadline:
+                await op(sessions[i])
+                done[i] += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(loop(i) for i in range(clients)))
+        return sum(done) / (time.perf_counter() - started)
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions))
+        await asyncio.gather(*(h.aclose() for h in https))
+
+
+# -- the servers ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    key: str
+    label: str
+    url: str
+    headers: dict[str, str]
+    operations: tuple[str, ...]
+
+
+@contextlib.contextmanager
+def servers(tmp: Path) -> Iterator[list[Target]]:
+    """One Jupyter server with both extensions, and ``cloudg-nb serve`` with the same layer
+    setup (standard policy, no datasets, no audit file, no concurrency cap)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.conformance.runner import http_server
+    from tests.jupyter.server import jupyter_server
+
+    cloudg_args = [f"--CloudGExtension.registry={BENCH_REGISTRY}", "--CloudGExtension.datasets=[]",
+                   "--CloudGExtension.audit_log=", "--CloudGExtension.max_concurrency=0",
+                   "--CloudGExtension.policy=standard"]
+    with jupyter_server(tmp, extra_args=cloudg_args) as jupyter, \
+            http_server(BENCH_REGISTRY, policy="standard") as uvicorn_url:
+        auth = {"authorization": f"Bearer {jupyter.token}"}
+        yield [
+            Target("jupyter", "(1) cloudg in Jupyter", jupyter.endpoint, auth,
+                   ("ping", "tools/call")),
+            Target("uvicorn", "(2) cloudg-nb serve (uvicorn)", uvicorn_url, {},
+                   ("ping", "tools/call")),
+            Target("peer", "(3) jupyter-mcp-live in Jupyter", f"{jupyter.url}mcp", auth,
+                   ("ping",)),
+        ]
+
+
+# -- the run --------------------------------------------------------------------------------
+
+
+def run(quick: bool) -> dict[str, Any]:
+    rounds, seconds, warmup = QUICK_PLAN if quick else FULL_PLAN
+    cells = [(op, c) for op in OPERATIONS for c in CONCURRENCY]
+    figures: dict[tuple[str, str, int], list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-endpoint-") as tmp, \
+            servers(Path(tmp)) as targets:
+        for target in targets:
+            for op in target.operations:
+                asyncio.run(measure(target.url, target.headers, op, 8, warmup))
+        for _ in range(rounds):  # rounds interleave targets: drift hits each alike
+            for op, clients in cells:
+                for target in targets:
+                    if op in target.operations:
+                        rate = asyncio.run(measure(target.url, target.headers, op, clients,
+                                                   seconds))
+                        figures.setdefault((target.key, op, clients), []).append(rate)
+        labels = {t.key: t.label for t in targets}
+    rows = [{"endpoint": key, "label": labels[key], "operation": op, "clients": c,
+             "median_rps": statistics.median(values), "rounds_rps": values}
+            for (key, op, c), values in figures.items()]
+    by = {(r["endpoint"], r["operation"], r["clients"]): r["median_rps"] for r in rows}
+    ratios = []
+    for op, c in cells:
+        for other, target in (("uvicorn", TARGET_VS_UVICORN), ("peer", TARGET_VS_PEER)):
+            if (other, op, c) in by:
+                value = by[("jupyter", op, c)] / by[(other, op, c)]
+                ratios.append({"name": f"(1) / ({'2' if other == 'uvicorn' else '3'})",
+                               "operation": op, "clients": c, "value": value,
+                               "target": target, "pass": value >= target})
+    return {
+        "rows": rows, "ratios": ratios,
+        "plan": {"rounds": rounds, "seconds": seconds, "warmup_seconds": warmup,
+                 "protocol": PROTOCOL},
+        "environment": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                        "machine": platform.machine()},
+    }
+
+
+def format_report(report: dict[str, Any]) -> str:
+    cells = [(op, c) for op in OPERATIONS for c in CONCURRENCY]
+    by = {(r["endpoint"], r["operation"], r["clients"]): r for r in report["rows"]}
+    labels = {r["endpoint"]: r["label"] for r in report["rows"]}
+    plan = report["plan"]
+    heads = [f"{op} x{c}" for op, c in cells]
+    lines = [
+        f"MCP round trips per second (median of {plan['rounds']} rounds x {plan['seconds']} s;"
+        f" higher is better; xN = N concurrent clients; protocol {plan['protocol']})",
+        "",
+        f"{'endpoint':<34}" + "".join(f"{h:>16}" for h in heads),
+    ]
+    for key in ("jupyter", "uvicorn", "peer"):
+        row = f"{labels[key]:<34}"
+        for op, c in cells:
+            cell = by.get((key, op, c))
+            row += f"{cell['median_rps']:>16,.0f}" if cell else f"{'-':>16}"
+        lines.append(row)
+    lines += ["", "ratios of (1) (targets: (1)/(2) >= 0.8, (1)/(3) >= 1.0)"]
+    for r in report["ratios"]:
+        verdict = "ok" if r["pass"] else "MISS"
+        lines.append(f"  {r['name']:<10}{r['operation'] + ' x' + str(r['clients']):<16}"
+                     f"{r['value']:>6.2f}  (target >= {r['target']})  {verdict}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one short round: rough figures")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    try:
+        import jupyter_mcp_live  # noqa: F401
+    except ImportError:
+        print("bench/endpoint.py compares against the peer jupyter-mcp-live, which is not "
+              "installed.\nInstall the bench extra from the repository root:  "
+              "pip install -e '.[bench]'", file=sys.stderr)
+        return 2
+    report = run(args.quick)
+    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
