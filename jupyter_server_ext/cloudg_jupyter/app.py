@@ -420,3 +420,7 @@ def _scope_principal(info: Any) -> Any:
 
 
 logging.getLogger("cloudg.jupyter").addHandler(logging.NullHandler())
+
+
+#: ``jupyter cloudg``: a Jupyter server with this extension (``--help-all`` lists its settings).
+main = launch_new_instance = CloudGExtension.launch_instance

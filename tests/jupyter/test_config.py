@@ -1,0 +1,113 @@
+"""Installing and configuring the extension: enabled by the installed config file, traitlets
+documented in ``--help-all``, bad configuration reported in one log line while the server
+still starts (the endpoint answers with a clear error), ``enabled = False``, ``show_token``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .server import JupyterServer, isolated_env, jupyter_server
+from .test_auth import mcp
+
+TRAITLETS = ("enabled", "policy", "prefix", "datasets", "allowed_roots", "output_dir",
+             "default_timeout", "max_output_chars", "audit_log", "max_concurrency",
+             "cache_ttl", "roles", "default_roles", "registry", "show_token")
+
+
+def _run(tmp_path: Path, *argv: str) -> str:
+    done = subprocess.run(argv, env=isolated_env(tmp_path), capture_output=True, text=True,
+                          timeout=120, check=True)
+    return re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)  # no colours
+
+
+def _tracebacks(log: str) -> list[str]:
+    return [line for line in log.splitlines() if "Traceback" in line]
+
+
+def test_installed_config_file_enables_the_extension(tmp_path: Path) -> None:
+    listing = _run(tmp_path, sys.executable, "-m", "jupyter_server", "extension", "list")
+    lines = [" ".join(line.split()) for line in listing.splitlines()]
+    at = lines.index("cloudg_jupyter enabled")
+    assert lines[at + 1:at + 3] == ["- Validating cloudg_jupyter...", "cloudg_jupyter OK"]
+
+
+def test_every_setting_is_documented_in_jupyter_cloudg_help_all(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "jupyter-cloudg"
+    text = _run(tmp_path, str(script), "--help-all")
+    section = text[text.index("CloudGExtension(ExtensionApp) options"):]
+    for name in TRAITLETS:
+        assert f"--CloudGExtension.{name}=" in section, name
+
+
+def test_unknown_policy_is_one_log_line_and_a_clear_503(tmp_path: Path) -> None:
+    with jupyter_server(tmp_path, extra_args=["--CloudGExtension.policy=no-such-profile"],
+                        wait_for_extension=False) as server:
+        status, _, body = mcp(server, Authorization=f"Bearer {server.token}")
+        assert status == 503
+        message = json.loads(body)["error"]["message"]
+        assert "CloudGExtension.policy" in message and "restart" in message
+        _, report = server.get_json(server.status_url)
+        assert report["ready"] is False and "CloudGExtension.policy" in report["problems"][0]
+        log = server.log()
+    problem_lines = [line for line in log.splitlines() if "CloudGExtension.policy" in line]
+    assert len(problem_lines) == 1
+    assert _tracebacks(log) == []
+
+
+@pytest.fixture(scope="module")
+def odd_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Datasets that cannot load next to the demo, the real token shown, no audit log."""
+    with jupyter_server(tmp_path_factory.mktemp("odd"), extra_args=[
+        "--CloudGExtension.datasets=demo=sample:demo",
+        "--CloudGExtension.datasets=missing=no/such/estate.json",
+        "--CloudGExtension.show_token=True",
+        "--CloudGExtension.audit_log=",
+    ]) as server:
+        yield server
+
+
+def test_unreadable_dataset_is_one_log_line_and_the_rest_is_served(
+    odd_server: JupyterServer,
+) -> None:
+    _, report = odd_server.get_json(odd_server.status_url)
+    assert [d["name"] for d in report["datasets"]] == ["demo"]
+    assert len(report["problems"]) == 1 and report["problems"][0].startswith("missing:")
+    lines = [line for line in odd_server.log().splitlines() if "not loaded: missing" in line]
+    assert len(lines) == 1
+    assert _tracebacks(odd_server.log()) == []
+
+
+def test_show_token_prints_the_real_token_in_the_client_command(
+    odd_server: JupyterServer,
+) -> None:
+    assert f'--header "Authorization: Bearer {odd_server.token}"' in odd_server.log()
+
+
+@pytest.fixture(scope="module")
+def jupyter_default(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    with jupyter_server(tmp_path_factory.mktemp("default")) as server:
+        yield server
+
+
+def test_audit_log_goes_to_the_jupyter_data_dir_with_owner_only_access(
+    jupyter_default: JupyterServer,
+) -> None:
+    mcp(jupyter_default, Authorization=f"Bearer {jupyter_default.token}")
+    audit = Path(jupyter_default.env["JUPYTER_DATA_DIR"]) / "cloudg" / "audit.jsonl"
+    assert audit.is_file()
+    assert audit.stat().st_mode & 0o777 == 0o600
+
+
+def test_disabled_extension_serves_no_endpoint(tmp_path: Path) -> None:
+    with jupyter_server(tmp_path, extra_args=["--CloudGExtension.enabled=False"],
+                        wait_for_extension=False) as server:
+        status, _, _ = mcp(server, Authorization=f"Bearer {server.token}")
+        assert status == 404
+        assert "MCP endpoint disabled" in server.log()
