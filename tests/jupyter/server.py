@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+EXTENSION = "cloudg_jupyter"
 #: Server argument that merges the test tools of ``fixture_registry`` into the catalog.
 FIXTURE_REGISTRY = "--CloudGExtension.registry=tests.jupyter.fixture_registry:registry"
 #: Generous: the suite runs on a loaded 2-core machine.
@@ -102,6 +103,19 @@ class JupyterServer:
         return int(code)
 
 
+def installed_extensions() -> set[str]:
+    """Server extensions enabled by installed ``jupyter_server_config.d`` files."""
+    from jupyter_core.paths import jupyter_config_path
+
+    names: set[str] = set()
+    for folder in jupyter_config_path():
+        for path in sorted(Path(folder, "jupyter_server_config.d").glob("*.json")):
+            with contextlib.suppress(OSError, ValueError):
+                data = json.loads(path.read_text(encoding="utf-8"))
+                names.update(data.get("ServerApp", {}).get("jpserver_extensions", {}))
+    return names
+
+
 def server_argv(port: int, token: str, base_url: str, root_dir: Path,
                 extra_args: Sequence[str] = ()) -> list[str]:
     return [
@@ -154,6 +168,7 @@ def jupyter_server(
     config: Mapping[str, Any] | None = None,
     token: str | None = None,
     wait_for_extension: bool = True,
+    other_extensions: bool = True,
     attempts: int = 3,
 ) -> Iterator[JupyterServer]:
     """A real Jupyter server with the cloudg extension on 127.0.0.1; stopped on exit.
@@ -161,12 +176,21 @@ def jupyter_server(
     ``config`` is written as ``jupyter_server_config.json`` in the isolated config dir (e.g.
     ``{"CloudGExtension": {"roles": {...}}}``). ``wait_for_extension`` waits until
     ``{base_url}cloudg/api/status`` says ready (set it False for servers where the extension
-    is disabled or misconfigured). A port lost to a race is retried.
+    is disabled or misconfigured). ``other_extensions=False`` disables every other installed
+    server extension (JupyterLab, peers), for tests that judge this extension alone.
+    A port lost to a race is retried.
     """
     token = token or secrets.token_hex(16)
     root_dir = tmp_path / "root"
     root_dir.mkdir(parents=True, exist_ok=True)
     full_env = isolated_env(tmp_path, env)
+    config = dict(config or {})
+    if not other_extensions:
+        server_config = dict(config.get("ServerApp", {}))
+        switches = {name: False for name in installed_extensions() if name != EXTENSION}
+        switches.update(server_config.get("jpserver_extensions", {}))
+        server_config["jpserver_extensions"] = switches
+        config["ServerApp"] = server_config
     if config:
         config_file = Path(full_env["JUPYTER_CONFIG_DIR"]) / "jupyter_server_config.json"
         config_file.write_text(json.dumps(config), encoding="utf-8")

@@ -48,7 +48,7 @@ def test_every_setting_is_documented_in_jupyter_cloudg_help_all(tmp_path: Path) 
 
 def test_unknown_policy_is_one_log_line_and_a_clear_503(tmp_path: Path) -> None:
     with jupyter_server(tmp_path, extra_args=["--CloudGExtension.policy=no-such-profile"],
-                        wait_for_extension=False) as server:
+                        wait_for_extension=False, other_extensions=False) as server:
         status, _, body = mcp(server, Authorization=f"Bearer {server.token}")
         assert status == 503
         message = json.loads(body)["error"]["message"]
@@ -69,7 +69,7 @@ def odd_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unt
         "--CloudGExtension.datasets=missing=no/such/estate.json",
         "--CloudGExtension.show_token=True",
         "--CloudGExtension.audit_log=",
-    ]) as server:
+    ], other_extensions=False) as server:
         yield server
 
 
@@ -92,7 +92,7 @@ def test_show_token_prints_the_real_token_in_the_client_command(
 
 @pytest.fixture(scope="module")
 def jupyter_default(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    with jupyter_server(tmp_path_factory.mktemp("default")) as server:
+    with jupyter_server(tmp_path_factory.mktemp("default"), other_extensions=False) as server:
         yield server
 
 
@@ -107,7 +107,7 @@ def test_audit_log_goes_to_the_jupyter_data_dir_with_owner_only_access(
 
 def test_disabled_extension_serves_no_endpoint(tmp_path: Path) -> None:
     with jupyter_server(tmp_path, extra_args=["--CloudGExtension.enabled=False"],
-                        wait_for_extension=False) as server:
+                        wait_for_extension=False, other_extensions=False) as server:
         status, _, _ = mcp(server, Authorization=f"Bearer {server.token}")
         assert status == 404
         assert "MCP endpoint disabled" in server.log()

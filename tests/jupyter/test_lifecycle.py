@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import signal
 import statistics
 import threading
@@ -120,8 +121,10 @@ class RawMCP:
 
 @pytest.fixture
 def busy_server(tmp_path: Path) -> Iterator[tuple[JupyterServer, RawMCP]]:
-    """A fresh server with an open GET stream and two calls in flight (async and sync)."""
-    with jupyter_server(tmp_path, extra_args=[FIXTURE_REGISTRY]) as server:
+    """A fresh server with an open GET stream and two calls in flight (async and sync).
+    Other installed server extensions are off: their own shutdown noise is not ours."""
+    with jupyter_server(tmp_path, extra_args=[FIXTURE_REGISTRY], other_extensions=False) \
+            as server:
         raw = RawMCP(server)
         try:
             raw.initialize()
@@ -143,4 +146,4 @@ def test_stop_with_work_in_flight_is_prompt_and_quiet(
     assert server.exit_seconds is not None and server.exit_seconds < 5.0
     log = server.log()
     assert [line for line in log.splitlines() if any(n in line for n in NOISE)] == [], log
-    assert "Shutting down 2 extensions" in log, log  # Jupyter's cleanup ran
+    assert re.search(r"Shutting down \d+ extensions", log), log  # Jupyter's cleanup ran
