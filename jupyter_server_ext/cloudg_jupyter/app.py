@@ -273,6 +273,7 @@ class CloudGExtension(ExtensionApp):
                 self.ready.set()
                 await self._stop.wait()
         except Exception:
+            self.setup_problem = "its session manager stopped unexpectedly (see the log above)"
             self.log.exception("cloudg: the MCP session manager stopped unexpectedly")
         finally:
             self.ready.clear()

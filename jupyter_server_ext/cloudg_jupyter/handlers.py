@@ -123,26 +123,12 @@ class MCPHandler(JupyterHandler):
     async def _forward(self) -> None:
         self.settings["api_last_activity"] = utcnow()  # MCP use keeps the server from culling
         extension = self.extension
-        problem = extension.setup_problem
-        if problem is None and not extension.ready.is_set():
-            try:
-                await asyncio.wait_for(extension.ready.wait(), READY_TIMEOUT)
-            except TimeoutError:
-                problem = "the cloudg MCP endpoint is still starting; try again shortly"
-        if problem is not None or extension.asgi_app is None:
-            self.set_status(503)
-            self.set_header("Content-Type", "application/json")
-            self.finish(_json_rpc_error(
-                -32603, f"The cloudg MCP endpoint is unavailable: {problem}. Fix the "
-                "configuration (the Jupyter server log names the setting) and restart "
-                "the server."))
-            return
-        user = self.current_user
-        self._bridge = TornadoASGIBridge(self, extension.request_scope(user))
         task = asyncio.current_task()
         extension.track_request(task)
         try:
-            await self._bridge.run(extension.asgi_app)
+            if await self._available():
+                self._bridge = TornadoASGIBridge(self, extension.request_scope(self.current_user))
+                await self._bridge.run(extension.asgi_app)  # type: ignore[arg-type]
         except asyncio.CancelledError:
             if not extension.stopping:
                 raise
@@ -150,6 +136,31 @@ class MCPHandler(JupyterHandler):
             logger.exception("cloudg: MCP request failed")
         finally:
             extension.untrack_request(task)
+
+    async def _available(self) -> bool:
+        """Whether the endpoint can serve now (waiting while it starts); else answer 503."""
+        extension = self.extension
+        if extension.stopping:
+            return self._unavailable("The cloudg MCP endpoint is shutting down with the "
+                                     "Jupyter server.")
+        if extension.setup_problem is None and not extension.ready.is_set():
+            try:
+                await asyncio.wait_for(extension.ready.wait(), READY_TIMEOUT)
+            except TimeoutError:
+                return self._unavailable("The cloudg MCP endpoint is still starting; try again "
+                                         "in a few seconds.")
+        if extension.setup_problem is not None or extension.asgi_app is None:
+            return self._unavailable(
+                f"The cloudg MCP endpoint is unavailable: {extension.setup_problem}. Fix the "
+                "configuration (the Jupyter server log names the setting) and restart the "
+                "server.")
+        return True
+
+    def _unavailable(self, message: str) -> bool:
+        self.set_status(503)
+        self.set_header("Content-Type", "application/json")
+        self.finish(_json_rpc_error(-32603, message))
+        return False
 
 
 class StatusHandler(APIHandler):

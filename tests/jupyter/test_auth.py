@@ -196,3 +196,10 @@ def test_status_endpoint_needs_the_token(alice: JupyterServer) -> None:
     assert status == 403
     assert "location" not in headers
 
+
+
+def test_unknown_host_is_forbidden_as_jupyter_forbids_it(jupyter: JupyterServer) -> None:
+    status, _, _ = request(jupyter, "POST", "/cloudg/mcp", INITIALIZE, {
+        **MCP_HEADERS, "Authorization": f"Bearer {jupyter.token}",
+        "Host": f"rebind.example.com:{jupyter.port}"})
+    assert status == 403
