@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 from cloudg_nb.layer import Registry, ToolContext
+from cloudg_nb.layer.errors import CallCancelledError
 
 registry = Registry()
 
@@ -45,3 +47,18 @@ async def sleep_async(ctx: ToolContext, seconds: float = 60.0) -> dict[str, floa
 def who_am_i(ctx: ToolContext) -> dict[str, Any]:
     """The caller's principal id and roles."""
     return {"id": ctx.principal.id, "roles": sorted(ctx.principal.roles)}
+
+
+@registry.tool
+def work_until_cancelled(ctx: ToolContext, marker: str, seconds: float = 60.0) -> dict[str, str]:
+    """Loop in the worker thread, checking for cancellation; once cancelled, write
+    ``cancelled`` to the file ``marker`` (an absolute path) and stop."""
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            ctx.check_cancelled()
+            time.sleep(0.02)
+    except CallCancelledError:
+        Path(marker).write_text("cancelled", encoding="utf-8")
+        raise
+    return {"finished": "uncancelled"}

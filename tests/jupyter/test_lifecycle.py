@@ -121,7 +121,8 @@ class RawMCP:
 
 @pytest.fixture
 def busy_server(tmp_path: Path) -> Iterator[tuple[JupyterServer, RawMCP]]:
-    """A fresh server with an open GET stream and two calls in flight (async and sync).
+    """A fresh server with an open GET stream and calls in flight (async, sync sleeping, sync
+    checking for cancellation, which writes ``tmp_path/marker`` once cancelled).
     Other installed server extensions are off: their own shutdown noise is not ours."""
     with jupyter_server(tmp_path, extra_args=[FIXTURE_REGISTRY], other_extensions=False) \
             as server:
@@ -131,6 +132,7 @@ def busy_server(tmp_path: Path) -> Iterator[tuple[JupyterServer, RawMCP]]:
             raw.open_get_stream()
             raw.start_call(2, "sleep_async", {"seconds": 60})
             raw.start_call(3, "progress_then_sleep", {"seconds": 60})
+            raw.start_call(4, "work_until_cancelled", {"marker": str(tmp_path / "marker")})
             time.sleep(0.3)
             yield server, raw
         finally:
@@ -147,3 +149,10 @@ def test_stop_with_work_in_flight_is_prompt_and_quiet(
     log = server.log()
     assert [line for line in log.splitlines() if any(n in line for n in NOISE)] == [], log
     assert re.search(r"Shutting down \d+ extensions", log), log  # Jupyter's cleanup ran
+
+
+def test_stop_cancels_sync_calls_in_flight(busy_server: tuple[JupyterServer, RawMCP]) -> None:
+    server, _ = busy_server
+    server.stop(signal.SIGTERM, timeout=20)
+    marker = server.root_dir.parent / "marker"
+    assert marker.read_text(encoding="utf-8") == "cancelled"
