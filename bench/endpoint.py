@@ -34,7 +34,7 @@ BENCH_REGISTRY = "bench.endpoint:registry"
 PROTOCOL = "2025-06-18"
 CONCURRENCY = (1, 8)
 #: (rounds, seconds per measurement, warm-up seconds)
-FULL_PLAN = (5, 2.0, 1.0)
+FULL_PLAN = (7, 1.5, 1.0)
 QUICK_PLAN = (1, 0.4, 0.2)
 TARGET_VS_UVICORN = 0.8
 TARGET_VS_PEER = 1.0
@@ -127,9 +127,32 @@ async def _call(client: RawClient) -> None:
 OPERATIONS = {"ping": _ping, "tools/call": _call}
 
 
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of process ``pid`` so far (Linux /proc), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _child_pid(marker: str) -> int | None:
+    """The pid of this process's child whose command line contains ``marker``."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rpartition(")")[2].split()[1]) != os.getpid():
+                continue
+            if marker in (stat.parent / "cmdline").read_bytes().decode(errors="replace"):
+                return int(stat.parent.name)
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
+
+
 async def measure(url: str, headers: dict[str, str], operation: str, clients: int,
-                  seconds: float) -> float:
-    """Round trips per second of ``clients`` sessions looping ``operation`` for ``seconds``."""
+                  seconds: float, server_pid: int | None = None) -> tuple[float, float | None]:
+    """Round trips per second of ``clients`` sessions looping ``operation`` for ``seconds``,
+    and the server process's CPU microseconds per round trip (None where unknown)."""
     import httpx2
 
     op = OPERATIONS[operation]
@@ -149,9 +172,14 @@ async def measure(url: str, headers: dict[str, str], operation: str, clients: in
                 await op(sessions[i])
                 done[i] += 1
 
+        cpu_before = cpu_seconds(server_pid)
         started = time.perf_counter()
         await asyncio.gather(*(loop(i) for i in range(clients)))
-        return sum(done) / (time.perf_counter() - started)
+        elapsed = time.perf_counter() - started
+        cpu_after = cpu_seconds(server_pid)
+        cpu_us = (None if cpu_before is None or cpu_after is None or not sum(done)
+                  else 1e6 * (cpu_after - cpu_before) / sum(done))
+        return sum(done) / elapsed, cpu_us
     finally:
         await asyncio.gather(*(s.close() for s in sessions))
         await asyncio.gather(*(h.aclose() for h in https))
@@ -167,6 +195,7 @@ class Target:
     url: str
     headers: dict[str, str]
     operations: tuple[str, ...]
+    pid: int | None
 
 
 @contextlib.contextmanager
@@ -184,13 +213,14 @@ def servers(tmp: Path) -> Iterator[list[Target]]:
     with jupyter_server(tmp, extra_args=cloudg_args) as jupyter, \
             http_server(BENCH_REGISTRY, policy="standard") as uvicorn_url:
         auth = {"authorization": f"Bearer {jupyter.token}"}
+        uvicorn_pid = _child_pid("cloudg_nb")
         yield [
             Target("jupyter", "(1) cloudg in Jupyter", jupyter.endpoint, auth,
-                   ("ping", "tools/call")),
+                   ("ping", "tools/call"), jupyter.proc.pid),
             Target("uvicorn", "(2) cloudg-nb serve (uvicorn)", uvicorn_url, {},
-                   ("ping", "tools/call")),
+                   ("ping", "tools/call"), uvicorn_pid),
             Target("peer", "(3) jupyter-mcp-live in Jupyter", f"{jupyter.url}mcp", auth,
-                   ("ping",)),
+                   ("ping",), jupyter.proc.pid),
         ]
 
 
@@ -201,21 +231,26 @@ def run(quick: bool) -> dict[str, Any]:
     rounds, seconds, warmup = QUICK_PLAN if quick else FULL_PLAN
     cells = [(op, c) for op in OPERATIONS for c in CONCURRENCY]
     figures: dict[tuple[str, str, int], list[float]] = {}
+    cpu: dict[tuple[str, str, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-endpoint-") as tmp, \
             servers(Path(tmp)) as targets:
         for target in targets:
             for op in target.operations:
-                asyncio.run(measure(target.url, target.headers, op, 8, warmup))
+                asyncio.run(measure(target.url, target.headers, op, 8, warmup, target.pid))
         for _ in range(rounds):  # rounds interleave targets: drift hits each alike
             for op, clients in cells:
                 for target in targets:
                     if op in target.operations:
-                        rate = asyncio.run(measure(target.url, target.headers, op, clients,
-                                                   seconds))
+                        rate, cpu_us = asyncio.run(measure(target.url, target.headers, op,
+                                                           clients, seconds, target.pid))
                         figures.setdefault((target.key, op, clients), []).append(rate)
+                        if cpu_us is not None:
+                            cpu.setdefault((target.key, op, clients), []).append(cpu_us)
         labels = {t.key: t.label for t in targets}
     rows = [{"endpoint": key, "label": labels[key], "operation": op, "clients": c,
-             "median_rps": statistics.median(values), "rounds_rps": values}
+             "median_rps": statistics.median(values), "rounds_rps": values,
+             "server_cpu_us": statistics.median(cpu[key, op, c]) if cpu.get((key, op, c))
+             else None}
             for (key, op, c), values in figures.items()]
     by = {(r["endpoint"], r["operation"], r["clients"]): r["median_rps"] for r in rows}
     ratios = []
@@ -252,6 +287,15 @@ def format_report(report: dict[str, Any]) -> str:
         for op, c in cells:
             cell = by.get((key, op, c))
             row += f"{cell['median_rps']:>16,.0f}" if cell else f"{'-':>16}"
+        lines.append(row)
+    lines += ["", "server CPU per round trip, µs (median; lower is better; (1) and (3) share "
+              "one process)", f"{'endpoint':<34}" + "".join(f"{h:>16}" for h in heads)]
+    for key in ("jupyter", "uvicorn", "peer"):
+        row = f"{labels[key]:<34}"
+        for op, c in cells:
+            cell = by.get((key, op, c))
+            value = cell and cell["server_cpu_us"]
+            row += f"{value:>16,.0f}" if value else f"{'-':>16}"
         lines.append(row)
     lines += ["", "ratios of (1) (targets: (1)/(2) >= 0.8, (1)/(3) >= 1.0)"]
     for r in report["ratios"]:
