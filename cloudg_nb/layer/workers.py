@@ -177,7 +177,8 @@ class WorkerPool:
     """The layer's worker threads for sync handlers, in a light and a heavy lane.
 
     ``light_workers`` / ``heavy_workers``: threads per lane. ``per_owner``: how many of a
-    lane's threads one owner may hold at once (default: half the lane, at least 1).
+    lane's threads one owner may hold at once (default: half the heavy lane, all but one
+    thread of the light lane; at least 1), so another caller always finds a thread free.
     """
 
     def __init__(self, *, light_workers: int = 4, heavy_workers: int = 4,
@@ -188,12 +189,14 @@ class WorkerPool:
         if per_owner is not None and (not isinstance(per_owner, int) or per_owner < 1):
             raise ValueError(f"per_owner must be a positive integer or None (got {per_owner!r})")
 
-        def cap(size: int) -> int:
-            return min(size, per_owner) if per_owner is not None else max(1, size // 2)
+        def cap(size: int, default: int) -> int:
+            return min(size, per_owner) if per_owner is not None else max(1, default)
 
         self.lanes: dict[str, _Lane] = {
-            LIGHT: _Lane(LIGHT, light_workers, cap(light_workers), idle_seconds),
-            HEAVY: _Lane(HEAVY, heavy_workers, cap(heavy_workers), idle_seconds),
+            LIGHT: _Lane(LIGHT, light_workers, cap(light_workers, light_workers - 1),
+                         idle_seconds),
+            HEAVY: _Lane(HEAVY, heavy_workers, cap(heavy_workers, heavy_workers // 2),
+                         idle_seconds),
         }
 
     def __repr__(self) -> str:

@@ -51,6 +51,9 @@ async def test_one_owner_holds_at_most_its_share_of_a_lane() -> None:
     await _started(a_running)
     await pool.run(HEAVY, "b", b_ran.set)  # the lane's other thread, though "a" queued first
     assert b_ran.is_set()
+    deadline = time.monotonic() + 5  # "b"'s thread books its end just after answering
+    while pool.stats()[HEAVY].running != {"a": 1} and time.monotonic() < deadline:
+        await asyncio.sleep(0.005)
     assert pool.stats()[HEAVY].running == {"a": 1}
     assert pool.stats()[HEAVY].queued == {"a": 1}
     release.set()
