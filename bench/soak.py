@@ -38,7 +38,7 @@ TARGET_RSS_GROWTH = 0.10
 # -- the server (a child process) --------------------------------------------------------
 
 
-def serve(assets: int, switch_interval: float | None) -> None:
+def serve(assets: int, switch_interval: float | None, heavy_workers: int) -> None:
     """Build the layer with ``big`` and ``demo``, warm its indexes and caches (one run of each
     slow call), serve, print the URL."""
     import uvicorn
@@ -48,7 +48,7 @@ def serve(assets: int, switch_interval: float | None) -> None:
     from cloudg_nb.protocol import build_http_app
     from cloudg_nb.protocol.http import bind_socket
 
-    layer = CloudGMCPLayer(policy="open")
+    layer = CloudGMCPLayer(policy="open", heavy_workers=heavy_workers)
     big = scaled(assets, name="big")
     layer.workspace.add(demo(), "demo", activate=True)
     layer.workspace.add(big, "big")
@@ -212,15 +212,18 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--switch-interval", type=float, default=None,
                         help="the server's sys.setswitchinterval (default: Python's 0.005)")
+    parser.add_argument("--heavy-workers", type=int, default=4,
+                        help="the layer's heavy lane size (default 4; one caller gets half)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.assets, args.switch_interval)
+        serve(args.assets, args.switch_interval, args.heavy_workers)
         return 0
 
     warnings.simplefilter("ignore")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    argv = [sys.executable, __file__, "--serve", "--assets", str(args.assets)]
+    argv = [sys.executable, __file__, "--serve", "--assets", str(args.assets),
+            "--heavy-workers", str(args.heavy_workers)]
     if args.switch_interval:
         argv += ["--switch-interval", str(args.switch_interval)]
     server = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env)
