@@ -595,6 +595,7 @@ class CloudGMCPLayer:
                 "cancelled", {"reason": exc.reason}, info.started)
         except TimeoutError as exc:
             if timeout and getattr(scope, "expired", lambda: False)():
+                ctx.cancel_reason = "timed out"  # _invoke marked it "cancelled" on the way out
                 return self._error_result(
                     f"Tool {exposed} timed out after {timeout:g} s. Narrow the request "
                     "(filters, a smaller limit or depth) or try again later.",

@@ -44,9 +44,11 @@ def test_report_progress_sync_raises_once_cancelled() -> None:
 async def test_a_timed_out_call_stops_its_thread_within_a_second() -> None:
     work = SpinningWork()
     layer = _layer(work, default_timeout=0.2)
-    result = await layer.call_tool("spin")
+    ctx = layer.context()
+    result = await layer.call_tool("spin", context=ctx)
     assert result.meta["cloudg/error_code"] == "timeout"
     assert await work.until(lambda s: s["stopped"] == 1, timeout=1.0) < 1.0
+    assert ctx.cancel_reason == "timed out"
 
 
 async def test_a_cancelled_call_stops_its_thread_within_a_second() -> None:

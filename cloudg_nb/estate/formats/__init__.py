@@ -15,7 +15,7 @@ from ...layer.errors import InvalidArgumentsError
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from ..models import close_matches
-from ..progress import Phases, ProgressFn
+from ..progress import CancelCheck, Phases, ProgressFn
 from .inventory_map import (
     FINDINGS_FILE,
     INVENTORY_FILE,
@@ -112,7 +112,7 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
     fmt = detect_format(path) if key == "auto" else key
     ph.step(10, f"reading {fmt} data")
     try:
-        ds = _read(path, fmt, name)
+        ds = _read(path, fmt, name, ph.check)
     except RecursionError:  # a value nested deeper than a later step can follow
         raise DatasetLoadError(path.name, TOO_DEEP, data={"reason": "too_deep"}) from None
     ph.step(80, "indexing")
@@ -121,12 +121,12 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
     return ds
 
 
-def _read(path: Path, fmt: str, name: str) -> Dataset:
+def _read(path: Path, fmt: str, name: str, check: CancelCheck) -> Dataset:
     if fmt == "inventory":
         target = path / INVENTORY_FILE if path.is_dir() else path
         if path.is_dir() and not target.is_file():
             target = path / FINDINGS_FILE
-        ds = read_inventory_map(target, name=name)
+        ds = read_inventory_map(target, name=name, check=check)
     elif fmt == "tabular":
         ds = read_tabular(path if path.is_dir() else path.parent, name=name)
     else:

@@ -24,6 +24,7 @@ from ..frames import (
 )
 from ..models import INTERNET_CIDRS, Severity
 from ..paging import frame_records
+from ..progress import CancelCheck, checker
 from .jsonio import read_json
 from .safewrite import replacing
 
@@ -75,9 +76,13 @@ def read_findings_file(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataF
     return assets, findings, compliance
 
 
-def read_inventory_map(path: Path, *, name: str = "dataset") -> Dataset:
-    """Load an inventory-map.json and, when present, the findings.json beside it."""
+def read_inventory_map(path: Path, *, name: str = "dataset",
+                       check: CancelCheck | None = None) -> Dataset:
+    """Load an inventory-map.json and, when present, the findings.json beside it; ``check``
+    runs between the steps (it raises to stop a cancelled load)."""
+    check = check or checker(None)
     doc = read_json(path)
+    check()
     if not looks_like_inventory(doc):
         if looks_like_findings(doc):
             assets, findings, compliance = read_findings_file(path)
@@ -88,12 +93,15 @@ def read_inventory_map(path: Path, *, name: str = "dataset") -> Dataset:
                        "lists")
     assets = normalize_assets(_frame("assets", _records(doc, "assets", path.name), path.name),
                               source=path.name)
+    check()
     edges = normalize_edges(_frame("edges", _records(doc, "edges", path.name), path.name),
                             source=path.name)
+    check()
     findings = compliance = None
     sibling = path.with_name(FINDINGS_FILE)
     if sibling.is_file() and sibling != path:
         _, findings, compliance = read_findings_file(sibling)
+        check()
     return Dataset(assets, edges, findings, compliance, normalize=False, name=name,
                    source=path.name, kind="inventory")
 

@@ -10,7 +10,18 @@ from concurrent.futures import CancelledError
 
 import pytest
 
-from cloudg_nb.estate import Dataset, Phases, centrality_top, checker, internet_exposure, scaled
+from cloudg_nb.estate import (
+    Dataset,
+    Phases,
+    centrality_top,
+    checker,
+    demo,
+    internet_exposure,
+    load_path,
+    scaled,
+    write_inventory_map,
+)
+from cloudg_nb.estate.formats.inventory_map import read_inventory_map
 from cloudg_nb.estate.progress import report
 
 
@@ -120,3 +131,18 @@ def test_internet_exposure_stops_within_a_second_of_cancellation(big: Dataset) -
     took = _stops_within(lambda: internet_exposure(ds, progress=progress), progress,
                          after=0.3)
     assert took < 1.0
+
+
+def test_a_cancelled_load_stops_between_its_steps(tmp_path) -> None:
+    write_inventory_map(demo(), tmp_path)
+    checks: list[int] = []
+
+    def check() -> None:
+        checks.append(1)
+        if len(checks) == 2:  # parsed, assets built: stop before the edges
+            raise CancelledError("cancelled")
+
+    with pytest.raises(CancelledError):
+        read_inventory_map(tmp_path / "inventory-map.json", check=check)
+    assert len(checks) == 2
+    assert load_path(tmp_path) is not None  # without a check it loads
