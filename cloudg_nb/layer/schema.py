@@ -182,6 +182,10 @@ def input_schema(fn: Callable[..., Any]) -> dict[str, Any]:
     return schema
 
 
+#: Validation errors listed at most in one refusal (the rest are counted).
+MAX_ERRORS_SHOWN = 10
+
+
 def validate_arguments(
     model: type[BaseModel], arguments: dict[str, Any] | None
 ) -> dict[str, Any]:
@@ -206,7 +210,13 @@ def validate_arguments(
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
                 loc = [_unknown_name(err["loc"][0])]
             details.append({"loc": loc, "msg": err["msg"], "type": err["type"]})
-        if any(d["type"] == "extra_forbidden" for d in details):
+        extra = any(d["type"] == "extra_forbidden" for d in details)
+        if len(details) > MAX_ERRORS_SHOWN:  # a count, never the whole list
+            more = len(details) - MAX_ERRORS_SHOWN
+            details = details[:MAX_ERRORS_SHOWN]
+            details.append({"loc": [], "msg": f"and {more} more errors like these",
+                            "type": "more_errors"})
+        if extra:
             details.append(
                 {"loc": [], "msg": "Accepted arguments: " + ", ".join(model.model_fields),
                  "type": "accepted_arguments"}

@@ -130,3 +130,11 @@ def test_check_arguments_ignores_non_objects() -> None:
 def test_bounds_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_depth"):
         InputBounds(max_depth=0)
+
+
+async def test_many_unknown_arguments_under_the_cap_are_counted_not_listed() -> None:
+    result = await _layer().call_tool("_find", {f"k{i:02d}": 1 for i in range(60)})
+    data = result.meta["cloudg/error_data"]
+    assert len(data) == 12  # ten errors, "and 50 more", the accepted arguments
+    assert data[10]["msg"] == "and 50 more errors like these"
+    assert "k59" not in result.content[0].text
