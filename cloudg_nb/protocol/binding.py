@@ -24,8 +24,10 @@ from .fanout import ChangeFanout
 from .principal import PrincipalResolver
 from .request import (
     connection_of,
+    hide_server_paths,
     internal_error,
     is_modern,
+    is_remote,
     layer_context,
     set_log_level,
     to_mcp_error,
@@ -56,6 +58,20 @@ def _as_dict(result: HandlerResult) -> dict[str, Any]:
     if result is None:
         return {}
     return dict(to_jsonable_python(result, by_alias=True, exclude_none=True))
+
+
+def _error_without_server_paths(wire: dict[str, Any]) -> dict[str, Any]:
+    """An error result's texts and error data with server paths hidden (``hide_server_paths``)."""
+    out = dict(wire)
+    out["content"] = [
+        {**block, "text": hide_server_paths(block["text"])}
+        if block.get("type") == "text" and isinstance(block.get("text"), str) else block
+        for block in wire.get("content") or []
+    ]
+    meta = wire.get("_meta")
+    if isinstance(meta, dict) and "cloudg/error_data" in meta:
+        out["_meta"] = {**meta, "cloudg/error_data": hide_server_paths(meta["cloudg/error_data"])}
+    return out
 
 
 @dataclass
@@ -157,7 +173,10 @@ class _Handlers:
             params.name, params.arguments or {}, principal=principal,
             context=layer_context(self.layer, ctx, principal),
         ))
-        return _complete(result.to_wire())
+        wire = result.to_wire()
+        if result.is_error and is_remote(ctx):
+            wire = _error_without_server_paths(wire)
+        return _complete(wire)
 
     async def read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> Any:
         host_entry = self.host.get("resources/read")

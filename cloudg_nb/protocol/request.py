@@ -7,7 +7,10 @@ layer errors to JSON-RPC errors.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import re
 from collections.abc import Callable
 from typing import Any, get_args
 
@@ -25,6 +28,8 @@ __all__ = [
     "connection_of",
     "is_modern",
     "layer_context",
+    "hide_server_paths",
+    "is_remote",
     "set_log_level",
     "to_mcp_error",
     "RESOURCE_NOT_FOUND",
@@ -120,8 +125,42 @@ def layer_context(layer: Any, sdk_ctx: Any, principal: Principal) -> ToolContext
     )
 
 
+#: A multi-segment absolute POSIX path in text (not part of a URI or a relative path).
+_ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/(?:[\w.@+-]+/)+[\w.@+-]*")
+
+
+def _server_prefixes() -> list[tuple[str, str]]:
+    prefixes = []
+    for path, label in ((os.getcwd, "."), (lambda: os.path.expanduser("~"), "~")):
+        with contextlib.suppress(OSError):
+            where = os.path.realpath(path())
+            if where not in ("/", ""):
+                prefixes.append((where, label))
+    return sorted(prefixes, key=lambda item: -len(item[0]))
+
+
+def hide_server_paths(value: Any) -> Any:
+    """``value`` (JSON-like) with the server's absolute paths hidden from remote callers: under
+    the working directory relative to it (``./data``), under the home folder ``~/...``,
+    elsewhere ``<server>/<last name>``. A second line of defence behind the workspace's own
+    relative root labels."""
+    if isinstance(value, str):
+        if "/" not in value:
+            return value
+        for prefix, label in _server_prefixes():
+            value = re.sub(re.escape(prefix) + r"(?=/|$|[^\w.-])", label, value)
+        return _ABSOLUTE_PATH.sub(
+            lambda m: "<server>/" + (m.group(0).rstrip("/").rsplit("/", 1)[-1]), value)
+    if isinstance(value, dict):
+        return {key: hide_server_paths(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [hide_server_paths(item) for item in value]
+    return value
+
+
 def to_mcp_error(exc: MCPLayerError, sdk_ctx: Any, *, resource: bool = False) -> MCPError:
-    """A layer error as a JSON-RPC error with the layer's code and data.
+    """A layer error as a JSON-RPC error with the layer's code and data (for remote callers
+    with server paths hidden).
 
     An unknown resource is -32002 on handshake-era requests (their spec's code); from
     2026-07-28 on it is invalid params (-32602), the layer's own code.
@@ -130,7 +169,15 @@ def to_mcp_error(exc: MCPLayerError, sdk_ctx: Any, *, resource: bool = False) ->
     if resource and isinstance(exc, NotFoundError) and not is_modern(sdk_ctx):
         code = RESOURCE_NOT_FOUND
     data = to_jsonable(exc.data) if exc.data is not None else None
-    return MCPError(code=code, message=exc.message, data=data)
+    message = exc.message
+    if is_remote(sdk_ctx):
+        data, message = hide_server_paths(data), hide_server_paths(message)
+    return MCPError(code=code, message=message, data=data)
+
+
+def is_remote(sdk_ctx: Any) -> bool:
+    """The request came over HTTP (not stdio or in-process): its caller is not the local user."""
+    return getattr(sdk_ctx, "request", None) is not None
 
 
 def internal_error(method: str) -> MCPError:

@@ -183,3 +183,21 @@ def spin_cpu(ctx: ToolContext, seconds: float = 60.0) -> dict[str, int]:
         if check is not None:
             check()
     return {"rounds": rounds}
+
+
+@registry.tool
+def refuse_with_server_paths(ctx: ToolContext) -> dict[str, str]:
+    """Raise a -31001 access error whose message and data name absolute server paths."""
+    from cloudg_nb.layer import AccessDeniedError
+
+    here = os.getcwd()
+    raise AccessDeniedError(
+        f"The path is outside the allowed folders {here}/data and /srv/estates.",
+        data={"roots": [f"{here}/data", "/srv/estates"], "field": "path"},
+    )
+
+
+@registry.resource("fixture://refused")
+def refused(ctx: ToolContext) -> str:
+    """Refuse with the same server paths as ``refuse_with_server_paths`` (a JSON-RPC error)."""
+    return str(refuse_with_server_paths(ctx))
