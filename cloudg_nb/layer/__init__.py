@@ -4,6 +4,7 @@ Imports only the standard library and pydantic (never ``mcp``, ``tornado``, ``IP
 ``ipywidgets``), so every edge can build on it.
 """
 
+from .bounds import InputBounds
 from .content import (
     Annotations,
     AudioContent,
@@ -21,6 +22,7 @@ from .context import Principal, ToolContext
 from .enums import Capability, Sensitivity
 from .errors import (
     AccessDeniedError,
+    CallCancelledError,
     InputRejectedError,
     InvalidArgumentsError,
     MCPLayerError,
@@ -38,9 +40,11 @@ from .middleware import (
 from .registry import Registry
 from .schema import validate_arguments
 from .specs import PromptArgument, PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec
+from .workers import WorkerPool
 
 __all__ = [
-    "AccessDeniedError", "Annotations", "AudioContent", "AuditLogMiddleware",
+    "AccessDeniedError", "Annotations", "CallCancelledError", "InputBounds", "WorkerPool",
+    "AudioContent", "AuditLogMiddleware",
     "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "CloudGMCPLayer",
     "ConcurrencyLimitMiddleware", "EmbeddedResource", "ImageContent", "InputRejectedError",
     "InvalidArgumentsError", "MCPLayerError", "MetricsMiddleware", "Middleware",
