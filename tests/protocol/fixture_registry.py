@@ -167,7 +167,7 @@ def greet(ctx: ToolContext, name: str) -> str:
 
 @registry.tool
 def spin_cpu(ctx: ToolContext, seconds: float = 60.0) -> dict[str, int]:
-    """Busy-loop in the worker thread for ``seconds`` (CPU-bound, never yields the GIL on purpose).
+    """Busy-loop in the worker thread for ``seconds`` (CPU-bound work).
 
     Checks ``ctx.check_cancelled()`` between rounds when the layer offers it, so a cancelled
     call stops early.
@@ -177,12 +177,24 @@ def spin_cpu(ctx: ToolContext, seconds: float = 60.0) -> dict[str, int]:
     check = getattr(ctx, "check_cancelled", None)
     deadline = time.monotonic() + seconds
     rounds = 0
-    while time.monotonic() < deadline:
-        sum(range(20_000))
-        rounds += 1
-        if check is not None:
-            check()
+    with _lock:
+        _state["spinning"] = _state.get("spinning", 0) + 1
+    try:
+        while time.monotonic() < deadline:
+            sum(range(20_000))
+            rounds += 1
+            if check is not None:
+                check()
+    finally:
+        with _lock:
+            _state["spinning"] -= 1
     return {"rounds": rounds}
+
+
+@registry.tool
+async def spinning(ctx: ToolContext) -> dict[str, int]:
+    """How many ``spin_cpu`` calls are running right now."""
+    return {"spinning": _state.get("spinning", 0)}
 
 
 @registry.tool

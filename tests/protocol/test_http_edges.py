@@ -123,3 +123,18 @@ def test_local_stdio_caller_sees_the_paths_as_they_are() -> None:
 def test_hide_server_paths_keeps_uris_and_relative_paths() -> None:
     kept = ["cloudg://datasets/prod/summary", "data/estates/prod.json", "and/or", "/mcp"]
     assert hide_server_paths(kept) == kept
+
+
+def test_abandoned_handshake_era_calls_log_no_asgi_errors(server: ServerProcess) -> None:
+    before = len(server.stderr_lines)
+    with open_session(server.url, "2025") as client:
+        for tool in ("wait_to_be_cancelled", "spin_cpu") * 3:
+            with pytest.raises((MCPError, TimeoutError)):
+                client.call_tool(tool, {"seconds": 30}, read_timeout_seconds=0.5)
+        assert client.call_tool("add_numbers", {"a": 1, "b": 1}).structured_content == {"sum": 2}
+        assert client.wait_for(
+            lambda: client.call_tool("spinning", {}).structured_content["spinning"] == 0)
+    time.sleep(0.3)
+    logged = "".join(server.stderr_lines[before:])
+    assert "Unexpected ASGI message" not in logged
+    assert not any(bad in logged for bad in BAD_LINES), logged
