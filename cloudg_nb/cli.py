@@ -374,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "the longest-idle session is closed, and only busy ones refuse")
     serve.add_argument("--max-sessions-per-caller", type=_count, default=0, metavar="N",
                        help="HTTP: open sessions per token principal, and for all anonymous "
-                            "callers together (default 100 and 200)")
+                            "callers together (default: 100 per principal, 200 anonymous)")
     serve.set_defaults(fn=_cmd_serve)
 
     config = sub.add_parser("config", help="print a ready-to-paste MCP client configuration")

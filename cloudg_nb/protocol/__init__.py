@@ -1,7 +1,8 @@
 """The MCP edge: a layer bound into the official ``mcp`` SDK, served over stdio or HTTP.
 
 ``bind_layer`` (SDK server, both eras), ``ChangeFanout`` (change notifications),
-``PrincipalResolver`` / ``BearerTokens`` (who calls), ``serve_stdio`` / ``build_http_app``.
+``PrincipalResolver`` / ``BearerTokens`` (who calls), ``serve_stdio`` / ``build_http_app``,
+``session_manager`` / ``SessionLimits`` (bounded HTTP sessions for any ASGI host).
 Names load on first use, so ``cloudg_nb.protocol.client_config`` works without ``mcp``.
 """
 
@@ -18,6 +19,9 @@ _EXPORTS = {
     "HostOriginGuard": "guard",
     "build_http_app": "http",
     "run_http": "http",
+    "session_manager": "http",
+    "LimitedSessionManager": "sessions",
+    "SessionLimits": "sessions",
     "BearerTokens": "principal",
     "PrincipalResolver": "principal",
     "RequestInfo": "principal",
