@@ -205,8 +205,8 @@ def find_jupyter_endpoint(
     if env.get("CLOUDG_MCP_URL"):
         endpoint, root = _split_endpoint(env["CLOUDG_MCP_URL"])
         env_token = env.get("CLOUDG_MCP_TOKEN") or _query_token(env["CLOUDG_MCP_URL"])
-        return JupyterEndpoint(endpoint, token or env_token, "$CLOUDG_MCP_URL", root,
-                               "CLOUDG_MCP_TOKEN" if env.get("CLOUDG_MCP_TOKEN") and not token else None)
+        token_env = "CLOUDG_MCP_TOKEN" if env.get("CLOUDG_MCP_TOKEN") and not token else None
+        return JupyterEndpoint(endpoint, token or env_token, "$CLOUDG_MCP_URL", root, token_env)
 
     def chosen(found: JupyterEndpoint) -> JupyterEndpoint:
         if token:  # an explicit token wins over the discovered one
