@@ -32,6 +32,8 @@ __all__ = ["CloudGExtension"]
 #: Seconds ``stop_extension`` waits for requests and the session manager to wind down.
 STOP_TIMEOUT = 3.0
 SAMPLE_PREFIX = "sample:"
+#: Users whose request scope entries are kept (a Hub server has one user; a few to spare).
+MAX_CACHED_USERS = 64
 
 
 class SetupProblem(Exception):
@@ -99,6 +101,7 @@ class CloudGExtension(ExtensionApp):
         self._runner: asyncio.Task[None] | None = None
         self._requests: set[asyncio.Task[Any]] = set()
         self._started_at = time.monotonic()
+        self._scopes: dict[str, dict[str, Any]] = {}
 
     # -- Jupyter hooks -------------------------------------------------------------------
 
@@ -310,14 +313,22 @@ class CloudGExtension(ExtensionApp):
 
     def request_scope(self, user: Any) -> dict[str, Any]:
         """ASGI scope entries for a request by Jupyter ``user``: the principal for the
-        binding, and an SDK user so an MCP session stays bound to who opened it."""
+        binding, and an SDK user so an MCP session stays bound to who opened it (built once
+        per user name)."""
+        name = self.user_name(user)
+        cached = self._scopes.get(name)
+        if cached is not None:
+            return cached
         from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
         from mcp.server.auth.provider import AccessToken
 
         principal = self.principal_for(user)
         token = AccessToken(token=f"jupyter-user:{principal.id}", client_id=principal.id,
                             scopes=sorted(principal.roles), subject=principal.id)
-        return {PRINCIPAL_SCOPE_KEY: principal, "user": AuthenticatedUser(token)}
+        entries = {PRINCIPAL_SCOPE_KEY: principal, "user": AuthenticatedUser(token)}
+        if len(self._scopes) < MAX_CACHED_USERS:
+            self._scopes[name] = entries
+        return entries
 
     def _close_layer(self) -> None:
         layer = self.layer
