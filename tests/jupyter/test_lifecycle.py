@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
+from protocol.harness import MODERN, TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 
@@ -109,6 +109,24 @@ class RawMCP:
         assert response.status == 200
         assert response.getheader("content-type", "").startswith("text/event-stream")
 
+    def open_listen_stream(self) -> None:
+        """A 2026-07-28 ``subscriptions/listen`` stream (stateless era: no session)."""
+        conn = http.client.HTTPConnection(self.server.host_port, timeout=TIMEOUT)
+        body = {"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": True, "resourcesListChanged": True},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                      "io.modelcontextprotocol/clientCapabilities": {}}}}
+        conn.request("POST", f"{self.server.base_url}cloudg/mcp", body=json.dumps(body).encode(),
+                     headers={"Accept": "application/json, text/event-stream",
+                              "Content-Type": "application/json",
+                              "Authorization": f"Bearer {self.server.token}",
+                              "Mcp-Protocol-Version": MODERN,
+                              "Mcp-Method": "subscriptions/listen"})
+        self.open.append(conn)
+        response = conn.getresponse()
+        assert response.status == 200
+        assert response.getheader("content-type", "").startswith("text/event-stream")
+
     def start_call(self, request_id: int, tool: str, arguments: dict) -> None:
         response = self._send("POST", {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
                                        "params": {"name": tool, "arguments": arguments}})
@@ -121,8 +139,9 @@ class RawMCP:
 
 @pytest.fixture
 def busy_server(tmp_path: Path) -> Iterator[tuple[JupyterServer, RawMCP]]:
-    """A fresh server with an open GET stream and calls in flight (async, sync sleeping, sync
-    checking for cancellation, which writes ``tmp_path/marker`` once cancelled).
+    """A fresh server with an open GET stream, a listen stream and calls in flight (async,
+    sync sleeping, sync checking for cancellation: it writes ``tmp_path/marker`` once
+    cancelled).
     Other installed server extensions are off: their own shutdown noise is not ours."""
     with jupyter_server(tmp_path, extra_args=[FIXTURE_REGISTRY], other_extensions=False) \
             as server:
@@ -130,6 +149,7 @@ def busy_server(tmp_path: Path) -> Iterator[tuple[JupyterServer, RawMCP]]:
         try:
             raw.initialize()
             raw.open_get_stream()
+            raw.open_listen_stream()
             raw.start_call(2, "sleep_async", {"seconds": 60})
             raw.start_call(3, "progress_then_sleep", {"seconds": 60})
             raw.start_call(4, "work_until_cancelled", {"marker": str(tmp_path / "marker")})
