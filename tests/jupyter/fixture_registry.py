@@ -62,3 +62,11 @@ def work_until_cancelled(ctx: ToolContext, marker: str, seconds: float = 60.0) -
         Path(marker).write_text("cancelled", encoding="utf-8")
         raise
     return {"finished": "uncancelled"}
+
+
+@registry.tool
+def request_seen(ctx: ToolContext) -> dict[str, Any]:
+    """What the MCP server saw of the HTTP request: header names and the query string."""
+    request = getattr(ctx.session, "request", None)
+    return {"headers": sorted(request.headers.keys()) if request is not None else [],
+            "query": request.url.query if request is not None else ""}

@@ -9,6 +9,7 @@ import getpass
 import http.client
 import json
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
@@ -25,6 +26,7 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                "clientInfo": {"name": "raw-test", "version": "1"}},
 }
+NOTEBOOKS = "https://notebooks.example.org"
 MCP_HEADERS = {"Content-Type": "application/json",
                "Accept": "application/json, text/event-stream"}
 
@@ -54,10 +56,11 @@ def mcp(server: JupyterServer, method: str = "POST", query: str = "", **headers:
 
 @pytest.fixture(scope="module")
 def alice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    """A server under /user/alice/ whose owner has the analyst role."""
+    """A server under /user/alice/ whose owner has the analyst role, accepting one origin."""
     config = {"CloudGExtension": {"roles": {getpass.getuser(): ["analyst", "default"]}}}
     with jupyter_server(tmp_path_factory.mktemp("alice"), base_url="/user/alice/",
-                        extra_args=[FIXTURE_REGISTRY], config=config) as server:
+                        extra_args=[FIXTURE_REGISTRY, f"--ServerApp.allow_origin={NOTEBOOKS}"],
+                        config=config) as server:
         yield server
 
 
@@ -203,3 +206,29 @@ def test_unknown_host_is_forbidden_as_jupyter_forbids_it(jupyter: JupyterServer)
         **MCP_HEADERS, "Authorization": f"Bearer {jupyter.token}",
         "Host": f"rebind.example.com:{jupyter.port}"})
     assert status == 403
+
+
+def test_origin_allowed_by_jupyter_settings_is_accepted(alice: JupyterServer) -> None:
+    status, _, _ = mcp(alice, Authorization=f"Bearer {alice.token}", Origin=NOTEBOOKS)
+    assert status == 200
+
+
+def test_credentials_never_reach_the_mcp_server(jupyter: JupyterServer) -> None:
+    cookies = browser_login(jupyter)
+    url = f"{jupyter.endpoint}?token={jupyter.token}&keep=1"
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())}
+    with open_session(url, "2025", headers=headers) as session:
+        seen = session.call_tool("request_seen", {}).structured_content
+    assert "authorization" not in seen["headers"] and "cookie" not in seen["headers"]
+    assert seen["query"] == "keep=1"
+
+
+def test_mcp_use_counts_as_server_activity(jupyter: JupyterServer) -> None:
+    """Idle culling (Binder, JupyterHub) must not stop a server an assistant is using."""
+    def last_activity() -> str:
+        return str(jupyter.get_json(f"{jupyter.url}api/status")[1]["last_activity"])
+
+    before = last_activity()
+    time.sleep(0.01)
+    assert mcp(jupyter, Authorization=f"Bearer {jupyter.token}")[0] == 200
+    assert last_activity() > before
