@@ -183,6 +183,9 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
     # -- screening ------------------------------------------------------------------------
 
     async def _screen_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._handle_request(scope, receive, send)
+            return
         first = await receive()
         if first["type"] == "http.disconnect" or (
             first["type"] == "http.request" and first.get("more_body", False)
