@@ -258,10 +258,14 @@ class CloudGExtension(ExtensionApp):
                 self._dataset_problem(f"{name}: {exc}")
                 continue
             if result.is_error:
-                self._dataset_problem(f"{name}: {result.text}")
+                hint = ""
+                if "allowed" in result.text and "CLOUDG_MCP_ALLOWED_ROOTS" in result.text:
+                    hint = (" In Jupyter, CloudGExtension.allowed_roots lists the readable "
+                            "folders (default: the server's root_dir).")
+                self._dataset_problem(f"{name}: {result.text}{hint}")
 
     def _dataset_problem(self, text: str) -> None:
-        line = " ".join(text.split())[:300]
+        line = " ".join(text.split())[:400]
         self.dataset_problems.append(line)
         self.log.error("cloudg: CloudGExtension.datasets: not loaded: %s", line)
 

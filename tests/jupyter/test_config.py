@@ -63,22 +63,46 @@ def test_unknown_policy_is_one_log_line_and_a_clear_503(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def odd_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """Datasets that cannot load next to the demo, the real token shown, no audit log."""
-    with jupyter_server(tmp_path_factory.mktemp("odd"), extra_args=[
+    """Datasets from under the root dir, from outside it and from nowhere, next to the demo;
+    the real token shown; no audit log."""
+    from cloudg_nb.estate.formats.inventory_map import write_inventory_map
+    from cloudg_nb.estate.samples import demo
+
+    tmp = tmp_path_factory.mktemp("odd")
+    write_inventory_map(demo(), tmp / "root" / "estate")
+    write_inventory_map(demo(), tmp / "elsewhere")
+    with jupyter_server(tmp, extra_args=[
         "--CloudGExtension.datasets=demo=sample:demo",
-        "--CloudGExtension.datasets=missing=no/such/estate.json",
+        "--CloudGExtension.datasets=prod=estate/inventory-map.json",
+        f"--CloudGExtension.datasets=outside={tmp / 'elsewhere' / 'inventory-map.json'}",
+        "--CloudGExtension.datasets=missing=estate/no-such-file.json",
         "--CloudGExtension.show_token=True",
         "--CloudGExtension.audit_log=",
     ], other_extensions=False) as server:
         yield server
 
 
+def _problems(server: JupyterServer) -> dict[str, str]:
+    _, report = server.get_json(server.status_url)
+    return {p.split(":", 1)[0]: p for p in report["problems"]}
+
+
+def test_datasets_load_from_under_the_server_root_dir(odd_server: JupyterServer) -> None:
+    _, report = odd_server.get_json(odd_server.status_url)
+    loaded = {d["name"]: d["assets"] for d in report["datasets"]}
+    assert loaded == {"demo": 60, "prod": 60}
+
+
+def test_dataset_outside_the_root_dir_is_refused(odd_server: JupyterServer) -> None:
+    problem = _problems(odd_server)["outside"]
+    assert "CloudGExtension.allowed_roots" in problem
+    assert str(odd_server.root_dir.parent) not in problem  # no absolute paths echoed
+
+
 def test_unreadable_dataset_is_one_log_line_and_the_rest_is_served(
     odd_server: JupyterServer,
 ) -> None:
-    _, report = odd_server.get_json(odd_server.status_url)
-    assert [d["name"] for d in report["datasets"]] == ["demo"]
-    assert len(report["problems"]) == 1 and report["problems"][0].startswith("missing:")
+    assert set(_problems(odd_server)) == {"outside", "missing"}
     lines = [line for line in odd_server.log().splitlines() if "not loaded: missing" in line]
     assert len(lines) == 1
     assert _tracebacks(odd_server.log()) == []
