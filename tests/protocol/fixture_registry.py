@@ -166,15 +166,16 @@ def greet(ctx: ToolContext, name: str) -> str:
 
 
 @registry.tool
-def spin_cpu(ctx: ToolContext, seconds: float = 60.0) -> dict[str, int]:
+def spin_cpu(ctx: ToolContext, seconds: float = 60.0,
+             cooperative: bool = True) -> dict[str, int]:
     """Busy-loop in the worker thread for ``seconds`` (CPU-bound work).
 
-    Checks ``ctx.check_cancelled()`` between rounds when the layer offers it, so a cancelled
-    call stops early.
+    With ``cooperative`` it checks ``ctx.check_cancelled()`` between rounds, so a cancelled
+    call stops early; without, it runs to the end whatever happens.
     """
     import time
 
-    check = getattr(ctx, "check_cancelled", None)
+    check = ctx.check_cancelled if cooperative else None
     deadline = time.monotonic() + seconds
     rounds = 0
     with _lock:

@@ -63,12 +63,13 @@ def bad_lines(text: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def calls_in_flight(server: ServerProcess, count: int) -> Iterator[None]:
+def calls_in_flight(server: ServerProcess, count: int,
+                    cooperative: bool = True) -> Iterator[None]:
     """``count`` ``spin_cpu`` calls (alternating eras) running in the server; waits until
     they are all spinning."""
     def spin(era: str) -> None:
         with contextlib.suppress(BaseException), open_session(server.url, era) as client:
-            client.call_tool("spin_cpu", {"seconds": 60})
+            client.call_tool("spin_cpu", {"seconds": 60, "cooperative": cooperative})
 
     threads = [threading.Thread(target=spin, args=(("2025", "2026")[i % 2],), daemon=True)
                for i in range(count)]
@@ -92,6 +93,17 @@ def test_http_server_with_open_streams_and_a_busy_call_exits_quietly_within_2s(
         logged = "".join(server.stderr_lines)
     assert took < EXIT_WITHIN, f"exit took {took:.2f} s"
     assert server.proc.returncode in EXIT_STATUS[sig]
+    assert not bad_lines(logged), logged
+
+
+def test_http_call_that_never_checks_for_cancellation_does_not_hold_exit() -> None:
+    with ServerProcess() as server:
+        assert server.proc is not None
+        with calls_in_flight(server, 1, cooperative=False):
+            took = stopped_within(server.proc, signal.SIGINT)
+        time.sleep(0.2)
+        logged = "".join(server.stderr_lines)
+    assert took < EXIT_WITHIN, f"exit took {took:.2f} s"
     assert not bad_lines(logged), logged
 
 
