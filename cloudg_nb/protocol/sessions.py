@@ -248,7 +248,8 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         return transport
 
     def _make_room(self, owner: str | None) -> str | None:
-        """Close longest-idle sessions until ``owner`` may open one; else say why not."""
+        """Make room for one more session of ``owner``: at its cap (or the server's) close the
+        longest-idle session in the way. None when there is room, else why there is not."""
         limits = self.limits
         cap = limits.anonymous if owner is None else limits.per_principal
         who = "anonymous callers" if owner is None else "this caller"
