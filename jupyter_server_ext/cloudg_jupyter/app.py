@@ -113,7 +113,11 @@ class CloudGExtension(ExtensionApp):
             self._build()
         except SetupProblem as exc:
             self.setup_problem = str(exc)
-            self.log.error("cloudg: MCP endpoint not available: %s", exc)
+        except Exception as exc:  # e.g. a registry module that fails while importing
+            self.log.debug("cloudg: setup failed", exc_info=True)
+            self.setup_problem = f"setting up failed ({type(exc).__name__}: {exc})"[:300]
+        if self.setup_problem is not None:
+            self.log.error("cloudg: MCP endpoint not available: %s", self.setup_problem)
 
     def initialize_handlers(self) -> None:
         if not self.enabled:
@@ -189,7 +193,8 @@ class CloudGExtension(ExtensionApp):
         except PolicyError as exc:
             raise SetupProblem(f"CloudGExtension.policy: {exc}") from None
         except ValueError as exc:
-            raise SetupProblem(f"CloudGExtension.prefix or registry: {exc}") from None
+            setting = "CloudGExtension.prefix" if "prefix" in str(exc) else "the layer"
+            raise SetupProblem(f"{setting}: {exc}") from None
         self._add_middleware(layer)
         self.layer = layer
         self.binding = bind_layer(layer, resolver=PrincipalResolver(custom=_scope_principal))
@@ -207,6 +212,10 @@ class CloudGExtension(ExtensionApp):
             except UsageError as exc:
                 raise SetupProblem(f"CloudGExtension.{exc}".replace("--registry", "registry")
                                    ) from None
+            except Exception as exc:  # the module itself failed while importing
+                self.log.debug("cloudg: loading the registry failed", exc_info=True)
+                raise SetupProblem(f"CloudGExtension.registry: loading {self.registry} failed "
+                                   f"({type(exc).__name__}: {exc})"[:300]) from None
             try:
                 registry.merge(extra)
             except ValueError as exc:

@@ -6,6 +6,7 @@ still starts (the endpoint answers with a clear error), ``enabled = False``, ``s
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -46,18 +47,35 @@ def test_every_setting_is_documented_in_jupyter_cloudg_help_all(tmp_path: Path) 
         assert f"--CloudGExtension.{name}=" in section, name
 
 
-def test_unknown_policy_is_one_log_line_and_a_clear_503(tmp_path: Path) -> None:
-    with jupyter_server(tmp_path, extra_args=["--CloudGExtension.policy=no-such-profile"],
-                        wait_for_extension=False, other_extensions=False) as server:
+BAD_SETTINGS = {
+    "unknown policy": ("policy", "no-such-profile"),
+    "registry failing at import": ("registry", "broken_registry:registry"),
+    "registry that is no Registry": ("registry", "json:dumps"),
+    "unwritable audit log": ("audit_log", "{tmp}/a-file/audit.jsonl"),
+    "invalid prefix": ("prefix", "bad prefix!"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_SETTINGS)
+def test_bad_setting_is_one_log_line_and_a_clear_503(tmp_path: Path, case: str) -> None:
+    name, value = BAD_SETTINGS[case]
+    (tmp_path / "a-file").write_text("not a folder")
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "broken_registry.py").write_text("raise RuntimeError('broken on import')\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(modules), isolated_env(tmp_path)["PYTHONPATH"]])}
+    setting = f"CloudGExtension.{name}"
+    with jupyter_server(tmp_path, extra_args=[f"--{setting}={value.format(tmp=tmp_path)}"],
+                        env=env, wait_for_extension=False, other_extensions=False) as server:
         status, _, body = mcp(server, Authorization=f"Bearer {server.token}")
         assert status == 503
         message = json.loads(body)["error"]["message"]
-        assert "CloudGExtension.policy" in message and "restart" in message
+        assert setting in message and "restart" in message
         _, report = server.get_json(server.status_url)
-        assert report["ready"] is False and "CloudGExtension.policy" in report["problems"][0]
+        assert report["ready"] is False and setting in report["problems"][0]
         log = server.log()
-    problem_lines = [line for line in log.splitlines() if "CloudGExtension.policy" in line]
-    assert len(problem_lines) == 1
+    problem_lines = [line for line in log.splitlines() if setting in line]
+    assert len(problem_lines) == 1, problem_lines
     assert _tracebacks(log) == []
 
 
