@@ -43,6 +43,10 @@ logger = logging.getLogger("cloudg.mcp.protocol")
 #: Seconds without any request in flight (no call, no open GET stream) before a session ends.
 DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60.0
 
+_SHUTTING_DOWN = "The server is shutting down; reconnect and retry once it is back."
+#: JSON-RPC code of a cancelled request (what the SDK answers a cancelled 2025-era call with).
+_REQUEST_CANCELLED = -32800
+
 #: Cheap pre-filter: an ``"id"`` key whose value is not a string or an integer (object, array,
 #: null, true/false, fraction or exponent). Only bodies it matches are parsed a second time.
 _ODD_ID = re.compile(rb'"id"\s*:\s*(?:[\[{ntf]|-?\d+(?:\.|[eE]))')
@@ -172,6 +176,8 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         ``grace`` + a fraction of a second. Open streams end as complete responses and calls
         in flight are cancelled. For server shutdown: call before the ASGI server stops."""
         self._closing = True
+        for flight in [f for f in self._in_flight if f.body]:
+            await flight.end()  # calls in flight: answered "cancelled", then cancelled
         for session_id, transport in list(self._server_instances.items()):
             await self._discard_session(session_id, transport)
         with anyio.move_on_after(grace):  # ended sessions let their streams finish
@@ -208,7 +214,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
             return
         session_id = _header(scope, MCP_SESSION_ID_HEADER)
         if self._closing:
-            await send.finish()
+            await _json_error(send, 503, INTERNAL_ERROR, _SHUTTING_DOWN)
             return
         note = _RequestNote(owner=self.limits.principal_key(scope))
         if session_id is None and _opens_session(scope):
@@ -221,7 +227,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         token = _current.set(note)
         if session_id is not None:
             self._book.enter(session_id)
-        flight = _InFlight(send)
+        flight = _InFlight(send, body)
         self._in_flight.add(flight)
         try:
             with flight.scope:
@@ -318,6 +324,7 @@ class _CompletionGuard:
         self._send = send
         self._lock = anyio.Lock()
         self.started = False
+        self.streaming = False
         self.completed = False
 
     async def __call__(self, message: Message) -> None:
@@ -328,31 +335,54 @@ class _CompletionGuard:
                 return
             if kind == "http.response.start":
                 self.started = True
+                self.streaming = any(
+                    key.lower() == b"content-type" and value.startswith(b"text/event-stream")
+                    for key, value in message.get("headers", ()))
             elif kind == "http.response.body" and not message.get("more_body", False):
                 self.completed = True
             await self._send(message)
 
-    async def finish(self) -> None:
-        """End the response: the open stream's last chunk, or a 503 if nothing was sent."""
+    async def finish(self, answer: bytes | None = None) -> None:
+        """End the response: on an open event stream ``answer`` (an event) then its last
+        chunk; if nothing was sent yet, a 503."""
         if self.completed:
             return
-        if self.started:
-            await self({"type": "http.response.body", "body": b"", "more_body": False})
-        else:
-            await _json_error(self, 503, INTERNAL_ERROR,
-                              "The server is shutting down; reconnect once it is back.")
+        if not self.started:
+            await _json_error(self, 503, INTERNAL_ERROR, _SHUTTING_DOWN)
+            return
+        if answer is not None and self.streaming:
+            await self({"type": "http.response.body", "body": answer, "more_body": True})
+        await self({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 class _InFlight:
-    """One request being served: its response guard and the scope that cancels it."""
+    """One request being served: its response guard, its body (a POST's), and the scope that
+    cancels it."""
 
-    def __init__(self, send: _CompletionGuard) -> None:
+    def __init__(self, send: _CompletionGuard, body: bytes) -> None:
         self.send = send
+        self.body = body
         self.scope = anyio.CancelScope()
 
+    def _shutdown_answer(self) -> bytes | None:
+        """An SSE event answering this POST's JSON-RPC request with a "cancelled" error."""
+        if not self.body:
+            return None
+        try:
+            message = pydantic_core.from_json(self.body)
+        except ValueError:
+            return None
+        if not (isinstance(message, dict) and "method" in message and "id" in message):
+            return None
+        error = {"jsonrpc": "2.0", "id": message["id"],
+                 "error": {"code": _REQUEST_CANCELLED, "message": _SHUTTING_DOWN}}
+        return b"event: message\r\ndata: " + pydantic_core.to_json(error) + b"\r\n\r\n"
+
     async def end(self) -> None:
+        """Answer the request (cancelled: the server is shutting down), end the response,
+        cancel its handling."""
         with anyio.move_on_after(0.2, shield=True):
-            await self.send.finish()
+            await self.send.finish(self._shutdown_answer())
         self.scope.cancel()
 
 

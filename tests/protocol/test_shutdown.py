@@ -107,6 +107,30 @@ def test_http_call_that_never_checks_for_cancellation_does_not_hold_exit() -> No
     assert not bad_lines(logged), logged
 
 
+@pytest.mark.parametrize("era", ["2025", "2026"])
+def test_http_call_in_flight_at_shutdown_is_answered_that_the_server_is_shutting_down(
+        era: str) -> None:
+    errors: list[str] = []
+
+    def spin(server: ServerProcess) -> None:
+        try:
+            with open_session(server.url, era) as client:
+                client.call_tool("spin_cpu", {"seconds": 60})
+        except BaseException as exc:  # the SDK client wraps the call's error in groups
+            errors.append(repr(exc))
+
+    with ServerProcess() as server:
+        assert server.proc is not None
+        caller = threading.Thread(target=spin, args=(server,), daemon=True)
+        caller.start()
+        with open_session(server.url, "2025") as probe:
+            assert probe.wait_for(
+                lambda: probe.call_tool("spinning", {}).structured_content["spinning"] == 1)
+        stopped_within(server.proc, signal.SIGTERM)
+        caller.join(TIMEOUT)
+    assert errors and "shutting down" in errors[0], errors
+
+
 def test_http_stream_open_at_shutdown_ends_as_a_complete_response() -> None:
     with ServerProcess() as server:
         assert server.proc is not None
