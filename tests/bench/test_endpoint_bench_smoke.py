@@ -31,6 +31,7 @@ def test_quick_json_run_reports_every_endpoint_and_ratio() -> None:
     assert ratios == {("(1) / (2)", op, c) for op in ("ping", "tools/call") for c in (1, 8)} \
         | {("(1) / (3)", "ping", c) for c in (1, 8)}
     assert all(r["value"] > 0 and isinstance(r["pass"], bool) for r in report["ratios"])
+    assert all(r["cpu_value"] > 0 and isinstance(r["cpu_pass"], bool) for r in report["ratios"])
 
 
 def test_missing_peer_exits_2_with_install_hint() -> None:
