@@ -421,13 +421,14 @@ def _end_event_streams() -> None:
 
 
 async def _stop_sse_watchers() -> None:
-    """Wait for sse-starlette's watcher task on this loop, so none is left pending."""
+    """End sse-starlette's watcher task on this loop (it would notice ``should_exit`` only
+    at its next 0.5 s poll), so none is left pending when the loop stops."""
     watchers = [t for t in asyncio.all_tasks()
                 if getattr(t.get_coro(), "__name__", "") == "_shutdown_watcher"]
+    for task in watchers:
+        task.cancel()
     if watchers:
-        _, pending = await asyncio.wait(watchers, timeout=1.5)
-        for task in pending:
-            task.cancel()
+        await asyncio.wait(watchers, timeout=1.0)
 
 
 def _owner_name() -> str:
