@@ -86,7 +86,7 @@ def _claimed_stdin() -> Iterator[BinaryIO]:
     os.close(null)
     try:
         # closefd=False: the reader thread may still block on it after we return.
-        yield os.fdopen(private, "rb", buffering=0, closefd=False)
+        yield os.fdopen(private, "rb", closefd=False)
     finally:
         os.dup2(private, 0)
 
