@@ -124,12 +124,12 @@ SLOW_CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-async def _cheap_loop(url: str, deadline: float, tally: Tally, seed: int) -> None:
+async def _cheap_loop(url: str, deadline: float, tally: Tally, seed: int,
+                      ids: list[str], finding: str) -> None:
     from mcp import Client
 
     rng = random.Random(seed)
     async with Client(url, mode="auto") as client:
-        ids, finding = await _ids(client)
         while time.monotonic() < deadline:
             kind, what = _cheap_call(rng, ids, finding)
             started = time.perf_counter()
@@ -173,23 +173,24 @@ async def _slow_loop(url: str, deadline: float, tally: Tally, seed: int) -> None
             tally.slow_ms.append((time.perf_counter() - started) * 1000)
 
 
-async def _warm(url: str) -> None:
-    """One connection and lookup before any round, so imports and first-use costs on both
-    sides stay out of the figures."""
+async def _warm(url: str) -> tuple[list[str], str]:
+    """One connection before any round (imports and first-use costs stay out of the figures)
+    that fetches the asset and finding ids the cheap calls use."""
     from mcp import Client
 
     async with Client(url, mode="auto") as client:
-        await _ids(client)
+        return await _ids(client)
 
 
-async def _round(url: str, n: int, seconds: float, slow: int) -> Tally:
+async def _round(url: str, n: int, seconds: float, slow: int,
+                 refs: tuple[list[str], str]) -> Tally:
     import anyio
 
     tally = Tally()
     deadline = time.monotonic() + seconds
     async with anyio.create_task_group() as group:
         for i in range(n):
-            group.start_soon(_cheap_loop, url, deadline, tally, 1000 + i)
+            group.start_soon(_cheap_loop, url, deadline, tally, 1000 + i, *refs)
         for i in range(min(n, slow)):
             group.start_soon(_slow_loop, url, deadline, tally, 2000 + i)
     return tally
@@ -237,13 +238,13 @@ def main() -> int:
         if not url:
             print("the soak server did not start", file=sys.stderr)
             return 1
-        asyncio.run(_warm(url))
+        refs = asyncio.run(_warm(url))
         rows = []
         for n in args.n:
             rss_start = rss_kib(server.pid)
             cpu_server, cpu_clients = cpu_seconds(server.pid), cpu_seconds(os.getpid())
             started = time.monotonic()
-            tally = asyncio.run(_round(url, n, args.seconds, args.slow))
+            tally = asyncio.run(_round(url, n, args.seconds, args.slow, refs))
             elapsed = time.monotonic() - started
             rss_end = rss_kib(server.pid)
             cpu_server = cpu_seconds(server.pid) - cpu_server
