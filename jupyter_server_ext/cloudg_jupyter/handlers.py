@@ -71,6 +71,11 @@ class MCPHandler(JupyterHandler):
     def compute_etag(self) -> str | None:
         return None
 
+    def set_default_headers(self) -> None:
+        super().set_default_headers()
+        # Browser clients on an allowed origin must be able to read the session headers.
+        self.set_header("Access-Control-Expose-Headers", "mcp-session-id, mcp-protocol-version")
+
     async def prepare(self) -> None:  # type: ignore[override]
         if self.request.method != "OPTIONS" and self.request.headers.get("Origin") \
                 and not self.check_origin():
@@ -103,7 +108,6 @@ class MCPHandler(JupyterHandler):
                         "accept, content-type, authorization, x-xsrftoken, mcp-session-id, "
                         "mcp-protocol-version, mcp-method, mcp-name, last-event-id")
         self.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-        self.set_header("Access-Control-Expose-Headers", "mcp-session-id")
         self.set_status(204)
         self.finish()
 

@@ -209,8 +209,10 @@ def test_unknown_host_is_forbidden_as_jupyter_forbids_it(jupyter: JupyterServer)
 
 
 def test_origin_allowed_by_jupyter_settings_is_accepted(alice: JupyterServer) -> None:
-    status, _, _ = mcp(alice, Authorization=f"Bearer {alice.token}", Origin=NOTEBOOKS)
+    status, headers, _ = mcp(alice, Authorization=f"Bearer {alice.token}", Origin=NOTEBOOKS)
     assert status == 200
+    assert headers["access-control-allow-origin"] == [NOTEBOOKS]
+    assert "mcp-session-id" in headers["access-control-expose-headers"][0]
 
 
 def test_credentials_never_reach_the_mcp_server(jupyter: JupyterServer) -> None:
