@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
-from jupyter_server._tz import utcnow
 from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from tornado import web
@@ -125,7 +125,8 @@ class MCPHandler(JupyterHandler):
             self._bridge.connection_closed()
 
     async def _forward(self) -> None:
-        self.settings["api_last_activity"] = utcnow()  # MCP use keeps the server from culling
+        # MCP use is server activity: idle culling (Binder, JupyterHub) must not stop it.
+        self.settings["api_last_activity"] = datetime.now(UTC)
         extension = self.extension
         task = asyncio.current_task()
         extension.track_request(task)
