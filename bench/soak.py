@@ -213,8 +213,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--switch-interval", type=float, default=None,
                         help="the server's sys.setswitchinterval (default: Python's 0.005)")
-    parser.add_argument("--heavy-workers", type=int, default=4,
-                        help="the layer's heavy lane size (default 4; one caller gets half)")
+    parser.add_argument("--heavy-workers", type=int, default=2,
+                        help="the layer's heavy lane size (default 2; one caller gets half)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:

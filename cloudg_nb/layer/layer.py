@@ -131,7 +131,7 @@ class CloudGMCPLayer:
         version: str | None = None,
         instructions: str | None = None,
         light_workers: int = 4,
-        heavy_workers: int = 4,
+        heavy_workers: int = 2,
         workers_per_caller: int | None = None,
         input_bounds: InputBounds | None = None,
     ) -> None:

@@ -176,12 +176,14 @@ class _Lane:
 class WorkerPool:
     """The layer's worker threads for sync handlers, in a light and a heavy lane.
 
-    ``light_workers`` / ``heavy_workers``: threads per lane. ``per_owner``: how many of a
+    ``light_workers`` / ``heavy_workers``: threads per lane (defaults 4 and 2 suit a 2-core
+    machine: CPU-bound Python threads beyond two only add GIL contention, which slows the
+    loop and the light lane). ``per_owner``: how many of a
     lane's threads one owner may hold at once (default: half the heavy lane, all but one
     thread of the light lane; at least 1), so another caller always finds a thread free.
     """
 
-    def __init__(self, *, light_workers: int = 4, heavy_workers: int = 4,
+    def __init__(self, *, light_workers: int = 4, heavy_workers: int = 2,
                  per_owner: int | None = None, idle_seconds: float = IDLE_SECONDS) -> None:
         for label, value in (("light_workers", light_workers), ("heavy_workers", heavy_workers)):
             if not isinstance(value, int) or value < 1:

@@ -70,7 +70,7 @@ def test_eight_cancelled_slow_calls_free_their_workers_and_get_asset_answers(
         async with anyio.create_task_group() as group:
             for _ in range(8):
                 group.start_soon(client.call_tool, "spin", {})
-            while work.status()["running"] < 2:  # the anonymous caller's share of the lane
+            while work.status()["running"] < 1:  # the anonymous caller holds its share
                 await anyio.sleep(0.01)
             group.cancel_scope.cancel()
         started = time.monotonic()
@@ -83,7 +83,7 @@ def test_eight_cancelled_slow_calls_free_their_workers_and_get_asset_answers(
         stopped_in = work.wait(lambda s: s["running"] == 0, timeout=5)
     assert answered_in < 1.0
     assert stopped_in < 1.0
-    assert work.status()["started"] - before["started"] >= 2
+    assert work.status()["started"] - before["started"] >= 1
 
 
 def _probe(url: str, stop: threading.Event, latencies: list[float]) -> None:
