@@ -19,7 +19,8 @@ from .test_auth import mcp
 
 TRAITLETS = ("enabled", "policy", "prefix", "datasets", "allowed_roots", "output_dir",
              "default_timeout", "max_output_chars", "audit_log", "max_concurrency",
-             "cache_ttl", "roles", "default_roles", "registry", "show_token")
+             "cache_ttl", "roles", "default_roles", "registry", "show_token",
+             "session_idle_timeout", "max_sessions_per_user")
 
 
 def _run(tmp_path: Path, *argv: str) -> str:
@@ -153,3 +154,23 @@ def test_disabled_extension_serves_no_endpoint(tmp_path: Path) -> None:
         status, _, _ = mcp(server, Authorization=f"Bearer {server.token}")
         assert status == 404
         assert "MCP endpoint disabled" in server.log()
+
+
+def test_session_cap_per_user_reclaims_that_users_longest_idle_session(tmp_path: Path) -> None:
+    with jupyter_server(tmp_path, extra_args=["--CloudGExtension.max_sessions_per_user=2"],
+                        other_extensions=False) as server:
+        auth = f"Bearer {server.token}"
+        sessions = []
+        for _ in range(3):
+            status, headers, _ = mcp(server, Authorization=auth)
+            assert status == 200
+            sessions.append(headers["mcp-session-id"][0])
+        _, report = server.get_json(server.status_url)
+        assert report["sessions"] == 2
+        # The first (longest idle) session made room for the third: its id is gone.
+        status, _, _ = mcp(server, "DELETE", Authorization=auth,
+                           **{"Mcp-Session-Id": sessions[0]})
+        assert status == 404
+        status, _, _ = mcp(server, "DELETE", Authorization=auth,
+                           **{"Mcp-Session-Id": sessions[2]})
+        assert status == 200
