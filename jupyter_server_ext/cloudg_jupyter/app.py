@@ -52,7 +52,8 @@ class CloudGExtension(ExtensionApp):
     enabled = Bool(True, config=True, help=(
         "Serve the MCP endpoint at {base_url}cloudg/mcp. False: the extension adds nothing."))
     policy = Unicode("standard", config=True, help=(
-        "Policy profile name (open, standard, restricted, ...) or a policy file (YAML/JSON)."))
+        "Policy profile (open, standard, strict, read_only, audit, analyst-team) or a policy "
+        "file (YAML/JSON)."))
     prefix = Unicode("", config=True, help="Prefix added to every tool and prompt name.")
     datasets = List(Unicode(), default_value=["demo=sample:demo"], config=True, help=(
         "Datasets loaded at start, each NAME=PATH (a file or folder under allowed_roots), "
