@@ -27,7 +27,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import RequestBodyLimitMiddleware
-from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import Message, Receive, Scope, Send
 
@@ -50,6 +50,14 @@ _REQUEST_CANCELLED = -32800
 #: Cheap pre-filter: an ``"id"`` key whose value is not a string or an integer (object, array,
 #: null, true/false, fraction or exponent). Only bodies it matches are parsed a second time.
 _ODD_ID = re.compile(rb'"id"\s*:\s*(?:[\[{ntf]|-?\d+(?:\.|[eE]))')
+#: A POST body with more commas than this holds more values than the layer accepts in one
+#: request (``InputBounds.max_values``); it is refused before it is parsed, because parsing
+#: and validating a few hundred thousand values costs the event loop tenths of a second.
+MAX_BODY_COMMAS = 100_000
+_TOO_MANY_VALUES = (
+    "The request holds too many values (over {limit:,} separators). Send only the arguments "
+    "the tool declares, and page large inputs (smaller lists, several calls)."
+)
 
 
 def token_principal_key(scope: Scope) -> str | None:
@@ -211,6 +219,10 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
                               "The JSON-RPC id must be a string or an integer (not an object, "
                               "array, null, boolean or fraction); send the request again with "
                               "such an id.")
+            return
+        if body and body.count(b",") > MAX_BODY_COMMAS:
+            await _json_error(send, 413, INVALID_PARAMS,
+                              _TOO_MANY_VALUES.format(limit=MAX_BODY_COMMAS))
             return
         session_id = _header(scope, MCP_SESSION_ID_HEADER)
         if self._closing:
