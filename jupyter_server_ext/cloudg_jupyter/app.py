@@ -337,6 +337,14 @@ class CloudGExtension(ExtensionApp):
             return _owner_name()
         return str(getattr(user, "username", None) or user)
 
+    @functools.cached_property
+    def owner_user(self) -> Any:
+        """The Jupyter user that requests with the server's own token act as."""
+        from jupyter_server.auth.identity import User
+
+        name = _owner_name()
+        return User(username=name, name=name, display_name=name)
+
     def principal_for(self, user: Any) -> Any:
         from cloudg_nb.layer.context import Principal
 

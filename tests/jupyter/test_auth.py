@@ -88,6 +88,14 @@ def test_token_header_is_accepted(jupyter: JupyterServer, scheme: str) -> None:
     assert headers["mcp-session-id"]
 
 
+def test_token_requests_get_no_browser_login_cookie(jupyter: JupyterServer) -> None:
+    # API clients keep no cookie jar worth feeding: Jupyter's token path would sign and set a
+    # fresh login cookie (for a new invented user) on every MCP call.
+    status, headers, _ = mcp(jupyter, Authorization=f"Bearer {jupyter.token}")
+    assert status == 200
+    assert "set-cookie" not in headers
+
+
 def test_token_query_parameter_is_accepted(jupyter: JupyterServer) -> None:
     status, headers, _ = mcp(jupyter, query=f"?token={jupyter.token}")
     assert status == 200
