@@ -353,5 +353,19 @@ def bind_layer(
         binding.fanout.listen_handler,
     )
     server.middleware.append(_track_sessions(binding.fanout))
+    if "tools/list" not in host and server.get_tool_input_schema is None:
+        server.get_tool_input_schema = _input_schema_lookup(layer)
     _advertise_list_changes(server)
     return binding
+
+
+def _input_schema_lookup(layer: Any) -> Callable[[str], dict[str, Any] | None]:
+    """The SDK's tool-schema lookup for 2026-era ``Mcp-Param-*`` header checks: straight from
+    the registry, so a tools/call does not build (and transform) the whole tools/list first.
+    Unknown names give None; the call itself answers them."""
+
+    def lookup(name: str) -> dict[str, Any] | None:
+        spec = layer.registry.tools.get(layer.internal_name(name))
+        return spec.input_schema if spec is not None else None
+
+    return lookup
