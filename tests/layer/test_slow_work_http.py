@@ -18,15 +18,13 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-import uvicorn
 
 from cloudg_nb.catalog import default_registry
 from cloudg_nb.estate import demo
 from cloudg_nb.layer import CloudGMCPLayer
 from cloudg_nb.protocol import build_http_app
-from cloudg_nb.protocol.http import bind_socket
 from tests.layer.slow_tools import SpinningWork
-from tests.protocol.harness import TIMEOUT, open_session
+from tests.protocol.harness import TIMEOUT, open_session, serve_app_in_thread
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 
@@ -45,19 +43,8 @@ def url(work: SpinningWork) -> Iterator[str]:
     layer = CloudGMCPLayer(registry=reg, policy="open")
     layer.workspace.add(demo(), "demo", activate=True)
     app = build_http_app(layer)
-    sock = bind_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            thread.join(0.02)
-            assert thread.is_alive()
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(TIMEOUT)
-        sock.close()
+    with serve_app_in_thread(app) as url:
+        yield url
 
 
 @pytest.mark.parametrize("era", ["2025", "2026"])

@@ -152,6 +152,29 @@ def make_client(target: Any, era: str, **kwargs: Any) -> Client:
 
 
 @contextlib.contextmanager
+def serve_app_in_thread(app: Any, path: str = "/mcp") -> Iterator[str]:
+    """Serve the ASGI ``app`` with uvicorn in a daemon thread on 127.0.0.1 (a free port);
+    yield its MCP URL and stop it afterwards. For tests that reach into the server's objects."""
+    import uvicorn
+
+    from cloudg_nb.protocol.http import bind_socket
+
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            thread.join(0.02)
+            assert thread.is_alive(), "the server thread stopped while starting"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}{path}"
+    finally:
+        server.should_exit = True
+        thread.join(TIMEOUT)
+        sock.close()
+
+
+@contextlib.contextmanager
 def open_session(target: str, era: str, *, headers: dict[str, str] | None = None,
                  **kwargs: Any) -> Iterator[ClientSession]:
     """Connect, check the negotiated era, yield a sync session, disconnect.

@@ -7,19 +7,16 @@ resolver sees each request's headers.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 
 from cloudg_nb.layer import CloudGMCPLayer, Principal
 from cloudg_nb.protocol import RequestInfo, build_http_app
-from cloudg_nb.protocol.http import bind_socket
 
 from .fixture_registry import registry
-from .harness import TIMEOUT, open_session
+from .harness import open_session, serve_app_in_thread
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 
@@ -32,19 +29,8 @@ def _from_header(info: RequestInfo) -> Principal | None:
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, Any]]:
     app = build_http_app(CloudGMCPLayer(registry=registry, policy="open"), resolver=_from_header)
-    sock = bind_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            thread.join(0.02)
-            assert thread.is_alive()
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", app
-    finally:
-        server.should_exit = True
-        thread.join(TIMEOUT)
-        sock.close()
+    with serve_app_in_thread(app) as url:
+        yield url, app
 
 
 def test_http_session_is_tracked_while_open_and_dropped_when_closed(

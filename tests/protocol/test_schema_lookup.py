@@ -4,19 +4,16 @@ in the registry: the server does not build the whole tools/list for every call.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 
 from cloudg_nb.estate import demo
 from cloudg_nb.layer import CloudGMCPLayer
 from cloudg_nb.protocol import build_http_app
-from cloudg_nb.protocol.http import bind_socket
 
-from .harness import TIMEOUT, open_session
+from .harness import open_session, serve_app_in_thread
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 
@@ -33,19 +30,8 @@ class CountingLayer(CloudGMCPLayer):
 def served() -> Iterator[tuple[str, CountingLayer]]:
     layer = CountingLayer(policy="standard")
     layer.workspace.add(demo(), "demo", activate=True)
-    sock = bind_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(build_http_app(layer), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            thread.join(0.02)
-            assert thread.is_alive()
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", layer
-    finally:
-        server.should_exit = True
-        thread.join(TIMEOUT)
-        sock.close()
+    with serve_app_in_thread(build_http_app(layer)) as url:
+        yield url, layer
 
 
 @pytest.mark.parametrize("era", ["2026", "2025"])
