@@ -14,6 +14,7 @@ import contextlib
 import contextvars
 import logging
 import threading
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,23 @@ HEAVY = "heavy"
 LANES = (LIGHT, HEAVY)
 #: Seconds an idle worker thread waits for work before it exits.
 IDLE_SECONDS = 20.0
+#: Least seconds between two returns of freed heap memory to the system.
+TRIM_INTERVAL = 2.0
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None elsewhere). Heavy handlers free large temporaries in
+    their worker threads' own malloc arenas, which glibc keeps mapped; trimming when the lane
+    falls idle hands those pages back, so a long-running server's RSS follows its work."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
 
 
 @dataclass(slots=True)
@@ -98,6 +116,9 @@ class _Lane:
         self.idle = 0
         self.wakeups = 0  # notifies sent to idle threads not yet woken
         self.serial = 0
+        #: Whether to return freed heap memory when the lane falls idle (the heavy lane).
+        self.trim = _TRIM is not None and name == HEAVY
+        self.trimmed_at = 0.0
 
     def submit(self, job: _Job) -> None:
         with self.cond:
@@ -143,6 +164,7 @@ class _Lane:
     def _work(self) -> None:
         job: _Job | None = None
         while True:
+            trim = False
             with self.cond:
                 if job is not None:
                     left = self.running[job.owner] - 1
@@ -150,8 +172,9 @@ class _Lane:
                         self.running[job.owner] = left
                     else:
                         del self.running[job.owner]
-                job = self._next()
-                while job is None:
+                    trim = self._trim_due()
+                job = None if trim else self._next()
+                while job is None and not trim:
                     self.idle += 1
                     woken = self.cond.wait(self.idle_seconds)
                     self.idle -= 1
@@ -161,10 +184,24 @@ class _Lane:
                     if job is None and not woken:
                         self.threads -= 1
                         return
+            if job is None:  # the lane fell idle: return freed memory, then look again
+                _TRIM(0)  # type: ignore[misc]
+                continue
             try:
                 job.run()
             except BaseException:  # pragma: no cover - run() delivers everything
                 logger.exception("worker job failed outside its handler")
+
+    def _trim_due(self) -> bool:
+        """Whether this thread should return freed memory now: the lane has just fallen
+        idle (nothing running, nothing queued) and it did not trim in the last moments."""
+        if not self.trim or self.running or self.queues:
+            return False
+        now = time.monotonic()
+        if now - self.trimmed_at < TRIM_INTERVAL:
+            return False
+        self.trimmed_at = now
+        return True
 
     def stats(self) -> LaneStats:
         with self.cond:

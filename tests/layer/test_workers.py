@@ -222,3 +222,35 @@ def test_specs_pick_a_lane_by_kind_and_category() -> None:
 def test_an_unknown_lane_is_refused() -> None:
     with pytest.raises(ValueError, match="lane"):
         ToolSpec(name="t", handler=lambda ctx: {}, lane="fast")
+
+
+async def test_heavy_lane_returns_freed_memory_when_it_falls_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cloudg_nb.layer import workers
+
+    trims: list[int] = []
+    monkeypatch.setattr(workers, "_TRIM", trims.append)
+    monkeypatch.setattr(workers, "TRIM_INTERVAL", 0.0)
+    pool = WorkerPool(light_workers=1, heavy_workers=2, per_owner=2)
+    release = threading.Event()
+    running = threading.Event()
+
+    def block() -> None:
+        running.set()
+        release.wait(5)
+
+    slow = asyncio.ensure_future(pool.run(HEAVY, "a", block))
+    await _started(running)
+    await pool.run(HEAVY, "a", lambda: None)  # ends while the slow job still runs
+    await asyncio.sleep(0.05)
+    assert trims == []  # never while heavy work is in flight
+    release.set()
+    await slow
+    deadline = time.monotonic() + 5
+    while not trims and time.monotonic() < deadline:
+        await asyncio.sleep(0.005)
+    assert trims == [0]
+    await pool.run(LIGHT, "a", lambda: None)
+    await asyncio.sleep(0.05)
+    assert trims == [0]  # the light lane's small jobs never trim
