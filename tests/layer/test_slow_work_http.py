@@ -126,8 +126,9 @@ def test_a_4mb_argument_object_is_refused_before_parsing_with_a_small_error(url:
     error = response.json()["error"]
     assert error["code"] == -32602 and "too many values" in error["message"]
     # The probe shares this process (and its GIL) with the server and the 4 MB upload; the
-    # loop itself spends a few ms on the refusal. A coarse bound for a loaded 2-core box.
-    assert max(during) < 0.1, during
+    # loop itself spends a few ms on the refusal (typically 10-20 ms probe latency; parsing
+    # the body first stalled it for 0.5-1 s). A coarse bound for a loaded 2-core box.
+    assert max(during) < 0.4, during
 
 
 def test_an_argument_object_under_the_body_screen_is_refused_by_the_layer(url: str) -> None:
