@@ -27,7 +27,7 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
 from traitlets import Bool, Dict, Float, Int, List, Unicode
 
-from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler
+from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler, shared_secret_auth
 
 __all__ = ["CloudGExtension"]
 
@@ -330,10 +330,7 @@ class CloudGExtension(ExtensionApp):
         every caller they admit is the server's owner: the OS account name (``jovyan`` on
         Binder). Other providers (JupyterHub's) name real users: their user name.
         """
-        from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
-
-        provider = getattr(self.serverapp, "identity_provider", None)
-        if type(provider) in (IdentityProvider, PasswordIdentityProvider):
+        if shared_secret_auth(getattr(self.serverapp, "identity_provider", None)):
             return _owner_name()
         return str(getattr(user, "username", None) or user)
 

@@ -48,6 +48,12 @@ _FOREIGN_ORIGIN = (
 _NOT_ALLOWED = "Forbidden: this Jupyter user may not use the cloudg MCP endpoint."
 
 
+def shared_secret_auth(provider: Any) -> bool:
+    """Whether ``provider`` is one of Jupyter's built-in identity providers, which guard the
+    server with one shared secret (token or password): every caller they admit is its owner."""
+    return type(provider) in (IdentityProvider, PasswordIdentityProvider)
+
+
 def _json_rpc_error(code: int, message: str, data: Any = None) -> str:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
@@ -100,7 +106,7 @@ class MCPHandler(JupyterHandler):
         login cookie twice, inventing a user and signing a new cookie on every call). Other
         requests, and other identity providers (JupyterHub's), take Jupyter's full path."""
         provider = self.identity_provider
-        if type(provider) not in (IdentityProvider, PasswordIdentityProvider):
+        if not shared_secret_auth(provider):
             return
         expected = provider.token
         given = provider.get_token(self) if expected else None
