@@ -145,6 +145,25 @@ class ChangeFanout:
         with self._lock:
             return frozenset(self._sessions.get(connection, ()))
 
+    def describe_sessions(self) -> list[dict[str, Any]]:
+        """The handshake-era sessions receiving events: which client (as it named itself),
+        protocol version, a short session-id prefix (never the whole id) and subscriptions."""
+        with self._lock:
+            items = [(conn, len(subs)) for conn, subs in self._sessions.items()]
+        out = []
+        for conn, subscribed in items:
+            params = conn.client_params
+            info = params.client_info if params is not None else None
+            session_id = conn.session_id or ""
+            out.append({
+                "client": getattr(info, "name", None),
+                "client_version": getattr(info, "version", None),
+                "protocol_version": conn.protocol_version,
+                "session": session_id[:8] or None,
+                "subscriptions": subscribed,
+            })
+        return out
+
     # -- events --------------------------------------------------------------------------
 
     def publish(self, kind: str, uri: str | None = None) -> None:

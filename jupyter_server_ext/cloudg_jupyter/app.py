@@ -418,6 +418,7 @@ class CloudGExtension(ExtensionApp):
             ],
             "tools": len(self.layer.list_tools(self.principal_for(user))),
             "sessions": int(getattr(self.session_manager, "open_sessions", 0)),
+            "clients": self.binding.fanout.describe_sessions() if self.binding else [],
         })
         return out
 

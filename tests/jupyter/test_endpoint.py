@@ -107,6 +107,23 @@ def test_status_endpoint_counts_live_sessions(jupyter: JupyterServer) -> None:
     assert sessions() == before
 
 
+def test_status_endpoint_names_each_session_client(jupyter: JupyterServer) -> None:
+    from mcp_types import Implementation
+
+    def clients() -> list[dict]:
+        return list(jupyter.get_json(jupyter.status_url)[1]["clients"])
+
+    with open_session(jupyter.endpoint, "2025", headers=jupyter.headers,
+                      client_info=Implementation(name="probe-client", version="9.9")) as s:
+        s.call_tool("count_assets", {})
+        named = [c for c in clients() if c["client"] == "probe-client"]
+        assert len(named) == 1
+        assert named[0]["client_version"] == "9.9"
+        assert named[0]["protocol_version"] == "2025-11-25"
+        assert len(named[0]["session"]) == 8
+    assert not [c for c in clients() if c["client"] == "probe-client"]
+
+
 def test_start_log_names_the_endpoint_and_a_client_command(jupyter: JupyterServer) -> None:
     log = jupyter.log()
     assert f"MCP endpoint at {jupyter.endpoint}" in log
