@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,27 @@ demo: $(VENV)/.installed-run
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 
-test: lint
+# The browser tests drive Debian's headless Chromium through its chromedriver. As root with
+# apt-get (CI), this installs both once; otherwise it says why it did not.
+BROWSER_PACKAGES := chromium chromium-driver
+browser-deps:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" != 0 ]; then \
+	  echo "browser-deps: not root, so not installing $(BROWSER_PACKAGES); the browser tests" \
+	       "need them (sudo apt-get install $(BROWSER_PACKAGES))"; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "browser-deps: no apt-get here; install Chromium and its chromedriver for the" \
+	       "browser tests"; \
+	else \
+	  echo "browser-deps: apt-get install $(BROWSER_PACKAGES) (for the browser tests)"; \
+	  export DEBIAN_FRONTEND=noninteractive; log=$$(mktemp); \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	      $(BROWSER_PACKAGES); } >"$$log" 2>&1 || { cat "$$log"; rm -f "$$log"; exit 1; }; \
+	  rm -f "$$log"; \
+	fi
+
+test: lint browser-deps
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed-dev

@@ -1,0 +1,149 @@
+"""Start a real JupyterLab with the cloudg extension, for the browser tests and the demo tests.
+
+``jupyter_lab(tmp_path, notebooks={...})`` runs ``python -m jupyter lab`` on 127.0.0.1 (a free
+port) with a token and isolated Jupyter/JupyterLab dirs under ``tmp_path``, as a user who
+installed only this package would see it: the peer extensions that the ``bench`` extra brings
+along (jupyter-mcp-live, real-time collaboration) are switched off. The cloudg extension is
+enabled by the config file the package installs. Stopping sends SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from tests.jupyter.server import START_TIMEOUT, JupyterServer, free_port, isolated_env
+
+#: Server extensions installed by the ``bench`` extra that a plain install does not have.
+PEER_SERVER_EXTENSIONS = ("jupyter_mcp_live", "jupyter_server_ydoc")
+#: Front-end plugins switched off: the peers' collaboration UI, and JupyterLab's news toast
+#: (it would cover part of every screenshot).
+DISABLED_LAB_PLUGINS = (
+    "@jupyter/collaboration-extension",
+    "@jupyter/docprovider-extension",
+    "@jupyterlab/apputils-extension:announcements",
+)
+
+
+def lab_argv(port: int, token: str, root_dir: Path, base_url: str = "/") -> list[str]:
+    """The command line: JupyterLab on loopback, no browser, the app exposed to tests."""
+    argv = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", f"--ServerApp.base_url={base_url}",
+        f"--ServerApp.root_dir={root_dir}",
+        # window.jupyterapp: lets a test run JupyterLab commands (run all cells) by name.
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    return argv
+
+
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    """A Python 3 notebook of code cells (no outputs), written to ``path``."""
+    notebook = {
+        "nbformat": 4, "nbformat_minor": 5,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+        "cells": [
+            {"cell_type": "code", "id": f"cell-{i}", "metadata": {}, "execution_count": None,
+             "outputs": [], "source": source}
+            for i, source in enumerate(cells)
+        ],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+    return path
+
+
+def _isolate_lab(env: dict[str, str], tmp_path: Path) -> None:
+    """JupyterLab's user settings and workspaces under ``tmp_path``; peers switched off."""
+    for name in ("settings", "workspaces"):
+        path = tmp_path / f"lab-{name}"
+        path.mkdir(parents=True, exist_ok=True)
+        env[f"JUPYTERLAB_{name.upper()}_DIR"] = str(path)
+    config_dir = Path(env["JUPYTER_CONFIG_DIR"])
+    (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
+    (config_dir / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": dict.fromkeys(DISABLED_LAB_PLUGINS, True)}),
+        encoding="utf-8",
+    )
+    server_config = config_dir / "jupyter_server_config.json"
+    server_config.write_text(json.dumps({"ServerApp": {
+        "jpserver_extensions": dict.fromkeys(PEER_SERVER_EXTENSIONS, False),
+    }}), encoding="utf-8")
+
+
+def _wait_ready(server: JupyterServer, timeout: float) -> None:
+    """Until the lab page and the cloudg status page both answer."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.proc.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited ({server.proc.returncode}):\n"
+                               + server.log())
+        with contextlib.suppress(OSError):
+            status, body = server.get_json(server.status_url, timeout=5)
+            if status == 200 and body.get("ready"):
+                lab_status, _ = server.get_json(f"{server.url}lab/api/settings", timeout=5)
+                if lab_status == 200:
+                    return
+        time.sleep(0.2)
+    raise RuntimeError("jupyter lab did not become ready:\n" + server.log())
+
+
+@contextlib.contextmanager
+def jupyter_lab(
+    tmp_path: Path,
+    *,
+    notebooks: Mapping[str, list[str]] | None = None,
+    env: Mapping[str, str] | None = None,
+    attempts: int = 3,
+) -> Iterator[JupyterServer]:
+    """A real JupyterLab with the cloudg extension on 127.0.0.1; stopped on exit.
+
+    ``notebooks`` maps a path under the lab's root dir to the sources of its code cells.
+    """
+    token = secrets.token_hex(16)
+    root_dir = tmp_path / "root"
+    root_dir.mkdir(parents=True, exist_ok=True)
+    for relative, cells in (notebooks or {}).items():
+        write_notebook(root_dir / relative, cells)
+    full_env: dict[str, Any] = isolated_env(tmp_path, env)
+    _isolate_lab(full_env, tmp_path)
+    for attempt in range(attempts):
+        port = free_port()
+        log_path = tmp_path / f"jupyter-lab-{port}.log"
+        with log_path.open("wb") as log_file:
+            proc = subprocess.Popen(
+                lab_argv(port, token, root_dir), cwd=root_dir, env=full_env,
+                stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        server = JupyterServer(
+            url=f"http://127.0.0.1:{port}/", token=token, base_url="/", port=port, proc=proc,
+            log_path=log_path, root_dir=root_dir, env=full_env,
+        )
+        try:
+            _wait_ready(server, START_TIMEOUT)
+        except RuntimeError:
+            server.stop(timeout=10)
+            if "already in use" in server.log() and attempt + 1 < attempts:
+                continue
+            raise
+        break
+    try:
+        yield server
+    finally:
+        server.stop()
