@@ -1,8 +1,8 @@
 """Test-only tools merged into the extension's catalog (``--CloudGExtension.registry``).
 
 Each one exercises a behaviour of the endpoint inside Jupyter: progress from a worker
-thread, CPU-bound work off the server loop, calls still running at server stop, and the
-caller's principal.
+thread (once, or in steps), CPU-bound work off the server loop, calls still running at server
+stop, and the caller's principal.
 """
 
 from __future__ import annotations
@@ -24,6 +24,16 @@ def progress_then_sleep(ctx: ToolContext, seconds: float = 1.0) -> dict[str, flo
     ctx.report_progress_sync(1, 2, "started")
     time.sleep(seconds)
     return {"slept": seconds}
+
+
+@registry.tool
+def progress_steps(ctx: ToolContext, steps: int = 5, interval: float = 0.2) -> dict[str, int]:
+    """Report progress i of ``steps`` (i = 1..steps) from the worker thread, ``interval``
+    seconds apart, then return."""
+    for i in range(1, steps + 1):
+        time.sleep(interval)
+        ctx.report_progress_sync(i, steps, f"step {i} of {steps}")
+    return {"steps": steps}
 
 
 @registry.tool
@@ -50,9 +60,13 @@ def who_am_i(ctx: ToolContext) -> dict[str, Any]:
 
 
 @registry.tool
-def work_until_cancelled(ctx: ToolContext, marker: str, seconds: float = 60.0) -> dict[str, str]:
+def work_until_cancelled(ctx: ToolContext, marker: str, seconds: float = 60.0,
+                         started: str = "") -> dict[str, str]:
     """Loop in the worker thread, checking for cancellation; once cancelled, write
-    ``cancelled`` to the file ``marker`` (an absolute path) and stop."""
+    ``cancelled`` to the file ``marker`` (an absolute path) and stop. ``started``: a file
+    written when the work begins (so a test knows the call is in flight)."""
+    if started:
+        Path(started).write_text("started", encoding="utf-8")
     deadline = time.monotonic() + seconds
     try:
         while time.monotonic() < deadline:
