@@ -60,6 +60,8 @@ __all__ = [
     "ToolResult", "ToolSpec", "TransformContext", "Workspace", "default_registry",
     "InputRejectedError", "PolicyError", "Vault", "VaultError", "Dataset", "NoDatasetError",
     "ReferenceNotFoundError", "DatasetLoadError",
+    "connect", "local", "Client", "LiveFrame", "load_ipython_extension",
+    "unload_ipython_extension",
 ]
 
 # Heavier parts (numpy/scipy graph code, cryptography) load on first use.
@@ -70,6 +72,13 @@ _LAZY = {
     "NoDatasetError": "cloudg_nb.estate",
     "ReferenceNotFoundError": "cloudg_nb.estate",
     "DatasetLoadError": "cloudg_nb.estate",
+    # The notebook side (mcp, IPython, ipywidgets load only when these are used).
+    "connect": "cloudg_nb.notebook",
+    "local": "cloudg_nb.notebook",
+    "Client": "cloudg_nb.notebook",
+    "LiveFrame": "cloudg_nb.notebook",
+    "load_ipython_extension": "cloudg_nb.notebook",
+    "unload_ipython_extension": "cloudg_nb.notebook",
 }
 
 

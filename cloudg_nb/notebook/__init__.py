@@ -1,0 +1,38 @@
+"""The kernel side of cloudg-nb: the ``Client`` (remote or local), ``%cloudg`` magics,
+progress displays and LiveFrames. Names load on first use, so importing this package (or
+``cloudg_nb``) imports neither mcp, IPython nor ipywidgets.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["CloudGError", "Client", "ErrorInfo", "LiveFrame", "Result", "connect",
+           "default_client", "load_ipython_extension", "local", "set_default_client",
+           "unload_ipython_extension"]
+
+_LAZY = {
+    "Client": "client",
+    "connect": "client",
+    "local": "client",
+    "default_client": "client",
+    "set_default_client": "client",
+    "Result": "result",
+    "ErrorInfo": "result",
+    "CloudGError": "result",
+    "LiveFrame": "live",
+    "load_ipython_extension": "magics",
+    "unload_ipython_extension": "magics",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cloudg_nb.notebook' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

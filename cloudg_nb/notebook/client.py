@@ -1,0 +1,497 @@
+"""The notebook's Python client: ``connect()`` (the Jupyter server's shared workspace over MCP)
+and ``local()`` (an in-process layer), one API over both.
+
+Every request runs on the background loop thread (``loop.py``): sync methods block on it and
+an interrupt cancels the request; ``a``-prefixed twins await it from any other loop. Failures
+of a tool call come back as error ``Result``s (code, message, hints), never as tracebacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .backends import Backend, ProgressFn
+from .loop import LoopThread, shared_loop
+from .result import CloudGError, ErrorInfo, Result, close_matches, error_result
+
+if TYPE_CHECKING:
+    import pandas
+
+    from .live import LiveFrame
+
+__all__ = ["Client", "connect", "default_client", "local", "set_default_client"]
+
+logger = logging.getLogger("cloudg.notebook")
+T = TypeVar("T")
+
+#: Connecting to the server (handshake included) gives up after this long.
+CONNECT_TIMEOUT = 30.0
+#: The most pages ``frame`` fetches (a runaway cursor cannot loop forever).
+MAX_PAGES = 1000
+
+
+def _progress_display(label: str) -> Any:
+    """The progress display for one call (``progress.progress_for``), or None where that
+    module is not available."""
+    try:
+        from .progress import progress_for
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.endswith("progress"):
+            return None
+        raise
+    return progress_for(label)
+
+
+def _connection_error(tool: str, arguments: dict[str, Any], exc: BaseException) -> Result:
+    from mcp.shared.exceptions import MCPError  # only reached in remote mode
+
+    if isinstance(exc, MCPError):
+        data = exc.data
+        from .result import hints_from
+
+        return error_result(tool, arguments, exc.code, exc.message, hints_from(data), data)
+    return error_result(tool, arguments, "connection",
+                        f"The request failed: {type(exc).__name__}: {exc}. Check that the "
+                        "server is running (%cloudg status) or reconnect.",
+                        data={"exception": type(exc).__name__})
+
+
+class Client:
+    """One connection (remote or local) to a cloudg workspace. Build it with ``connect()``,
+    ``local()`` or ``default_client()``."""
+
+    def __init__(self, backend: Backend, *, loop: LoopThread | None = None) -> None:
+        self._backend = backend
+        self._loop = loop or shared_loop()
+        self._tools: list[dict[str, Any]] | None = None
+        self._closed = False
+        self.last: Result | None = None
+        backend.tools_changed = self._forget_tools
+
+    @classmethod
+    def open(cls, backend: Backend, *, loop: LoopThread | None = None) -> Client:
+        """Start ``backend`` on the client loop and wrap it (blocks until connected)."""
+        client = cls(backend, loop=loop)
+        client._loop.run(backend.start(), timeout=CONNECT_TIMEOUT)
+        return client
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return self._backend.mode
+
+    @property
+    def description(self) -> str:
+        return self._backend.description
+
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    @property
+    def loop(self) -> LoopThread:
+        return self._loop
+
+    def __repr__(self) -> str:
+        return f"<cloudg Client {self.description}>"
+
+    def _forget_tools(self) -> None:
+        self._tools = None
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._closed:
+            coro.close()
+            raise RuntimeError("this client is closed; connect again with "
+                               "cloudg_nb.connect() or cloudg_nb.local()")
+        return self._loop.run(coro)
+
+    async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` on the client loop from whatever loop the caller runs."""
+        if self._closed:
+            coro.close()
+            raise RuntimeError("this client is closed; connect again with "
+                               "cloudg_nb.connect() or cloudg_nb.local()")
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop.loop:
+            return await coro
+        return await asyncio.wrap_future(self._loop.submit(coro))
+
+    # -- coroutines that run on the client loop --------------------------------------------------
+
+    async def _tools_now(self) -> list[dict[str, Any]]:
+        if self._tools is None:
+            self._tools = await self._backend.list_tools()
+        return self._tools
+
+    async def _call(self, tool: str, arguments: dict[str, Any],
+                    progress: ProgressFn | None) -> Result:
+        try:
+            result = await self._backend.call_tool(tool, arguments, progress)
+        except (CloudGError, asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # connection and protocol failures read as error results
+            result = _connection_error(tool, arguments, exc)
+        if result.is_error and result.error is not None and result.error.code in (
+                "not_found", -32602):
+            result = await self._unknown_tool(tool, arguments, result)
+        return result
+
+    async def _unknown_tool(self, tool: str, arguments: dict[str, Any],
+                            result: Result) -> Result:
+        """An error for a tool name the server does not list becomes ``not_found`` with the
+        close matches among the listed names."""
+        try:
+            self._tools = None
+            names = [str(t.get("name")) for t in await self._tools_now()]
+        except Exception:
+            return result
+        if tool in names:
+            return result
+        return error_result(
+            tool, arguments, "not_found",
+            f"Unknown tool {tool!r}. List the tools with %cloudg tools (or client.tools()).",
+            close_matches(tool, names), {"kind": "tool"})
+
+    async def _frame(self, tool: str, arguments: dict[str, Any],
+                     progress: ProgressFn | None) -> pandas.DataFrame:
+        import pandas
+
+        frames: list[pandas.DataFrame] = []
+        args = dict(arguments)
+        for _ in range(MAX_PAGES):
+            result = await self._call(tool, args, progress)
+            progress = None  # the first page reports; later pages are quick
+            if result.is_error:
+                raise CloudGError(result.error or ErrorInfo("error", result.text))
+            df = result.df
+            if df is None:
+                raise CloudGError(ErrorInfo(
+                    "not_a_list", f"{tool} does not return a list; use call() for it"))
+            frames.append(df)
+            self.last = result
+            cursor = result.next_cursor
+            if not cursor:
+                break
+            args = {**arguments, "cursor": cursor}
+        frames = [f for f in frames if not f.empty] or frames[:1]
+        return pandas.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    async def _read(self, uri: str) -> Any:
+        try:
+            return await self._backend.read_resource(uri)
+        except (CloudGError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise CloudGError(_connection_error(f"read:{uri}", {}, exc).error  # type: ignore[arg-type]
+                              ) from None
+
+    async def _prompt(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+        try:
+            return await self._backend.get_prompt(name, arguments)
+        except (CloudGError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise CloudGError(_connection_error(f"prompt:{name}", arguments, exc).error  # type: ignore[arg-type]
+                              ) from None
+
+    async def _complete(self, argument: str, value: str, **where: Any) -> list[str]:
+        try:
+            return await self._backend.complete(argument, value, **where)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.debug("completion of %s failed", argument, exc_info=True)
+            return []
+
+    async def _datasets(self) -> pandas.DataFrame:
+        import pandas
+
+        value = await self._read("cloudg://datasets")
+        rows = value.get("datasets", value.get("items")) if isinstance(value, dict) else value
+        return pandas.DataFrame.from_records(rows or [])
+
+    async def _status(self) -> dict[str, Any]:
+        status = dict(self._backend.status())
+        try:
+            status["workspace"] = await self._read("cloudg://workspace")
+        except CloudGError as exc:
+            status["workspace_error"] = str(exc.error)
+        return status
+
+    async def _close(self) -> None:
+        await self._backend.close()
+
+    # -- progress display -----------------------------------------------------------------------
+
+    def _with_progress(self, label: str, progress: bool | ProgressFn
+                       ) -> tuple[Any, ProgressFn | None]:
+        if progress is True:
+            display = _progress_display(label)
+            return display, (display.update if display is not None else None)
+        if callable(progress):
+            return None, progress
+        return None, None
+
+    @staticmethod
+    def _finish(display: Any, result: Result | None, started: float,
+                error: str | None = None) -> None:
+        if display is None:
+            return
+        seconds = time.monotonic() - started
+        if result is None:
+            display.finish(ok=False, summary=f"{error or 'failed'} after {seconds:.1f} s")
+        elif result.is_error:
+            display.finish(ok=False, summary=f"{result.tool}: error after {seconds:.1f} s")
+        else:
+            what = result.caption or "done"
+            display.finish(ok=True, summary=f"{result.tool}: {what} · {seconds:.1f} s")
+
+    # -- public API (sync) ------------------------------------------------------------------------
+
+    def call(self, tool: str, /, *, progress: bool | ProgressFn = True, **args: Any) -> Result:
+        """Call ``tool`` with ``args``; errors come back as a Result with ``is_error``.
+
+        ``progress=True`` shows a progress display fed by the tool's progress reports; a
+        function ``fn(progress, total, message)`` receives them instead (on the loop thread).
+        """
+        display, fn = self._with_progress(tool, progress)
+        started = time.monotonic()
+        try:
+            result = self._run(self._call(tool, args, fn))
+        except KeyboardInterrupt:
+            self._finish(display, None, started, "interrupted")
+            raise
+        self._finish(display, result, started)
+        self.last = result
+        return result
+
+    def frame(self, tool: str, /, *, progress: bool | ProgressFn = True,
+              **args: Any) -> pandas.DataFrame:
+        """All pages of a list tool's result as one DataFrame; raises CloudGError on error."""
+        display, fn = self._with_progress(tool, progress)
+        started = time.monotonic()
+        try:
+            df = self._run(self._frame(tool, args, fn))
+        except KeyboardInterrupt:
+            self._finish(display, None, started, "interrupted")
+            raise
+        except CloudGError as exc:
+            self._finish(display, None, started, f"{tool}: {exc.error.code}")
+            raise
+        if display is not None:
+            display.finish(ok=True, summary=f"{tool}: {len(df)} rows · "
+                                            f"{time.monotonic() - started:.1f} s")
+        return df
+
+    def read(self, uri: str) -> Any:
+        """A resource's content (parsed JSON, or text); raises CloudGError on failure."""
+        return self._run(self._read(uri))
+
+    def prompt(self, name: str, /, **args: Any) -> list[dict[str, Any]]:
+        """A prompt's messages as ``[{"role", "text"}]``; raises CloudGError on failure."""
+        return self._run(self._prompt(name, args))
+
+    def complete(self, argument: str, value: str = "", *, tool: str | None = None,
+                 prompt: str | None = None, uri_template: str | None = None,
+                 context: dict[str, str] | None = None) -> list[str]:
+        """Values for ``argument`` starting with (or containing) ``value``: of a tool argument,
+        a prompt argument or a resource template variable. Never raises; [] when none."""
+        return self._run(self._complete(argument, value, tool=tool, prompt=prompt,
+                                        uri_template=uri_template, context=context))
+
+    def live(self, tool: str, /, **args: Any) -> LiveFrame:
+        """A LiveFrame: the query's DataFrame, re-run whenever the workspace data changes."""
+        from .live import LiveFrame
+
+        return LiveFrame(self, tool, dict(args))
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools (wire dicts: name, title, description, inputSchema, _meta); cached until
+        the server says the list changed."""
+        return self._run(self._tools_now())
+
+    def datasets(self) -> pandas.DataFrame:
+        """The loaded datasets (from ``cloudg://datasets``)."""
+        return self._run(self._datasets())
+
+    def status(self) -> dict[str, Any]:
+        """Mode, connection description, session id (remote) and the workspace summary."""
+        return self._run(self._status())
+
+    def subscribe(self, uri: str, fn: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``fn(uri)`` (on the loop thread) whenever resource ``uri`` changes; returns a
+        function that unsubscribes."""
+        unsubscribe = self._run(self._backend.subscribe(uri, fn))
+        done = False
+
+        def stop() -> None:
+            nonlocal done
+            if done or self._closed or not self._loop.alive:
+                return
+            done = True
+            if self._loop.in_loop_thread():
+                self._loop.loop.create_task(unsubscribe())
+            else:
+                self._loop.run(unsubscribe())
+
+        return stop
+
+    def close(self) -> None:
+        """Disconnect (remote) or drop the layer's listeners (local)."""
+        if self._closed:
+            return
+        try:
+            self._loop.run(self._close(), timeout=10)
+        finally:
+            self._closed = True
+            if _default is self:
+                set_default_client(None)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public API (async twins) -----------------------------------------------------------------
+
+    async def acall(self, tool: str, /, *, progress: bool | ProgressFn = True,
+                    **args: Any) -> Result:
+        display, fn = self._with_progress(tool, progress)
+        started = time.monotonic()
+        try:
+            result = await self._on_loop(self._call(tool, args, fn))
+        except asyncio.CancelledError:
+            self._finish(display, None, started, "cancelled")
+            raise
+        self._finish(display, result, started)
+        self.last = result
+        return result
+
+    async def aframe(self, tool: str, /, *, progress: bool | ProgressFn = True,
+                     **args: Any) -> pandas.DataFrame:
+        _, fn = self._with_progress(tool, progress if callable(progress) else False)
+        return await self._on_loop(self._frame(tool, args, fn))
+
+    async def aread(self, uri: str) -> Any:
+        return await self._on_loop(self._read(uri))
+
+    async def aprompt(self, name: str, /, **args: Any) -> list[dict[str, Any]]:
+        return await self._on_loop(self._prompt(name, args))
+
+    async def acomplete(self, argument: str, value: str = "", *, tool: str | None = None,
+                        prompt: str | None = None, uri_template: str | None = None,
+                        context: dict[str, str] | None = None) -> list[str]:
+        return await self._on_loop(self._complete(argument, value, tool=tool, prompt=prompt,
+                                                  uri_template=uri_template, context=context))
+
+    async def alive(self, tool: str, /, **args: Any) -> LiveFrame:
+        return self.live(tool, **args)
+
+    async def atools(self) -> list[dict[str, Any]]:
+        return await self._on_loop(self._tools_now())
+
+    async def adatasets(self) -> pandas.DataFrame:
+        return await self._on_loop(self._datasets())
+
+    async def astatus(self) -> dict[str, Any]:
+        return await self._on_loop(self._status())
+
+    async def asubscribe(self, uri: str, fn: Callable[[str], None]
+                         ) -> Callable[[], Awaitable[None]]:
+        return await self._on_loop(self._backend.subscribe(uri, fn))
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        try:
+            await self._on_loop(self._close())
+        finally:
+            self._closed = True
+            if _default is self:
+                set_default_client(None)
+
+
+# -- construction ---------------------------------------------------------------------------------
+
+
+def connect(url: str | None = None, token: str | None = None) -> Client:
+    """Connect to the cloudg MCP endpoint of a running Jupyter server (the shared workspace).
+
+    Finds it in this order: ``url``/``token``; ``$CLOUDG_MCP_URL`` (+ ``$CLOUDG_MCP_TOKEN``);
+    the server that started this kernel; the server whose root_dir holds the current folder;
+    JupyterHub/Binder variables. Raises ``JupyterServerNotFound`` (saying what to do) when
+    none is found, ``CloudGError`` when the server does not answer.
+    """
+    from ..jupyter_discovery import find_jupyter_endpoint
+    from .remote import RemoteBackend
+
+    endpoint = find_jupyter_endpoint(url, token)
+    return _open_remote(RemoteBackend(endpoint.url, endpoint.token,
+                                      found_by=endpoint.found_by))
+
+
+def _open_remote(backend: Any) -> Client:
+    try:
+        return Client.open(backend)
+    except (KeyboardInterrupt, CloudGError):
+        raise
+    except Exception as exc:
+        raise CloudGError(ErrorInfo(
+            "connection",
+            f"Could not connect to {backend.url} ({type(exc).__name__}: {exc}). Check that the "
+            "Jupyter server runs with the cloudg extension and that the token is right.",
+            data={"exception": type(exc).__name__})) from None
+
+
+def local(policy: str | None = None, sample: str | None = "demo") -> Client:
+    """An in-process layer with its own workspace (``sample`` loaded; None or "" for an
+    empty one). ``policy`` names a built-in profile or a policy file."""
+    from .inprocess import LocalBackend
+
+    return Client.open(LocalBackend(policy=policy, sample=sample or None))
+
+
+_default: Client | None = None
+
+
+def default_client() -> Client:
+    """The magics' client: remote when a Jupyter server is found, else local. The first time,
+    prints one line saying which mode was chosen and why."""
+    global _default
+    if _default is not None and not _default._closed:
+        return _default
+    from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
+    from .inprocess import LocalBackend
+    from .remote import RemoteBackend
+
+    try:
+        endpoint = find_jupyter_endpoint()
+    except (JupyterServerNotFound, ValueError, ImportError) as exc:
+        reason = "no Jupyter server found" if isinstance(exc, JupyterServerNotFound) else (
+            f"server lookup failed: {exc}")
+        client = Client.open(LocalBackend(reason=reason))
+    else:
+        try:
+            client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
+                                                found_by=endpoint.found_by))
+        except CloudGError as exc:
+            reason = f"the server found ({endpoint.server_url}) did not answer: {exc.error.code}"
+            client = Client.open(LocalBackend(reason=reason))
+    print(f"cloudg: {client.description}")
+    _default = client
+    return client
+
+
+def set_default_client(client: Client | None) -> None:
+    """Make ``client`` the magics' client (None: choose again on next use)."""
+    global _default
+    _default = client
