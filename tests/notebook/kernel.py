@@ -244,15 +244,21 @@ class ServerKernel:
         line = [ln for ln in result.stdout.splitlines() if ln.startswith(marker)][-1]
         return json.loads(line[len(marker):])
 
-    def comm_messages(self) -> list[dict[str, Any]]:
-        """Every comm_open / comm_msg / comm_close the kernel published so far."""
+    def mark(self) -> int:
+        """A position in the iopub stream, for ``comm_messages(since=...)``."""
         with self._cond:
-            return [m for m in self.iopub if m["msg_type"] in COMM_TYPES]
+            return len(self.iopub)
 
-    def widget_models(self) -> dict[str, WidgetModel]:
-        """Widget models opened by the kernel so far, by comm id, with every state update."""
+    def comm_messages(self, since: int = 0) -> list[dict[str, Any]]:
+        """Every comm_open / comm_msg / comm_close the kernel published (after ``since``)."""
+        with self._cond:
+            return [m for m in self.iopub[since:] if m["msg_type"] in COMM_TYPES]
+
+    def widget_models(self, since: int = 0) -> dict[str, WidgetModel]:
+        """Widget models the kernel opened (after ``since``), by comm id, with every state
+        update, as a frontend would know them."""
         models: dict[str, WidgetModel] = {}
-        for message in self.comm_messages():
+        for message in self.comm_messages(since):
             content = message["content"]
             comm_id = content.get("comm_id")
             if message["msg_type"] == "comm_open":
