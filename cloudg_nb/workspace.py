@@ -1,14 +1,16 @@
 """Workspace: the named estate datasets a layer serves, the active one, and change events.
 
 Listeners registered with ``on_change(fn)`` receive ``fn(kind, uri)``; the layer registers
-its ``notify_change``. Events: every change notifies ``cloudg://workspace``,
-``cloudg://datasets`` and ``cloudg://datasets/{name}/summary`` (kind ``resource``); a new
-name also fires a resources list change (kind ``resources``); a removal fires the list change
-and the two workspace URIs. Dataset mutations (suppress ...) bump its version and fire the
-three URIs. An eviction (past CLOUDG_MCP_MAX_DATASETS / CLOUDG_MCP_MAX_ASSETS) fires the
-removal events plus the evicted dataset's summary URI, and is recorded for the caller inside
-``with workspace.evictions() as names``. Paths are checked against allowed roots (symlinks
-resolved); writes go only under the output root. A failed load leaves the workspace as it was.
+its ``notify_change``. A change to dataset ``name`` (add/replace, mutation such as suppress,
+removal, eviction) fires kind ``resource`` for every URI whose content depends on it:
+``cloudg://workspace``, ``cloudg://datasets``, ``cloudg://datasets/{name}/summary|assets|
+findings`` and, when ``name`` is, becomes or was the active dataset,
+``cloudg://findings/summary`` and ``cloudg://compliance``. A new name or a removal also fires
+a resources list change (kind ``resources``); ``select`` fires the workspace URIs and the two
+active-dataset URIs. Evictions (past CLOUDG_MCP_MAX_DATASETS / CLOUDG_MCP_MAX_ASSETS) are
+recorded for the caller inside ``with workspace.evictions() as names``. Paths are checked
+against allowed roots (symlinks resolved); writes go only under the output root. A failed
+load leaves the workspace as it was.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ if TYPE_CHECKING:
     from .estate.progress import ProgressFn
 
 __all__ = ["Workspace", "NoDatasetError", "ReferenceNotFoundError", "DatasetNameConflictError",
-           "WORKSPACE_URI", "DATASETS_URI", "summary_uri", "root_label", "NAME_PATTERN"]
+           "WORKSPACE_URI", "DATASETS_URI", "FINDINGS_SUMMARY_URI", "COMPLIANCE_URI",
+           "ACTIVE_URIS", "summary_uri", "dataset_uris", "root_label", "NAME_PATTERN"]
 
 logger = logging.getLogger("cloudg.workspace")
 
@@ -49,6 +52,10 @@ MAX_NAME_CHARS = 255
 
 WORKSPACE_URI = "cloudg://workspace"
 DATASETS_URI = "cloudg://datasets"
+FINDINGS_SUMMARY_URI = "cloudg://findings/summary"
+COMPLIANCE_URI = "cloudg://compliance"
+#: The static resources that follow the active dataset.
+ACTIVE_URIS = (FINDINGS_SUMMARY_URI, COMPLIANCE_URI)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -74,6 +81,12 @@ def root_label(root: Path) -> str:
 
 def summary_uri(name: str) -> str:
     return f"cloudg://datasets/{name}/summary"
+
+
+def dataset_uris(name: str) -> tuple[str, str, str]:
+    """The resources showing one dataset: its summary, assets table and findings table."""
+    return (summary_uri(name), f"cloudg://datasets/{name}/assets",
+            f"cloudg://datasets/{name}/findings")
 
 
 class Workspace:
@@ -124,13 +137,17 @@ class Workspace:
             self.notify(kind, uri)
 
     @staticmethod
-    def _changed(name: str) -> list[tuple[str, str | None]]:
-        return [("resource", WORKSPACE_URI), ("resource", DATASETS_URI),
-                ("resource", summary_uri(name))]
+    def _changed(name: str, *, active: bool) -> list[tuple[str, str | None]]:
+        """Dataset ``name`` changed: the workspace URIs, its own three resources and, when
+        ``active`` (it is, becomes or was the active one), the active-dataset resources."""
+        uris = [WORKSPACE_URI, DATASETS_URI, *dataset_uris(name)]
+        if active:
+            uris.extend(ACTIVE_URIS)
+        return [("resource", uri) for uri in uris]
 
-    @staticmethod
-    def _removed() -> list[tuple[str, str | None]]:
-        return [("resources", None), ("resource", WORKSPACE_URI), ("resource", DATASETS_URI)]
+    @classmethod
+    def _removed(cls, name: str, *, active: bool) -> list[tuple[str, str | None]]:
+        return [("resources", None), *cls._changed(name, active=active)]
 
     # -- names ---------------------------------------------------------------------------
 
@@ -224,7 +241,7 @@ class Workspace:
             self._unsubscribe[name] = dataset.on_change(lambda _ds, n=name: self._on_mutation(n))
             if activate or self.active is None:
                 self.active = name
-            events.extend(self._changed(name))
+            events.extend(self._changed(name, active=self.active == name))
             events.extend(self._evict(protect=name))
         self._emit(events)
         return dataset
@@ -263,8 +280,7 @@ class Workspace:
             record = _EVICTED.get()
             if record is not None:
                 record.append(victim)
-            events.extend(self._removed())
-            events.append(("resource", summary_uri(victim)))
+            events.extend(self._removed(victim, active=False))
         return events
 
     def _detach(self, name: str) -> None:
@@ -275,15 +291,16 @@ class Workspace:
     def _on_mutation(self, name: str) -> None:
         with self._lock:
             present = name in self.datasets
+            active = self.active == name
         if present:
-            self._emit(self._changed(name))
+            self._emit(self._changed(name, active=active))
 
     def select(self, name: str) -> Dataset:
         """Make ``name`` the active dataset."""
         with self._lock:
             ds = self.get(name) if name else self.get("")
             self.active = ds.name
-        self._emit(self._changed(ds.name))
+        self._emit([("resource", uri) for uri in (WORKSPACE_URI, DATASETS_URI, *ACTIVE_URIS)])
         return ds
 
     def remove(self, name: str) -> Dataset:
@@ -293,9 +310,10 @@ class Workspace:
             ds = self.get(name) if name else self.get("")
             self._detach(ds.name)
             del self.datasets[ds.name]
-            if self.active == ds.name:
+            was_active = self.active == ds.name
+            if was_active:
                 self.active = next(reversed(self.datasets)) if self.datasets else None
-        self._emit(self._removed())
+        self._emit(self._removed(ds.name, active=was_active))
         return ds
 
     def snapshot(self, name: str | None = "", new_name: str | None = None) -> Dataset:

@@ -30,8 +30,19 @@ DS = ("resource", "cloudg://datasets")
 LIST = ("resources", None)
 
 
+FINDINGS_SUMMARY = ("resource", "cloudg://findings/summary")
+COMPLIANCE = ("resource", "cloudg://compliance")
+ACTIVE = [FINDINGS_SUMMARY, COMPLIANCE]
+
+
 def _summary(name: str) -> tuple[str, str]:
     return ("resource", f"cloudg://datasets/{name}/summary")
+
+
+def _tables(name: str) -> list[tuple[str, str]]:
+    """The dataset's summary, assets table and findings table."""
+    return [_summary(name), ("resource", f"cloudg://datasets/{name}/assets"),
+            ("resource", f"cloudg://datasets/{name}/findings")]
 
 
 @pytest.fixture
@@ -111,7 +122,7 @@ def test_past_max_datasets_the_oldest_inactive_is_evicted(roots) -> None:
     seen = _events(ws)
     ws.add(demo(), "c")
     assert ws.names() == ["a", "c"] and ws.active == "a"
-    assert seen[-4:] == [LIST, WS, DS, ("resource", summary_uri("b"))]
+    assert seen[-6:] == [LIST, WS, DS, ("resource", summary_uri("b")), *_tables("b")[1:]]
 
 
 def test_evictions_are_recorded_for_the_call_that_caused_them(roots) -> None:
@@ -163,42 +174,76 @@ def test_status_lists_datasets_with_versions(ws) -> None:
 # -- change events ------------------------------------------------------------------------------
 
 
-def test_adding_a_new_name_fires_list_change_and_three_uris(ws) -> None:
+def test_adding_the_first_dataset_fires_list_change_its_tables_and_the_active_uris(ws) -> None:
     seen = _events(ws)
     ws.add(demo(), "demo")
-    assert seen == [LIST, WS, DS, _summary("demo")]
+    assert seen == [LIST, WS, DS, *_tables("demo"), *ACTIVE]
 
 
-def test_replacing_fires_only_the_three_uris(ws) -> None:
+def test_adding_an_inactive_dataset_leaves_the_active_uris_alone(ws) -> None:
+    ws.add(demo(), "a")
+    seen = _events(ws)
+    ws.add(demo(), "b")
+    assert seen == [LIST, WS, DS, *_tables("b")]
+
+
+def test_adding_with_activate_fires_the_active_uris(ws) -> None:
+    ws.add(demo(), "a")
+    seen = _events(ws)
+    ws.add(demo(), "b", activate=True)
+    assert seen == [LIST, WS, DS, *_tables("b"), *ACTIVE]
+
+
+def test_replacing_the_active_dataset_fires_its_tables_and_the_active_uris(ws) -> None:
     ws.add(demo(), "demo")
     seen = _events(ws)
     ws.add(demo(), "demo", replace=True)
-    assert seen == [WS, DS, _summary("demo")]
+    assert seen == [WS, DS, *_tables("demo"), *ACTIVE]
 
 
-def test_select_fires_the_three_uris_of_the_selected_dataset(ws) -> None:
+def test_select_fires_the_workspace_uris_and_the_active_uris(ws) -> None:
     ws.add(demo(), "a")
     ws.add(demo(), "b")
     seen = _events(ws)
     ws.select("b")
-    assert seen == [WS, DS, _summary("b")]
+    assert seen == [WS, DS, *ACTIVE]
 
 
-def test_remove_fires_list_change_and_the_two_workspace_uris(ws) -> None:
+def test_removing_the_active_dataset_fires_list_change_its_tables_and_the_active_uris(
+    ws,
+) -> None:
     ws.add(demo(), "demo")
     seen = _events(ws)
     ws.remove("demo")
-    assert seen == [LIST, WS, DS]
+    assert seen == [LIST, WS, DS, *_tables("demo"), *ACTIVE]
 
 
-def test_dataset_mutation_fires_the_three_uris_and_stales_cursors(ws) -> None:
+def test_removing_an_inactive_dataset_leaves_the_active_uris_alone(ws) -> None:
+    ws.add(demo(), "a")
+    ws.add(demo(), "b")
+    seen = _events(ws)
+    ws.remove("b")
+    assert seen == [LIST, WS, DS, *_tables("b")]
+
+
+def test_active_dataset_mutation_fires_its_tables_and_the_active_uris_and_stales_cursors(
+    ws,
+) -> None:
     ds = ws.add(demo(), "demo")
     cursor = encode_cursor(10, dataset="demo", version=ds.version, args={})
     seen = _events(ws)
     ds.suppress_findings(["f-001"], reason="accepted")
-    assert seen == [WS, DS, _summary("demo")]
+    assert seen == [WS, DS, *_tables("demo"), *ACTIVE]
     with pytest.raises(InvalidArgumentsError):
         paginate(list(range(20)), dataset="demo", version=ds.version, args={}, cursor=cursor)
+
+
+def test_inactive_dataset_mutation_fires_only_its_own_uris(ws) -> None:
+    ws.add(demo(), "a")
+    ds = ws.add(demo(), "b")
+    seen = _events(ws)
+    ds.suppress_findings(["f-001"])
+    assert seen == [WS, DS, *_tables("b")]
 
 
 def test_removed_dataset_mutations_fire_nothing(ws) -> None:

@@ -1,8 +1,9 @@
 """Findings tools: filtered lists, one finding, summaries, the top risks, and suppression.
 
 ``suppress_findings`` / ``unsuppress_findings`` mutate the dataset (version bump, cursors go
-stale) and the workspace turns that into change events for ``cloudg://workspace``,
-``cloudg://datasets`` and the dataset's summary resource.
+stale) and the workspace turns that into change events for every resource showing it
+(``cloudg://workspace``, ``cloudg://datasets``, the dataset's summary/assets/findings and,
+for the active dataset, ``cloudg://findings/summary`` and ``cloudg://compliance``).
 """
 
 from __future__ import annotations

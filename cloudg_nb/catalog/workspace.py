@@ -2,8 +2,9 @@
 unloading, exporting, and what changed between two datasets.
 
 Mutations go through ``Workspace`` (which fires the change events: resource updates for
-``cloudg://workspace``, ``cloudg://datasets`` and the dataset's summary, plus a resources list
-change when a name appears or goes). ``unload_dataset`` is the only destructive tool.
+``cloudg://workspace``, ``cloudg://datasets``, the dataset's summary/assets/findings and the
+active-dataset resources when it is involved, plus a resources list change when a name
+appears or goes). ``unload_dataset`` is the only destructive tool.
 """
 
 from __future__ import annotations

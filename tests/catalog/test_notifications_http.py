@@ -2,7 +2,9 @@
 process, official-SDK clients. Loading data (sample_estate, load_dataset) sends every session
 ``notifications/resources/list_changed``; ``suppress_findings`` from one client sends
 ``notifications/resources/updated`` for ``cloudg://workspace`` to a client subscribed to it —
-and not to one that is not. Tool results also pass the SDK client's output-schema check."""
+and not to one that is not — and for every other resource showing the dataset (its findings
+table, the active dataset's findings summary), but not for another dataset's tables. Tool
+results also pass the SDK client's output-schema check."""
 
 from __future__ import annotations
 
@@ -66,6 +68,29 @@ def test_suppress_findings_updates_a_subscribed_workspace_from_another_client(se
         assert result.structured_content["suppressed"] == ["f-001"]
         subscriber.wait_for(lambda: _updates(subscriber, WORKSPACE, start))
         assert _updates(mutator, WORKSPACE) == []
+
+
+def test_suppress_findings_updates_every_subscribed_resource_showing_the_active_dataset(
+    server,
+) -> None:
+    findings, summary = "cloudg://datasets/demo/findings", "cloudg://findings/summary"
+    other = "cloudg://datasets/bystander/findings"
+    with open_session(server.url, "2025") as subscriber, \
+            open_session(server.url, "2025") as mutator:
+        for name, activate in (("bystander", False), ("demo", True)):
+            setup = mutator.call_tool("sample_estate", {
+                "name": "demo", "dataset_name": name, "replace": True, "activate": activate})
+            assert not setup.is_error, setup.content
+        for uri in (findings, summary, other):
+            subscriber.subscribe_resource(uri)
+        start = len(subscriber.notes)
+        result = mutator.call_tool("suppress_findings", {"ids": ["f-002"], "dataset": "demo"})
+        assert result.structured_content["suppressed"] == ["f-002"]
+        subscriber.wait_for(lambda: _updates(subscriber, findings, start)
+                            and _updates(subscriber, summary, start))
+        # delivered in order in one burst: the summary (active URIs come last) arrived after
+        # anything the bystander's table could have received
+        assert _updates(subscriber, other, start) == []
 
 
 def test_graph_results_pass_the_sdk_client_output_schema_check(server) -> None:

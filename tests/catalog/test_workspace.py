@@ -193,6 +193,14 @@ async def test_diff_limit_caps_every_list_but_not_the_counts(layer) -> None:
 # -- change events ---------------------------------------------------------------------------
 
 
+def _uris_of_active_demo() -> list[tuple[str, str | None]]:
+    """Every resource whose content depends on the active dataset ``demo``."""
+    return [("resource", uri) for uri in (
+        "cloudg://workspace", "cloudg://datasets", DEMO_SUMMARY_URI,
+        "cloudg://datasets/demo/assets", "cloudg://datasets/demo/findings",
+        "cloudg://findings/summary", "cloudg://compliance")]
+
+
 def _record(layer) -> list[tuple[str, str | None]]:
     seen: list[tuple[str, str | None]] = []
     layer.on_change(lambda kind, uri: seen.append((kind, uri)))
@@ -202,22 +210,19 @@ def _record(layer) -> list[tuple[str, str | None]]:
 async def test_loading_a_dataset_fires_a_list_change_and_the_workspace_updates(empty) -> None:
     seen = _record(empty)
     await ok(empty, "sample_estate", {})
-    assert seen == [("resources", None), ("resource", "cloudg://workspace"),
-                    ("resource", "cloudg://datasets"), ("resource", DEMO_SUMMARY_URI)]
+    assert seen == [("resources", None), *_uris_of_active_demo()]
 
 
 async def test_suppressing_findings_updates_the_workspace_resources(layer) -> None:
     seen = _record(layer)
     await ok(layer, "suppress_findings", {"ids": ["f-001"]})
-    assert seen == [("resource", "cloudg://workspace"), ("resource", "cloudg://datasets"),
-                    ("resource", DEMO_SUMMARY_URI)]
+    assert seen == _uris_of_active_demo()
 
 
 async def test_unloading_fires_a_list_change(layer) -> None:
     seen = _record(layer)
     await ok(layer, "unload_dataset", {"name": "demo"})
-    assert seen == [("resources", None), ("resource", "cloudg://workspace"),
-                    ("resource", "cloudg://datasets")]
+    assert seen == [("resources", None), *_uris_of_active_demo()]
 
 
 async def test_selecting_fires_resource_updates_only(layer) -> None:
@@ -226,6 +231,8 @@ async def test_selecting_fires_resource_updates_only(layer) -> None:
     await ok(layer, "select_dataset", {"name": "demo-drifted"})
     assert ("resources", None) not in seen
     assert ("resource", "cloudg://workspace") in seen
+    assert ("resource", "cloudg://findings/summary") in seen
+    assert ("resource", "cloudg://compliance") in seen
 
 
 async def test_diff_reports_findings_suppressed_since_a_snapshot(layer) -> None:
@@ -252,6 +259,7 @@ async def test_eviction_fires_a_change_for_the_evicted_dataset(layer) -> None:
     layer.on_change(lambda kind, uri: seen.append((kind, uri)))
     await ok(layer, "snapshot_dataset", {"dataset": "demo"})
     assert ("resource", "cloudg://datasets/demo-drifted/summary") in seen
+    assert ("resource", "cloudg://datasets/demo-drifted/findings") in seen
     assert ("resources", None) in seen
 
 
