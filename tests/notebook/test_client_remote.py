@@ -1,0 +1,198 @@
+"""The notebook client in remote mode, against a real Jupyter server with the extension:
+the shared workspace, progress, change notifications, cancellation by interrupt, discovery."""
+
+from __future__ import annotations
+
+import _thread
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cloudg_nb.notebook.client import Client, connect
+from cloudg_nb.notebook.result import CloudGError
+from tests.jupyter.server import FIXTURE_REGISTRY, JupyterServer, free_port, jupyter_server
+from tests.protocol.harness import open_session
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    with jupyter_server(tmp_path_factory.mktemp("remote"), extra_args=[FIXTURE_REGISTRY],
+                        other_extensions=False) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def client(server: JupyterServer) -> Iterator[Client]:
+    opened = connect(server.url, server.token)
+    yield opened
+    opened.close()
+
+
+def _wait_for(predicate: object, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return True
+        time.sleep(0.02)
+    return bool(predicate())  # type: ignore[operator]
+
+
+def test_remote_client_calls_the_servers_workspace(client: Client) -> None:
+    result = client.call("find_assets", internet_exposed=True, progress=False)
+    assert client.mode == "remote"
+    assert not result.is_error
+    assert result.dataset == "demo"
+    assert len(result.df) == result.data["total"] > 0
+    assert result.df["internet_exposed"].all()
+
+
+def test_remote_session_shows_in_the_servers_status(server: JupyterServer,
+                                                    client: Client) -> None:
+    session = client.status()["session_id"]
+    _, status = server.get_json(server.status_url)
+    mine = [c for c in status["clients"] if c["client"] == "cloudg-nb-kernel"]
+    assert [c["session"] for c in mine] == [session[:8]]
+
+
+def test_remote_unknown_tool_is_not_found_with_close_matches(client: Client) -> None:
+    result = client.call("list_findngs", progress=False)
+    assert result.is_error and result.error is not None
+    assert result.error.code == "not_found"
+    assert "list_findings" in result.error.hints
+
+
+def test_remote_bad_argument_names_the_argument(client: Client) -> None:
+    result = client.call("find_assets", internet_exposd=True, progress=False)
+    assert result.is_error and result.error is not None
+    assert "internet_exposd" in result.error.message
+    assert result.error.hints == ["internet_exposed"]
+
+
+def test_remote_progress_reports_reach_the_progress_function(client: Client) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+    result = client.call("sample_estate", name="demo", dataset_name="progress_probe",
+                         activate=False, progress=lambda *report: seen.append(report))
+    assert not result.is_error
+    assert [value for value, _, _ in seen] == [0, 70, 100]
+    assert {total for _, total, _ in seen} == {100}
+
+
+def test_remote_frame_read_prompt_and_complete(client: Client) -> None:
+    assert len(client.frame("find_assets", limit=7, progress=False)) == 60
+    assert client.read("cloudg://workspace")["active"] == "demo"
+    assert "web-1" in client.prompt("investigate_asset", ref="web-1")[0]["text"]
+    assert "web-1" in client.complete("ref", "web", tool="get_asset")
+
+
+def test_remote_read_of_an_unknown_resource_raises_cloudg_error(client: Client) -> None:
+    with pytest.raises(CloudGError):
+        client.read("cloudg://nothing/here")
+
+
+def test_remote_subscribe_hears_another_client_suppress_a_finding(
+        server: JupyterServer, client: Client) -> None:
+    changed: list[str] = []
+    uri = "cloudg://datasets/demo/findings"
+    stop = client.subscribe(uri, changed.append)
+    try:
+        high = client.frame("list_findings", severities=["HIGH"], progress=False)
+        with open_session(server.endpoint, "2025", headers=server.headers) as assistant:
+            done = assistant.call_tool("suppress_findings",
+                                       {"ids": [str(high["id"].iloc[0])], "reason": "accepted"})
+            assert not done.is_error
+        assert _wait_for(lambda: uri in changed)
+    finally:
+        stop()
+
+
+def test_interrupt_cancels_a_remote_call_and_the_next_call_works(
+        client: Client, tmp_path: Path) -> None:
+    marker = tmp_path / "cancelled"
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        client.call("work_until_cancelled", marker=str(marker), seconds=30, progress=False)
+    assert time.monotonic() - started < 0.5 + 2.0
+    # The server's tool saw the cancellation (notifications/cancelled reached it).
+    assert _wait_for(lambda: marker.exists())
+    assert not client.call("find_assets", limit=1, progress=False).is_error
+
+
+def test_connect_with_a_wrong_token_raises_a_clear_error(server: JupyterServer) -> None:
+    with pytest.raises(CloudGError) as caught:
+        connect(server.url, "not-the-token")
+    assert caught.value.error.code == "connection"
+    assert "not-the-token" not in str(caught.value)
+
+
+def test_connect_to_a_port_nobody_listens_on_raises_a_clear_error() -> None:
+    with pytest.raises(CloudGError) as caught:
+        connect(f"http://127.0.0.1:{free_port()}/", "t")
+    assert "Could not connect" in caught.value.error.message
+
+
+def _run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _clean_env(server: JupyterServer | None, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CLOUDG_MCP_", "JUPYTERHUB_", "JPY_"))}
+    if server is not None:
+        env["JUPYTER_RUNTIME_DIR"] = server.env["JUPYTER_RUNTIME_DIR"]
+    env.update(extra)
+    return env
+
+
+DEFAULT_CLIENT_PROBE = """
+    import json, sys
+    from cloudg_nb.notebook.client import default_client
+    client = default_client()
+    result = client.call("find_assets", internet_exposed=True, progress=False)
+    client.close()
+    print(json.dumps({"mode": client.mode, "rows": len(result.df),
+                      "nest": sorted(m for m in sys.modules if m.startswith("nest_asyncio"))}))
+"""
+
+
+def test_default_client_inside_a_servers_kernel_is_remote_and_says_why(
+        server: JupyterServer, tmp_path: Path) -> None:
+    env = _clean_env(server, JPY_PARENT_PID=str(server.proc.pid))
+    done = _run_python(DEFAULT_CLIENT_PROBE, env)
+    assert done.returncode == 0, done.stderr
+    announce, report = done.stdout.strip().splitlines()
+    assert announce.startswith("cloudg: remote: Jupyter server ")
+    assert f"pid {server.proc.pid}" in announce
+    assert json.loads(report)["mode"] == "remote"
+
+
+def test_default_client_without_a_server_is_local_and_says_why(tmp_path: Path) -> None:
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    done = _run_python(DEFAULT_CLIENT_PROBE, _clean_env(None, JUPYTER_RUNTIME_DIR=str(runtime)))
+    assert done.returncode == 0, done.stderr
+    announce, report = done.stdout.strip().splitlines()
+    assert announce.startswith("cloudg: local: in-process layer")
+    assert "no Jupyter server found" in announce
+    assert json.loads(report) == {"mode": "local", "rows": 4, "nest": []}
+
+
+def test_client_never_imports_nest_asyncio(server: JupyterServer) -> None:
+    env = _clean_env(server, CLOUDG_MCP_URL=server.endpoint, CLOUDG_MCP_TOKEN=server.token)
+    done = _run_python(DEFAULT_CLIENT_PROBE, env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["mode"] == "remote" and report["rows"] > 0
+    assert report["nest"] == []
