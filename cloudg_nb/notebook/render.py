@@ -1,0 +1,242 @@
+"""How notebook results look: list results as a DataFrame with a one-line caption, dicts as a
+readable key/value table, errors as a short message with code and hints (never a traceback),
+plus a small note of what the policy redacted or pseudonymised.
+
+Every ``render_*`` function returns a ``Rendered`` (HTML + plain text in one MIME bundle), so
+Jupyter shows HTML and terminal IPython / nbconvert text show the same content as text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from .result import ErrorInfo, Result
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = [
+    "Rendered", "render", "render_result", "render_error", "render_value", "render_table",
+    "render_messages", "render_note", "table_of", "MAX_TEXT_CHARS",
+]
+
+#: A dict or text shown beyond this many characters is cut, with a note saying how to get it.
+MAX_TEXT_CHARS = 20_000
+
+_ERROR_STYLE = ("border-left:3px solid #c62828;padding:4px 10px;margin:2px 0;"
+                "background:rgba(198,40,40,.06);font-family:var(--jp-ui-font-family,sans-serif)")
+_CAPTION_STYLE = "color:#666;font-size:90%;margin:2px 0"
+_NOTE_STYLE = "color:#8a6d00;font-size:85%;margin:2px 0"
+
+
+class Rendered:
+    """One display: HTML for Jupyter, text for terminals; ``repr()`` is the text."""
+
+    def __init__(self, html_body: str, text: str) -> None:
+        self.html = html_body
+        self.text = text
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.text, "text/html": self.html}
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def render(value: Any) -> Rendered:
+    """Whatever a subcommand produced: a Result, an ErrorInfo, a DataFrame or a plain value."""
+    if isinstance(value, Rendered):
+        return value
+    if isinstance(value, Result):
+        return render_result(value)
+    if isinstance(value, ErrorInfo):
+        return render_error(value)
+    if _is_frame(value):
+        return render_table(value)
+    return render_value(value)
+
+
+def render_result(result: Result) -> Rendered:
+    """A tool result: error -> short message; list -> table + caption; else the data (or text)."""
+    if result.is_error:
+        error = result.error or ErrorInfo(code="tool_error", message=result.text or "failed")
+        return render_error(error, result.tool)
+    note = result.transform_note
+    frame = result.df
+    if frame is not None:
+        body = render_table(frame, result.caption)
+    elif result.data is not None:
+        body = render_value(result.data)
+    else:
+        body = render_value(result.text)
+    return _with_note(body, note)
+
+
+def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:
+    """``Error [code] in tool: message`` and a line of hints (close matches / allowed values)."""
+    where = f" in {tool}" if tool and ":" not in tool else ""
+    head = f"Error [{error.code}]{where}: {error.message}"
+    argument = _error_argument(error)
+    lines = [head]
+    if argument:
+        lines.append(f"  argument: {argument}")
+    if error.hints:
+        lines.append(f"  did you mean: {', '.join(error.hints)}")
+    parts = [f"<b>Error</b> <code>[{_e(error.code)}]</code>{_e(where)}: {_e(error.message)}"]
+    if argument:
+        parts.append(f"argument: <code>{_e(argument)}</code>")
+    if error.hints:
+        parts.append("did you mean: " + ", ".join(f"<code>{_e(h)}</code>" for h in error.hints))
+    body = "<br>".join(parts)
+    return Rendered(f'<div class="cloudg-error" style="{_ERROR_STYLE}">{body}</div>',
+                    "\n".join(lines))
+
+
+def render_table(frame: pandas.DataFrame, caption: str = "") -> Rendered:
+    """A DataFrame as pandas shows it, with the caption as one line under it."""
+    table_html = frame._repr_html_() if hasattr(frame, "_repr_html_") else None
+    if not table_html:
+        table_html = frame.to_html(max_rows=60)
+    table_text = repr(frame)
+    if not caption:
+        return Rendered(table_html, table_text)
+    caption_html = _e(caption).replace("%cloudg next", "<code>%cloudg next</code>")
+    return Rendered(
+        f'{table_html}<div class="cloudg-caption" style="{_CAPTION_STYLE}">{caption_html}</div>',
+        f"{table_text}\n{caption}")
+
+
+def table_of(value: Any) -> pandas.DataFrame | None:
+    """A resource value that is a table as a DataFrame: ``{"columns": [...], "data": [[...]]}``
+    (the dataset tables), or what ``Result.df`` finds (``items`` or one list of records)."""
+    if isinstance(value, Mapping) and isinstance(value.get("columns"), list) \
+            and isinstance(value.get("data"), list) \
+            and all(isinstance(row, list) for row in value["data"]):
+        import pandas
+
+        return pandas.DataFrame(value["data"], columns=[str(c) for c in value["columns"]])
+    return Result(tool="value", arguments={}, data=value).df
+
+
+def render_value(value: Any, title: str | None = None) -> Rendered:
+    """A dict as a key/value table (nested values as YAML), a list or scalar as text."""
+    head_html = f"<b>{_e(title)}</b>" if title else ""
+    head_text = f"{title}\n" if title else ""
+    if isinstance(value, Mapping):
+        if not value:
+            return Rendered(f"{head_html}<div><i>(empty)</i></div>", f"{head_text}(empty)")
+        rows_html: list[str] = []
+        rows_text: list[str] = []
+        width = min(max(len(str(k)) for k in value), 24)
+        for key, item in value.items():
+            inline = _inline(item)
+            if inline is not None:
+                rows_html.append(f"<tr><th style='text-align:left'>{_e(key)}</th>"
+                                 f"<td style='text-align:left'>{_e(inline)}</td></tr>")
+                rows_text.append(f"{key!s:<{width}}  {inline}")
+            else:
+                block = _cut(_yaml(item))
+                rows_html.append(f"<tr><th style='text-align:left;vertical-align:top'>{_e(key)}"
+                                 f"</th><td style='text-align:left'><pre style='margin:0'>"
+                                 f"{_e(block)}</pre></td></tr>")
+                indented = "\n".join("  " + line for line in block.splitlines())
+                rows_text.append(f"{key}:\n{indented}")
+        return Rendered(f"{head_html}<table class='cloudg-dict'>{''.join(rows_html)}</table>",
+                        head_text + "\n".join(rows_text))
+    if isinstance(value, str):
+        text = _cut(value)
+        return Rendered(f"{head_html}<pre style='white-space:pre-wrap'>{_e(text)}</pre>",
+                        head_text + text)
+    inline = _inline(value)
+    text = inline if inline is not None else _cut(_yaml(value))
+    return Rendered(f"{head_html}<pre>{_e(text)}</pre>", head_text + text)
+
+
+def render_messages(messages: Sequence[Mapping[str, Any]], title: str | None = None) -> Rendered:
+    """Prompt messages, one block per message headed by its role."""
+    parts_html = [f"<b>{_e(title)}</b>"] if title else []
+    parts_text = [title] if title else []
+    for message in messages:
+        role = str(message.get("role", ""))
+        text = _cut(str(message.get("text", "")))
+        parts_html.append(f"<div><i>{_e(role)}</i><pre style='white-space:pre-wrap;margin:0'>"
+                          f"{_e(text)}</pre></div>")
+        parts_text.append(f"[{role}]\n{text}")
+    return Rendered("".join(parts_html), "\n".join(parts_text))
+
+
+def render_note(text: str) -> Rendered:
+    """A one-line informational message (mode chosen, no more pages, stored as df ...)."""
+    return Rendered(f'<div style="{_CAPTION_STYLE}">{_e(text)}</div>', text)
+
+
+def _with_note(body: Rendered, note: str | None) -> Rendered:
+    if not note:
+        return body
+    text = f"policy: {note}"
+    return Rendered(f'{body.html}<div class="cloudg-transforms" style="{_NOTE_STYLE}">'
+                    f"{_e(text)}</div>", f"{body.text}\n{text}")
+
+
+def _error_argument(error: ErrorInfo) -> str | None:
+    """The argument(s) an error is about: ``field`` of the error data, or the ``loc`` of each
+    argument-validation error."""
+    data = error.data if isinstance(error.data, Mapping) else {}
+    if data.get("field"):
+        return str(data["field"])
+    names = [str(item["loc"][0]) for item in data.get("errors") or ()
+             if isinstance(item, Mapping) and isinstance(item.get("loc"), list) and item["loc"]]
+    return ", ".join(dict.fromkeys(names)) or None
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _inline(value: Any) -> str | None:
+    """A short one-line form for scalars and short flat lists / dicts, else None."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        text = _scalar(value)
+        return text if len(text) <= 200 and "\n" not in text else None
+    if isinstance(value, (list, tuple)) and all(
+            v is None or isinstance(v, (bool, int, float, str)) for v in value):
+        text = ", ".join(_scalar(v) for v in value)
+        return (text or "[]") if len(text) <= 200 else None
+    if isinstance(value, Mapping) and all(
+            isinstance(v, (bool, int, float, str)) or v is None for v in value.values()):
+        text = ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
+        return (text or "{}") if len(text) <= 200 else None
+    return None
+
+
+def _yaml(value: Any) -> str:
+    try:
+        return yaml.safe_dump(value, sort_keys=False, allow_unicode=True,
+                              default_flow_style=False, width=100).rstrip()
+    except yaml.YAMLError:
+        return json.dumps(value, indent=2, default=str, ensure_ascii=False)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    more = len(text) - MAX_TEXT_CHARS
+    return (f"{text[:MAX_TEXT_CHARS]}\n… {more} more characters (store the result with "
+            "-o VAR to see all of it)")
+
+
+def _is_frame(value: Any) -> bool:
+    return type(value).__name__ == "DataFrame" and hasattr(value, "to_html")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
