@@ -1,4 +1,5 @@
-# Two entry points for a newcomer: `make demo` runs the main job, `make test` runs the tests.
+# Two entry points for a newcomer: `make demo` runs the main job (JupyterLab), `make test` runs
+# the tests.
 # Each creates its own virtual environment (.venv) and installs what it needs.
 
 PYTHON ?= python3
@@ -19,8 +20,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $@ $(VENV)/.installed-run
 
+# The main job: JupyterLab with the cloudg extension and the demo estate, on loopback.
+# `cloudg-nb demo` still tours the estate in the terminal without a server.
 demo: $(VENV)/.installed-run
-	$(BIN)/cloudg-nb demo
+	$(BIN)/cloudg-nb lab
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -1,7 +1,8 @@
 """The ``cloudg-nb`` console script: serve over MCP, client configs, and in-process commands.
 
-``serve`` runs the layer as an MCP server (stdio or HTTP); ``config`` prints a client
-configuration; ``demo``, ``tools``, ``call`` and ``read`` use an in-process layer (no server).
+``lab`` starts JupyterLab with the extension (the main job); ``serve`` runs the layer as an
+MCP server (stdio or HTTP); ``config`` prints a client configuration; ``demo``, ``tools``,
+``call`` and ``read`` use an in-process layer (no server).
 JSON goes to stdout, messages to stderr, and a bad command line or setup exits with status 2.
 """
 
@@ -70,6 +71,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     asyncio.run(run_demo(args.policy or "standard"))
     return 0
+
+
+def _cmd_lab(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .lab import LabLaunch, LabStartError, run_lab
+
+    launch = LabLaunch(ip=args.ip, port=args.port, root_dir=Path(args.root_dir),
+                       notebook=args.notebook, policy=args.policy, registry=args.registry)
+    if not launch.root_dir.is_dir():
+        raise UsageError(f"--root-dir: no such directory: {args.root_dir}")
+    try:
+        return run_lab(launch)
+    except LabStartError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
@@ -333,7 +349,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_layer_options(parser, None)
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="tour the built-in demo estate in-process")
+    lab = sub.add_parser(
+        "lab", help="the main job: JupyterLab with the cloudg MCP endpoint and the demo estate",
+        description="Start JupyterLab with the cloudg extension (demo estate loaded), opened "
+                    "on the quickstart notebook; print its URL, the MCP endpoint and a "
+                    "command that connects an assistant. No browser is opened.")
+    lab.add_argument("--ip", default="127.0.0.1",
+                     help="address to listen on (default loopback; use an SSH tunnel)")
+    lab.add_argument("--port", type=_port, default=8888,
+                     help="port (default 8888, or a free one if it is taken; 0 picks one)")
+    lab.add_argument("--root-dir", default=".", help="folder the lab serves (default: here)")
+    lab.add_argument("--notebook", default="notebooks/01-quickstart.ipynb",
+                     help="notebook to open, relative to --root-dir")
+    _add_layer_options(lab, argparse.SUPPRESS)
+    lab.set_defaults(fn=_cmd_lab)
+    demo = sub.add_parser("demo", help="tour the built-in demo estate in-process (no server)")
     demo.set_defaults(fn=_cmd_demo)
     tools = sub.add_parser("tools", help="list the tools")
     tools.add_argument("--json", action="store_true", help="print the MCP tool definitions")
