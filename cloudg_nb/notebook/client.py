@@ -135,8 +135,9 @@ class Client:
                     progress: ProgressFn | None) -> Result:
         try:
             result = await self._backend.call_tool(tool, arguments, progress)
-        except (CloudGError, asyncio.CancelledError, KeyboardInterrupt):
-            raise
+        except CloudGError as exc:  # e.g. the session is gone
+            result = Result(tool=tool, arguments=dict(arguments), text=exc.error.message,
+                            is_error=True, error=exc.error)
         except Exception as exc:  # connection and protocol failures read as error results
             result = _connection_error(tool, arguments, exc)
         if result.is_error and result.error is not None and result.error.code in (

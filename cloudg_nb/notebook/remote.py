@@ -50,6 +50,42 @@ async def _resource_request(client: Any, uri: str, subscribe: bool) -> None:
     await client.session.send_request(request, types.EmptyResult)
 
 
+#: Code of the SDK's error for requests on a connection that closed.
+CONNECTION_CLOSED = -32000
+_CLOSED_MESSAGE = ("The connection to the Jupyter server was closed (did the server stop or "
+                   "restart?); reconnect with %cloudg connect (or cloudg_nb.connect()).")
+
+
+class _TracebackToOneLine(logging.Filter):
+    """The SDK logs transport failures with a traceback; in a notebook that reads as a crash
+    while the call itself returns an error result. Keep the line, drop the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            failure = _leaf(record.exc_info[1])
+            record.msg = f"{record.getMessage()}: {type(failure).__name__}: {failure}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def _quiet_sdk_tracebacks() -> None:
+    sdk = logging.getLogger("mcp.client.streamable_http")
+    if not any(isinstance(f, _TracebackToOneLine) for f in sdk.filters):
+        sdk.addFilter(_TracebackToOneLine())
+
+
+def _error_info(exc: Any) -> ErrorInfo:
+    """ErrorInfo of an SDK ``MCPError``."""
+    if exc.code == CONNECTION_CLOSED:
+        return ErrorInfo("connection", _CLOSED_MESSAGE, data={"code": exc.code})
+    data = exc.data
+    return ErrorInfo(code=exc.code, message=exc.message, hints=hints_from(data),
+                     data=data if isinstance(data, dict) else
+                     ({} if data is None else {"errors": data}))
+
+
 class RemoteBackend:
     """An MCP session to ``url`` (``{server}cloudg/mcp``) with ``token``."""
 
@@ -67,6 +103,7 @@ class RemoteBackend:
         self._lost: BaseException | None = None
         self._subscribers: dict[str, list[ChangeFn]] = {}
         self._templates: list[str] | None = None
+        _quiet_sdk_tracebacks()
 
     @property
     def description(self) -> str:
@@ -187,11 +224,9 @@ class RemoteBackend:
         try:
             result = await client.call_tool(name, arguments, progress_callback=on_progress)
         except MCPError as exc:
-            return Result(tool=name, arguments=dict(arguments), text=exc.message,
-                          is_error=True, error=ErrorInfo(
-                              code=exc.code, message=exc.message, hints=hints_from(exc.data),
-                              data=exc.data if isinstance(exc.data, dict) else
-                              ({} if exc.data is None else {"errors": exc.data})))
+            info = _error_info(exc)
+            return Result(tool=name, arguments=dict(arguments), text=info.message,
+                          is_error=True, error=info)
         wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return Result.from_wire(name, arguments, wire)
 
@@ -200,9 +235,7 @@ class RemoteBackend:
         from mcp.shared.exceptions import MCPError
 
         if isinstance(exc, MCPError):
-            raise CloudGError(ErrorInfo(exc.code, exc.message, hints_from(exc.data),
-                                        exc.data if isinstance(exc.data, dict) else {})
-                              ) from None
+            raise CloudGError(_error_info(exc)) from None
         raise exc
 
     async def read_resource(self, uri: str) -> Any:

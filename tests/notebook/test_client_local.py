@@ -10,6 +10,7 @@ import pandas
 import pytest
 
 import cloudg_nb
+from cloudg_nb.notebook import client as client_module
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.result import CloudGError
 
@@ -172,3 +173,55 @@ async def test_async_twins_run_on_the_client_loop(client: Client) -> None:
 def test_empty_sample_gives_an_empty_workspace() -> None:
     with cloudg_nb.local(sample=None) as empty:
         assert empty.read("cloudg://workspace")["datasets"] == []
+
+
+class RecordingDisplay:
+    """Stands in for progress.progress_for's display: records what the client sends."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.updates: list[tuple[float, float | None, str | None]] = []
+        self.finished: list[tuple[bool, str]] = []
+
+    def update(self, progress: float, total: float | None, message: str | None) -> None:
+        self.updates.append((progress, total, message))
+
+    def finish(self, *, ok: bool, summary: str) -> None:
+        self.finished.append((ok, summary))
+
+
+@pytest.fixture
+def displays(monkeypatch: pytest.MonkeyPatch) -> list[RecordingDisplay]:
+    made: list[RecordingDisplay] = []
+
+    def progress_display(label: str) -> RecordingDisplay:
+        made.append(RecordingDisplay(label))
+        return made[-1]
+
+    monkeypatch.setattr(client_module, "_progress_display", progress_display)
+    return made
+
+
+def test_progress_display_gets_the_reports_then_one_finish(
+        client: Client, displays: list[RecordingDisplay]) -> None:
+    result = client.call("sample_estate", name="demo", dataset_name="display_probe",
+                         activate=False)
+    assert not result.is_error
+    [display] = displays
+    assert display.label == "sample_estate"
+    assert [value for value, _, _ in display.updates] == [0, 70, 100]
+    assert len(display.finished) == 1 and display.finished[0][0] is True
+
+
+def test_progress_display_finishes_not_ok_on_an_error_result(
+        client: Client, displays: list[RecordingDisplay]) -> None:
+    client.call("find_assets", limit="many")
+    [display] = displays
+    assert display.finished == [(False, display.finished[0][1])]
+    assert "error" in display.finished[0][1]
+
+
+def test_progress_false_shows_no_display(client: Client,
+                                         displays: list[RecordingDisplay]) -> None:
+    client.call("find_assets", limit=1, progress=False)
+    assert displays == []

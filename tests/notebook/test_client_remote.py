@@ -196,3 +196,52 @@ def test_client_never_imports_nest_asyncio(server: JupyterServer) -> None:
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["mode"] == "remote" and report["rows"] > 0
     assert report["nest"] == []
+
+
+async def test_remote_async_call_runs_without_blocking_the_callers_loop(
+        client: Client) -> None:
+    import asyncio
+
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    result = await client.acall("progress_then_sleep", seconds=0.5, progress=False)
+    ticker.cancel()
+    assert result.data == {"slept": 0.5}
+    assert ticks >= 10  # the caller's loop kept running while the call waited
+
+
+async def test_cancelling_an_async_call_cancels_it_on_the_server(
+        client: Client, tmp_path: Path) -> None:
+    import asyncio
+
+    marker = tmp_path / "cancelled"
+    call = asyncio.create_task(client.acall("work_until_cancelled", marker=str(marker),
+                                            seconds=30, progress=False))
+    await asyncio.sleep(0.5)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    deadline = time.monotonic() + 5
+    while not marker.exists() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert marker.exists()
+    assert not (await client.acall("find_assets", limit=1, progress=False)).is_error
+
+
+def test_a_call_after_the_server_stopped_is_a_connection_error_result(
+        tmp_path: Path) -> None:
+    with jupyter_server(tmp_path, other_extensions=False) as running:
+        lost = connect(running.url, running.token)
+        running.stop()
+        result = lost.call("find_assets", limit=1, progress=False)
+        lost.close()
+    assert result.is_error and result.error is not None
+    assert result.error.code == "connection"
+    assert "reconnect" in result.error.message
