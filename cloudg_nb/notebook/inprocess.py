@@ -43,7 +43,8 @@ class LocalBackend:
 
     @property
     def description(self) -> str:
-        what = f"in-process layer (policy {self.policy or 'standard'}"
+        policy = self.layer.policy.name if self.layer is not None else self.policy
+        what = f"in-process layer (policy {policy or 'standard'}"
         what += f", sample {self.sample})" if self.sample else ", empty workspace)"
         return f"local: {what}" + (f"; {self.reason}" if self.reason else "")
 
@@ -154,5 +155,6 @@ class LocalBackend:
         return unsubscribe
 
     def status(self) -> dict[str, Any]:
-        return {"mode": self.mode, "description": self.description, "policy": self.policy,
+        policy = self.layer.policy.name if self.layer is not None else self.policy
+        return {"mode": self.mode, "description": self.description, "policy": policy,
                 "sample": self.sample}

@@ -225,3 +225,11 @@ def test_progress_false_shows_no_display(client: Client,
                                          displays: list[RecordingDisplay]) -> None:
     client.call("find_assets", limit=1, progress=False)
     assert displays == []
+
+
+def test_local_policy_profile_applies_and_results_note_what_it_changed() -> None:
+    with cloudg_nb.local(policy="strict") as strict:
+        result = strict.call("get_asset", ref="web-1", progress=False)
+        assert strict.status()["policy"] == "strict"
+    assert not result.is_error
+    assert result.transform_note is not None and "pseudonymized" in result.transform_note

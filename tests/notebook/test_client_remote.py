@@ -245,3 +245,15 @@ def test_a_call_after_the_server_stopped_is_a_connection_error_result(
     assert result.is_error and result.error is not None
     assert result.error.code == "connection"
     assert "reconnect" in result.error.message
+
+
+def test_default_client_falls_back_to_local_when_the_server_found_does_not_answer(
+        tmp_path: Path) -> None:
+    silent = f"http://127.0.0.1:{free_port()}/cloudg/mcp"
+    done = _run_python(DEFAULT_CLIENT_PROBE, _clean_env(None, CLOUDG_MCP_URL=silent,
+                                                        CLOUDG_MCP_TOKEN="t"))
+    assert done.returncode == 0, done.stderr
+    announce, report = done.stdout.strip().splitlines()
+    assert announce.startswith("cloudg: local: in-process layer")
+    assert "did not answer" in announce
+    assert json.loads(report)["mode"] == "local"
