@@ -9,8 +9,11 @@ of a tool call come back as error ``Result``s (code, message, hints), never as t
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,6 +33,8 @@ T = TypeVar("T")
 
 #: Connecting to the server (handshake included) gives up after this long.
 CONNECT_TIMEOUT = 30.0
+#: Seconds each open client gets to end its session when the process exits.
+EXIT_CLOSE_TIMEOUT = 2.0
 #: The most pages ``frame`` fetches (a runaway cursor cannot loop forever).
 MAX_PAGES = 1000
 
@@ -71,6 +76,7 @@ class Client:
         self._closed = False
         self.last: Result | None = None
         backend.tools_changed = self._forget_tools
+        _open_clients.add(self)
 
     @classmethod
     def open(cls, backend: Backend, *, loop: LoopThread | None = None) -> Client:
@@ -462,6 +468,18 @@ def local(policy: str | None = None, sample: str | None = "demo") -> Client:
 
 
 _default: Client | None = None
+_open_clients: weakref.WeakSet[Client] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    """End remote sessions when the kernel or script exits, so the server's status stops
+    listing them (briefly: a server that is gone must not hold up the exit)."""
+    for client in list(_open_clients):
+        if not client._closed and client._loop.alive:
+            with contextlib.suppress(BaseException):
+                client._loop.run(client._close(), timeout=EXIT_CLOSE_TIMEOUT)
+            client._closed = True
 
 
 def default_client() -> Client:

@@ -257,3 +257,27 @@ def test_default_client_falls_back_to_local_when_the_server_found_does_not_answe
     assert announce.startswith("cloudg: local: in-process layer")
     assert "did not answer" in announce
     assert json.loads(report)["mode"] == "local"
+
+
+def test_a_process_that_exits_without_close_ends_its_session(server: JupyterServer) -> None:
+    def kernel_sessions() -> int:
+        _, status = server.get_json(server.status_url)
+        return sum(c["client"] == "cloudg-nb-kernel" for c in status["clients"])
+
+    before = kernel_sessions()
+    code = """
+        import json, urllib.request, os
+        from cloudg_nb.notebook.client import connect
+        connect()
+        token = os.environ["CLOUDG_MCP_TOKEN"]
+        request = urllib.request.Request(os.environ["STATUS_URL"],
+                                         headers={"Authorization": "token " + token})
+        status = json.loads(urllib.request.urlopen(request).read())
+        print(sum(c["client"] == "cloudg-nb-kernel" for c in status["clients"]))
+    """
+    env = _clean_env(server, CLOUDG_MCP_URL=server.endpoint, CLOUDG_MCP_TOKEN=server.token,
+                     STATUS_URL=server.status_url)
+    done = _run_python(code, env)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.strip()) == before + 1
+    assert _wait_for(lambda: kernel_sessions() == before)
