@@ -18,7 +18,7 @@ import time
 from typing import Any, Protocol, TextIO
 
 __all__ = ["MAX_RATE", "QUIET_SECONDS", "ProgressDisplay", "WidgetProgress", "TextProgress",
-           "NullProgress", "progress_for", "progress_mode"]
+           "NullProgress", "kernel_shell", "progress_for", "progress_mode"]
 
 #: Renders per second at most (updates in between are merged into the next render).
 MAX_RATE = 20
@@ -40,7 +40,7 @@ def progress_mode() -> str:
     forced = os.environ.get("CLOUDG_PROGRESS", "").strip().lower()
     if forced in ("widget", "text", "off"):
         return forced
-    if _kernel_shell() is not None:
+    if kernel_shell() is not None:
         try:
             import ipywidgets  # noqa: F401
         except ImportError:
@@ -49,7 +49,7 @@ def progress_mode() -> str:
     return "text"
 
 
-def _kernel_shell() -> Any:
+def kernel_shell() -> Any:
     """The running IPython shell when it belongs to a kernel (not terminal IPython)."""
     if "IPython" not in sys.modules:  # scripts never import IPython just to find out
         return None

@@ -1,0 +1,390 @@
+"""LiveFrame: a list query kept current — its DataFrame re-read whenever the data changes.
+
+``client.live(tool, **args)`` runs the query (all pages, up to ``max_rows``), subscribes to the
+resources its dataset's content shows through (``cloudg://datasets/{name}/summary|assets|
+findings``, plus ``cloudg://workspace`` when the query follows the active dataset) and re-runs
+it, debounced, when one changes — one refresh at a time, on the client loop. A failed refresh
+keeps the old frame and says so in the caption. In a kernel it shows ONE widget tree
+(``VBox([HTML caption, HTML table])``) made on the creating thread; updates only assign
+``.value`` traits. Elsewhere it renders as HTML / text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import html
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from .progress import kernel_shell
+from .result import CloudGError, ErrorInfo
+
+if TYPE_CHECKING:
+    import pandas
+
+    from .client import Client
+
+__all__ = ["LiveFrame", "DEBOUNCE_SECONDS", "TABLE_ROWS", "MAX_ROWS"]
+
+logger = logging.getLogger("cloudg.notebook")
+
+#: Change events closer together than this cause one refresh.
+DEBOUNCE_SECONDS = 0.1
+#: Rows the displayed table shows ("showing 50 of N").
+TABLE_ROWS = 50
+#: Rows a LiveFrame reads at most (pages stop there).
+MAX_ROWS = 100_000
+WORKSPACE_URI = "cloudg://workspace"
+
+
+def dataset_uris(name: str) -> list[str]:
+    return [f"cloudg://datasets/{name}/{part}" for part in ("summary", "assets", "findings")]
+
+
+def ago(seconds: float) -> str:
+    """``2 s ago``, ``3 min ago``, ``2 h ago``."""
+    if seconds < 60:
+        return f"{int(seconds)} s ago"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    return f"{int(seconds // 3600)} h ago"
+
+
+def _tick_after(age: float) -> float:
+    """When the caption's "updated ... ago" next changes enough to be worth a message."""
+    if age < 10:
+        return 1.0
+    if age < 60:
+        return 10.0
+    if age < 3600:
+        return 60.0
+    return 3600.0
+
+
+class LiveFrame:
+    """A query's DataFrame that refreshes itself when the workspace data changes.
+
+    ``df`` (the current frame), ``version`` (the dataset version it shows), ``updated_at``,
+    ``dataset``, ``error`` (of the last failed refresh, else None), ``pause()``, ``resume()``,
+    ``refresh()``, ``close()``. Build it with ``client.live(tool, **args)``.
+    """
+
+    def __init__(self, client: Client, tool: str, arguments: dict[str, Any], *,
+                 debounce: float = DEBOUNCE_SECONDS, max_rows: int = MAX_ROWS,
+                 widget: bool | None = None) -> None:
+        import pandas
+
+        self.client = client
+        self.tool = tool
+        self.arguments = dict(arguments)
+        self.debounce = debounce
+        self.max_rows = max_rows
+        self.df: pandas.DataFrame = pandas.DataFrame()
+        self.version: int | None = None
+        self.dataset: str | None = None
+        self.updated_at: datetime.datetime | None = None
+        self.error: ErrorInfo | None = None
+        self.total: int | None = None
+        self.refreshes = 0
+        self._updated_mono = 0.0
+        self._paused = False
+        self._closed = False
+        self._stale = False
+        self._dirty = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._tick: asyncio.TimerHandle | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._lock: asyncio.Lock | None = None
+        self._subscribed: dict[str, Callable[[], Awaitable[None]]] = {}
+        self._page_limit: int | None = None
+        self.widget: Any = None
+        self._caption: Any = None
+        self._table: Any = None
+        if widget if widget is not None else kernel_shell() is not None:
+            self._make_widgets()
+        try:
+            self._loop.run(self._start())
+        except BaseException:
+            self._loop.run(self._unsubscribe_all())
+            raise
+
+    # -- public --------------------------------------------------------------------------------
+
+    @property
+    def _loop(self) -> Any:
+        return self.client.loop
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def refresh(self) -> None:
+        """Re-run the query now (blocks until done); a failure keeps the old frame and is
+        shown in the caption and in ``error``."""
+        if self._closed:
+            raise RuntimeError("this LiveFrame is closed; make a new one with client.live()")
+        self._loop.run(self._refresh())
+
+    def pause(self) -> None:
+        """Stop refreshing (changes are remembered)."""
+        self._paused = True
+        self._loop.call_soon(self._render_caption)
+
+    def resume(self) -> None:
+        """Refresh again on changes; refreshes now if something changed while paused."""
+        self._paused = False
+        self._loop.call_soon(self._resumed)
+
+    def close(self) -> None:
+        """Unsubscribe and stop refreshing for good; the last frame stays shown."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._loop.alive:
+            self._loop.run(self._stop())
+
+    def __repr__(self) -> str:
+        return f"<LiveFrame {self.caption()}>"
+
+    def caption(self) -> str:
+        """``updated 2 s ago · dataset demo v4 · 12 rows`` (with the state in front)."""
+        parts: list[str] = []
+        if self._closed:
+            parts.append("closed")
+        elif self._paused:
+            parts.append("paused" + (" (changes waiting)" if self._stale else ""))
+        if self.error is not None:
+            parts.append(f"refresh failed: {self.error.message}")
+        if self.updated_at is not None:
+            parts.append(f"updated {ago(time.monotonic() - self._updated_mono)}")
+        if self.dataset:
+            parts.append(f"dataset {self.dataset}"
+                         + (f" v{self.version}" if self.version is not None else ""))
+        rows = f"{len(self.df)} rows"
+        if self.total is not None and self.total > len(self.df):
+            rows += f" (of {self.total}; max_rows={self.max_rows})"
+        parts.append(rows)
+        return " · ".join(parts)
+
+    def table_html(self) -> str:
+        """The first ``TABLE_ROWS`` rows as an HTML table, with "showing 50 of N" when cut."""
+        shown = self.df.head(TABLE_ROWS)
+        out = shown.to_html(index=False, border=0, max_cols=30, notebook=True)
+        if len(self.df) > TABLE_ROWS:
+            out += (f"<div class='cloudg-note'>showing {TABLE_ROWS} of {len(self.df)} rows "
+                    "(all rows are in <code>.df</code>)</div>")
+        return out
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        text = f"{self.caption()}\n{self.df.head(TABLE_ROWS).to_string(index=False)}"
+        if self.widget is not None:
+            bundle = self.widget._repr_mimebundle_()
+            bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+            return {**bundle, "text/plain": text}
+        caption = f"<div class='cloudg-caption'><small>{html.escape(self.caption())}</small></div>"
+        return {"text/html": caption + self.table_html(), "text/plain": text}
+
+    # -- widgets (created on the constructing thread) ------------------------------------------
+
+    def _make_widgets(self) -> None:
+        import ipywidgets as widgets
+
+        self._caption = widgets.HTML(value="")
+        self._table = widgets.HTML(value="")
+        self.widget = widgets.VBox([self._caption, self._table])
+
+    def _render_caption(self) -> None:
+        if self._caption is not None:
+            self._caption.value = f"<small>{html.escape(self.caption())}</small>"
+
+    def _render(self) -> None:
+        if self._table is not None:
+            with self.widget.hold_sync():
+                self._table.value = self.table_html()
+                self._render_caption()
+
+    # -- on the client loop --------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        self._lock = asyncio.Lock()
+        self._page_limit = await self._largest_page()
+        async with self._lock:
+            await self._run_query(raise_errors=True)
+        self._schedule_tick()
+
+    async def _largest_page(self) -> int | None:
+        """The tool's largest ``limit`` (fewer pages), when the caller set none."""
+        if "limit" in self.arguments:
+            return None
+        try:
+            tools = await self.client.atools()
+        except Exception:
+            return None
+        for spec in tools:
+            if spec.get("name") == self.tool:
+                limit = (spec.get("inputSchema") or {}).get("properties", {}).get("limit", {})
+                maximum = limit.get("maximum") if isinstance(limit, dict) else None
+                return int(maximum) if isinstance(maximum, (int, float)) else None
+        return None
+
+    async def _workspace(self) -> dict[str, Any]:
+        value = await self.client.backend.read_resource(WORKSPACE_URI)
+        return value if isinstance(value, dict) else {}
+
+    async def _follow(self, name: str | None) -> None:
+        """Subscribe to what the frame's content depends on (and drop what it no longer does)."""
+        wanted = dataset_uris(name) if name else []
+        if not self.arguments.get("dataset"):
+            wanted.append(WORKSPACE_URI)
+        for uri in [u for u in self._subscribed if u not in wanted]:
+            unsubscribe = self._subscribed.pop(uri)
+            try:
+                await unsubscribe()
+            except Exception:
+                logger.debug("unsubscribing %s failed", uri, exc_info=True)
+        for uri in wanted:
+            if uri not in self._subscribed:
+                self._subscribed[uri] = await self.client.asubscribe(uri, self._changed)
+
+    async def _run_query(self, *, raise_errors: bool = False) -> None:
+        """Read the version, (re)subscribe, read every page; apply or record the failure."""
+        import pandas
+
+        try:
+            status = await self._workspace()
+            name = str(self.arguments.get("dataset") or status.get("active") or "") or None
+            await self._follow(name)
+            versions = {d.get("name"): d.get("version") for d in status.get("loaded", [])}
+            frames: list[pandas.DataFrame] = []
+            rows = 0
+            total: int | None = None
+            dataset = name
+            args = dict(self.arguments)
+            if self._page_limit:
+                args["limit"] = self._page_limit
+            while True:
+                result = await self.client._call(self.tool, args, None)
+                if result.is_error:
+                    raise CloudGError(result.error or ErrorInfo("error", result.text))
+                df = result.df
+                if df is None:
+                    raise CloudGError(ErrorInfo(
+                        "not_a_list", f"{self.tool} does not return a list; a LiveFrame needs "
+                                      "a list tool (find_assets, list_findings ...)."))
+                frames.append(df)
+                rows += len(df)
+                data = result.data if isinstance(result.data, dict) else {}
+                dataset = str(data.get("dataset") or dataset or "") or None
+                if isinstance(data.get("total"), int):
+                    total = data["total"]
+                cursor = result.next_cursor
+                if not cursor or rows >= self.max_rows:
+                    break
+                args = {**args, "cursor": cursor}
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if raise_errors:
+                raise
+            self.error = exc.error if isinstance(exc, CloudGError) else ErrorInfo(
+                "connection", f"{type(exc).__name__}: {exc}")
+            self._render_caption()
+            return
+        non_empty = [f for f in frames if not f.empty] or frames[:1]
+        frame = pandas.concat(non_empty, ignore_index=True) if len(non_empty) > 1 \
+            else non_empty[0]
+        if len(frame) > self.max_rows:
+            frame = frame.head(self.max_rows)
+        if dataset != name:  # the result names another dataset than the workspace said
+            await self._follow(dataset)
+        self.df = frame
+        self.dataset = dataset
+        self.version = versions.get(dataset) if dataset == name else None
+        self.total = total
+        self.error = None
+        self.updated_at = datetime.datetime.now(datetime.UTC)
+        self._updated_mono = time.monotonic()
+        self.refreshes += 1
+        self._render()
+
+    async def _refresh(self) -> None:
+        assert self._lock is not None
+        self._dirty = False
+        async with self._lock:
+            await self._run_query()
+        self._schedule_tick()
+
+    def _changed(self, uri: str) -> None:
+        """A subscribed resource changed (loop thread): refresh after the debounce."""
+        if self._closed:
+            return
+        if self._paused:
+            self._stale = True
+            self._render_caption()
+            return
+        self._dirty = True
+        if self._timer is None and (self._task is None or self._task.done()):
+            self._timer = self._loop.loop.call_later(self.debounce, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        if self._closed or self._paused:
+            return
+        self._task = self._loop.loop.create_task(self._refresh_while_dirty())
+
+    async def _refresh_while_dirty(self) -> None:
+        try:
+            while self._dirty and not self._closed and not self._paused:
+                await self._refresh()
+        except Exception:
+            logger.exception("LiveFrame refresh failed")
+
+    def _resumed(self) -> None:
+        if self._closed:
+            return
+        if self._stale:
+            self._stale = False
+            self._changed("resume")
+        else:
+            self._render_caption()
+
+    def _schedule_tick(self) -> None:
+        """Keep "updated N s ago" current (captions only; a message per tick at most)."""
+        if self._tick is not None:
+            self._tick.cancel()
+        if self._closed or self._caption is None:
+            return
+        age = time.monotonic() - self._updated_mono
+
+        def tick() -> None:
+            self._tick = None
+            self._render_caption()
+            self._schedule_tick()
+
+        self._tick = self._loop.loop.call_later(_tick_after(age), tick)
+
+    async def _unsubscribe_all(self) -> None:
+        for uri in list(self._subscribed):
+            unsubscribe = self._subscribed.pop(uri)
+            try:
+                await unsubscribe()
+            except Exception:
+                logger.debug("unsubscribing %s failed", uri, exc_info=True)
+
+    async def _stop(self) -> None:
+        for handle in (self._timer, self._tick):
+            if handle is not None:
+                handle.cancel()
+        self._timer = self._tick = None
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        await self._unsubscribe_all()
+        self._render_caption()
+

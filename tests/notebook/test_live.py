@@ -1,0 +1,210 @@
+"""LiveFrame in local mode: the query's frame refreshes when the workspace changes (through the
+same client or another client of the same layer), in place in one widget tree, debounced,
+pausable, and a failing refresh keeps the old frame. (Real-kernel behaviour — the shared
+Jupyter workspace, comm messages — is covered by the kernel acceptance tests.)"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from ipywidgets.widgets.widget import _instances
+
+import cloudg_nb
+from cloudg_nb.notebook.client import Client
+from cloudg_nb.notebook.inprocess import LocalBackend
+from cloudg_nb.notebook.live import TABLE_ROWS, LiveFrame, ago
+from cloudg_nb.notebook.loop import LoopThread
+from cloudg_nb.notebook.result import CloudGError
+
+
+@pytest.fixture
+def client() -> Iterator[Client]:
+    opened = cloudg_nb.local()
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def live(client: Client) -> Iterator[Callable[..., LiveFrame]]:
+    made: list[LiveFrame] = []
+
+    def make(tool: str, **kwargs: object) -> LiveFrame:
+        widget = bool(kwargs.pop("widget", False))
+        frame = LiveFrame(client, tool, dict(kwargs), widget=widget)
+        made.append(frame)
+        return frame
+
+    yield make
+    for frame in made:
+        frame.close()
+
+
+@pytest.fixture
+def other_client(client: Client) -> Iterator[Client]:
+    """A second client of the same in-process layer, on its own loop thread."""
+    loop = LoopThread("other-client")
+    other = Client.open(LocalBackend(sample=None, layer=client.backend.layer), loop=loop)
+    yield other
+    other.close()
+    loop.stop()
+
+
+def _wait_for(predicate: Callable[[], object], timeout: float = 3.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return bool(predicate())
+
+
+def _suppress(client: Client, finding: str) -> None:
+    result = client.call("suppress_findings", ids=[finding], progress=False)
+    assert not result.is_error, result.text
+
+
+def test_live_frame_holds_the_query_result_with_its_dataset_and_version(live) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    assert lf.df["severity"].eq("HIGH").all() and len(lf.df) == 4
+    assert (lf.dataset, lf.version) == ("demo", 1)
+    assert lf.updated_at is not None
+
+
+def test_client_live_builds_a_live_frame(client: Client) -> None:
+    lf = client.live("list_findings", severities=["HIGH"])
+    try:
+        assert isinstance(lf, LiveFrame) and len(lf.df) == 4
+    finally:
+        lf.close()
+
+
+def test_all_pages_are_read(live) -> None:
+    lf = live("find_assets", limit=7)
+    assert len(lf.df) == 60 and lf.df["id"].is_unique
+
+
+def test_suppression_through_the_same_client_refreshes_the_frame(client, live) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    gone = str(lf.df["id"].iloc[0])
+    _suppress(client, gone)
+    assert _wait_for(lambda: gone not in set(lf.df["id"]))
+    assert lf.version == 2 and len(lf.df) == 3
+
+
+def test_suppression_by_another_client_of_the_layer_refreshes_the_frame(
+    other_client: Client, live,
+) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    gone = str(lf.df["id"].iloc[-1])
+    _suppress(other_client, gone)
+    assert _wait_for(lambda: gone not in set(lf.df["id"]))
+
+
+def test_updates_change_trait_values_of_one_widget_tree(client, live) -> None:
+    lf = live("list_findings", severities=["HIGH"], widget=True)
+    tree, table = lf.widget, lf._table
+    first = table.value
+    widgets_before = set(_instances)
+    for finding in lf.df["id"].tolist()[:2]:
+        _suppress(client, finding)
+        assert _wait_for(lambda f=finding: f not in table.value)
+    assert lf.widget is tree and lf.widget.children == (lf._caption, table)
+    assert set(_instances) == widgets_before
+    assert table.value != first and "dataset demo v3" in lf._caption.value
+
+
+def test_a_burst_of_changes_causes_few_refreshes(client, live) -> None:
+    lf = live("list_findings")
+    before = lf.refreshes
+    ids = lf.df["id"].tolist()[:5]
+    for finding in ids:
+        _suppress(client, finding)
+    assert _wait_for(lambda: not set(ids) & set(lf.df["id"]))
+    time.sleep(0.3)
+    assert lf.refreshes - before <= 3
+
+
+def test_a_paused_frame_waits_and_resume_catches_up(client, live) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    lf.pause()
+    gone = str(lf.df["id"].iloc[0])
+    _suppress(client, gone)
+    time.sleep(0.4)
+    assert gone in set(lf.df["id"]) and "paused (changes waiting)" in lf.caption()
+    lf.resume()
+    assert _wait_for(lambda: gone not in set(lf.df["id"]))
+    assert not lf.caption().startswith("paused")
+
+
+def test_a_failing_refresh_keeps_the_old_frame_and_says_why(client, live) -> None:
+    lf = live("list_findings", dataset="demo", widget=True)
+    before = lf.df.copy()
+    result = client.call("unload_dataset", name="demo", progress=False)
+    assert not result.is_error, result.text
+    assert _wait_for(lambda: lf.error is not None)
+    assert lf.df.equals(before)
+    assert "refresh failed" in lf.caption() and "refresh failed" in lf._caption.value
+
+
+def test_explicit_refresh_rereads_the_data(client, live) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    lf.pause()
+    _suppress(client, str(lf.df["id"].iloc[0]))
+    lf.refresh()
+    assert len(lf.df) == 3
+
+
+def test_a_closed_frame_stops_refreshing(client, live) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    lf.close()
+    _suppress(client, str(lf.df["id"].iloc[0]))
+    time.sleep(0.4)
+    assert len(lf.df) == 4 and lf.caption().startswith("closed")
+
+
+def test_a_frame_on_the_active_dataset_follows_a_switch(client, live) -> None:
+    lf = live("list_findings")
+    result = client.call("sample_estate", name="drifted", progress=False)
+    assert not result.is_error, result.text
+    assert _wait_for(lambda: lf.dataset == "demo-drifted")
+    assert lf.version == 1
+
+
+def test_caption_says_when_which_dataset_version_and_rows(live) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    assert lf.caption() == "updated 0 s ago · dataset demo v1 · 4 rows"
+    assert ago(2.4) == "2 s ago" and ago(125) == "2 min ago"
+
+
+def test_the_table_shows_at_most_fifty_rows_and_says_so(live) -> None:
+    lf = live("find_assets")
+    html = lf.table_html()
+    assert html.count("<tr") == TABLE_ROWS + 1  # header row + 50
+    assert f"showing {TABLE_ROWS} of 60 rows" in html
+
+
+def test_outside_a_kernel_it_renders_as_html(live) -> None:
+    lf = live("list_findings", severities=["HIGH"])
+    bundle = lf._repr_mimebundle_()
+    assert "<table" in bundle["text/html"] and "dataset demo v1" in bundle["text/html"]
+    assert "application/vnd.jupyter.widget-view+json" not in bundle
+
+
+def test_in_widget_mode_it_renders_as_the_widget(live) -> None:
+    lf = live("list_findings", severities=["HIGH"], widget=True)
+    bundle = lf._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == lf.widget.model_id
+
+
+def test_a_query_that_fails_at_first_raises_with_close_matches(client: Client) -> None:
+    with pytest.raises(CloudGError) as err:
+        LiveFrame(client, "list_findigs", {}, widget=False)
+    assert err.value.error.code == "not_found" and "list_findings" in err.value.error.hints
+
+
+def test_a_tool_that_returns_no_list_is_refused(client: Client) -> None:
+    with pytest.raises(CloudGError) as err:
+        LiveFrame(client, "get_asset", {"ref": "web-1"}, widget=False)
+    assert err.value.error.code == "not_a_list"
