@@ -68,11 +68,13 @@ def page(
     cursor: str | None,
     **summary: Any,
 ) -> dict[str, Any]:
-    """``{dataset, **summary, total, offset, returned, next_cursor, truncated, items}``.
+    """``{dataset, dataset_version, **summary, total, offset, returned, next_cursor,
+    truncated, items}``.
 
     ``version`` is the dataset version read before the query ran, so a page computed while
-    the dataset changed carries a cursor that is already stale.
+    the dataset changed carries a cursor that is already stale; it is returned as
+    ``dataset_version`` (notebook captions show "dataset demo v3").
     """
     envelope = paginate(items, dataset=ds.name, version=version, args=args, limit=limit,
                         cursor=cursor)
-    return {"dataset": ds.name, **json_safe(summary), **envelope}
+    return {"dataset": ds.name, "dataset_version": version, **json_safe(summary), **envelope}

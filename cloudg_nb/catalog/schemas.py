@@ -72,5 +72,5 @@ TABLE = obj({"columns": arr(STR), "data": arr(arr(ANY))})
 
 def page_schema(item: dict[str, Any], **extra: dict[str, Any]) -> dict[str, Any]:
     """The paging envelope (plus ``extra`` summary keys) around ``item`` records."""
-    return obj({"dataset": STR, **extra, "total": INT, "offset": INT, "returned": INT,
-                "next_cursor": NSTR, "truncated": BOOL, "items": arr(item)})
+    return obj({"dataset": STR, "dataset_version": INT, **extra, "total": INT, "offset": INT,
+                "returned": INT, "next_cursor": NSTR, "truncated": BOOL, "items": arr(item)})

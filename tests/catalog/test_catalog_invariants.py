@@ -121,7 +121,8 @@ def test_paged_tools_take_a_limit_of_1_to_500_and_return_the_envelope(name: str)
     limit = spec.input_schema["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"]) == (1, 500) and limit["default"] <= 50
     out = spec.output_schema["properties"]
-    assert {"total", "offset", "returned", "next_cursor", "truncated", "items"} <= set(out)
+    assert {"dataset", "dataset_version", "total", "offset", "returned", "next_cursor",
+            "truncated", "items"} <= set(out)
 
 
 def test_every_argument_is_described() -> None:

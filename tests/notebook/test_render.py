@@ -37,7 +37,7 @@ def test_list_result_renders_as_table_with_caption(client: Client) -> None:
     result = client.call("find_assets", limit=3, progress=False)
     shown = render_result(result)
     assert "<table" in shown.html
-    assert f"3 of {result.data['total']} · dataset demo" in shown.text
+    assert f"3 of {result.data['total']} · dataset demo v1" in shown.text
     assert "next page: <code>%cloudg next</code>" in shown.html
     assert shown.text.splitlines()[-1] == result.caption
 
