@@ -1,0 +1,49 @@
+"""LiveFrame over a real Jupyter server with the extension: an assistant's suppression (a
+separate MCP client) reaches a notebook client's LiveFrame through resources/updated."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from cloudg_nb.notebook.client import Client, connect
+from cloudg_nb.notebook.live import LiveFrame
+from tests.jupyter.server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
+from tests.protocol.harness import open_session
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    with jupyter_server(tmp_path_factory.mktemp("live"), extra_args=[FIXTURE_REGISTRY],
+                        other_extensions=False) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def client(server: JupyterServer) -> Iterator[Client]:
+    opened = connect(server.url, server.token)
+    yield opened
+    opened.close()
+
+
+def test_an_assistants_suppression_reaches_a_remote_live_frame_within_a_second(
+    server: JupyterServer, client: Client,
+) -> None:
+    lf = LiveFrame(client, "list_findings", {"severities": ["HIGH"]}, widget=True)
+    try:
+        gone = str(lf.df["id"].iloc[0])
+        version = lf.version
+        with open_session(server.endpoint, "2025", headers=server.headers) as assistant:
+            done = assistant.call_tool("suppress_findings", {"ids": [gone], "reason": "ok"})
+            assert not done.is_error
+            sent = time.monotonic()
+            while gone in set(lf.df["id"]) and time.monotonic() - sent < 1.0:
+                time.sleep(0.01)
+        assert gone not in set(lf.df["id"])
+        assert version is not None and lf.version == version + 1
+        assert gone not in lf._table.value
+    finally:
+        lf.close()
+        client.call("unsuppress_findings", ids=[gone], progress=False)
