@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pandas
 import pytest
@@ -233,3 +235,20 @@ def test_local_policy_profile_applies_and_results_note_what_it_changed() -> None
         assert strict.status()["policy"] == "strict"
     assert not result.is_error
     assert result.transform_note is not None and "pseudonymized" in result.transform_note
+
+
+def test_interrupt_cancels_a_local_call_and_the_next_call_works(tmp_path: Path) -> None:
+    from cloudg_nb import CloudGMCPLayer
+    from cloudg_nb.notebook.inprocess import LocalBackend
+    from tests.jupyter.fixture_registry import registry
+
+    marker = tmp_path / "cancelled"
+    layer = CloudGMCPLayer(registry=registry)
+    with Client.open(LocalBackend(sample=None, layer=layer)) as own:
+        threading.Timer(0.3, _thread.interrupt_main).start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            own.call("work_until_cancelled", marker=str(marker), seconds=30, progress=False)
+        assert time.monotonic() - started < 0.3 + 2.0
+        assert _wait_for(marker.exists)  # the worker thread saw the cancellation
+        assert own.call("who_am_i", progress=False).data["id"]
