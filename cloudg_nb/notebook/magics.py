@@ -261,7 +261,7 @@ class CloudGMagics(Magics):
         for arg, spec in (schema.get("properties") or {}).items():
             rows.append({"argument": arg, "type": _schema_type(spec),
                          "required": arg in required,
-                         "default": "" if "default" not in spec else repr(spec["default"]),
+                         "default": "" if "default" not in spec else _json(spec["default"]),
                          "description": spec.get("description", "")})
         frame = pandas.DataFrame.from_records(
             rows, columns=["argument", "type", "required", "default", "description"])
@@ -287,7 +287,13 @@ class CloudGMagics(Magics):
 
     def _tool_and_arguments(self, parsed: ParsedLine, cell: str | None, sub: str
                             ) -> tuple[str, dict[str, Any]]:
-        (tool,) = self._words(parsed, SUBCOMMANDS[sub][0], 1, 1)
+        usage = SUBCOMMANDS[sub][0]
+        words = self._words(parsed, usage, 1, len(parsed.words) or 1)
+        if len(words) > 1:
+            raise MagicArgumentError(
+                f"Arguments are key=value words; {len(words) - 1} word(s) after the tool name "
+                f"are not (write name=value). Usage: %cloudg {usage}")
+        tool = words[0]
         arguments = dict(parsed.arguments)
         if cell is not None:
             body = parse_body(cell)

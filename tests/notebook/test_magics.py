@@ -331,3 +331,16 @@ def test_connect_without_a_server_says_what_to_do(own_ip: InteractiveShell) -> N
     _ok(run)
     assert "Error [" in run.text
     assert magics(own_ip).client.mode == "local"
+
+
+def test_a_word_that_is_not_key_value_is_refused_with_usage(ip: InteractiveShell) -> None:
+    run = run_cell(ip, "%cloudg call find_assets 5 -o df")
+    _ok(run)
+    assert "Arguments are key=value words" in run.text
+    assert "df" not in ip.user_ns
+
+
+def test_call_without_a_tool_shows_usage(ip: InteractiveShell) -> None:
+    run = run_cell(ip, "%cloudg call")
+    _ok(run)
+    assert "Usage: %cloudg call TOOL key=value" in run.text
