@@ -2,7 +2,8 @@
 
 ``client.live(tool, **args)`` runs the query (all pages, up to ``max_rows``), subscribes to the
 resources its dataset's content shows through (``cloudg://datasets/{name}/summary|assets|
-findings``, plus ``cloudg://workspace`` when the query follows the active dataset) and re-runs
+findings``, plus ``cloudg://workspace`` when the query follows the active dataset; the version
+shown is the result's ``dataset_version``) and re-runs
 it, debounced, when one changes — one refresh at a time, on the client loop. A failed refresh
 keeps the old frame and says so in the caption. In a kernel it shows ONE widget tree
 (``VBox([HTML caption, HTML table])``) made on the creating thread; updates only assign
@@ -234,10 +235,6 @@ class LiveFrame:
                 return int(maximum) if isinstance(maximum, (int, float)) else None
         return None
 
-    async def _workspace(self) -> dict[str, Any]:
-        value = await self.client.backend.read_resource(WORKSPACE_URI)
-        return value if isinstance(value, dict) else {}
-
     async def _follow(self, name: str | None) -> None:
         """Subscribe to what the frame's content depends on (and drop what it no longer does)."""
         wanted = dataset_uris(name) if name else []
@@ -254,17 +251,20 @@ class LiveFrame:
                 self._subscribed[uri] = await self.client.asubscribe(uri, self._changed)
 
     async def _run_query(self, *, raise_errors: bool = False) -> None:
-        """Read the version, (re)subscribe, read every page; apply or record the failure."""
+        """(Re)subscribe, read every page; apply or record the failure.
+
+        Subscriptions come first so no change between the read and the subscription is
+        missed: the named dataset's URIs, or — following the active dataset — the workspace
+        (which changes with every dataset change) plus the URIs of the dataset last shown."""
         import pandas
 
         try:
-            status = await self._workspace()
-            name = str(self.arguments.get("dataset") or status.get("active") or "") or None
+            name = str(self.arguments.get("dataset") or self.dataset or "") or None
             await self._follow(name)
-            versions = {d.get("name"): d.get("version") for d in status.get("loaded", [])}
             frames: list[pandas.DataFrame] = []
             rows = 0
             total: int | None = None
+            version: int | None = None
             dataset = name
             args = dict(self.arguments)
             if self._page_limit:
@@ -282,6 +282,8 @@ class LiveFrame:
                 rows += len(df)
                 data = result.data if isinstance(result.data, dict) else {}
                 dataset = str(data.get("dataset") or dataset or "") or None
+                if version is None and isinstance(data.get("dataset_version"), int):
+                    version = data["dataset_version"]  # the version the first page came from
                 if isinstance(data.get("total"), int):
                     total = data["total"]
                 cursor = result.next_cursor
@@ -302,11 +304,11 @@ class LiveFrame:
             else non_empty[0]
         if len(frame) > self.max_rows:
             frame = frame.head(self.max_rows)
-        if dataset != name:  # the result names another dataset than the workspace said
+        if dataset != name:  # first read, or the active dataset changed
             await self._follow(dataset)
         self.df = frame
         self.dataset = dataset
-        self.version = versions.get(dataset) if dataset == name else None
+        self.version = version
         self.total = total
         self.error = None
         self.updated_at = datetime.datetime.now(datetime.UTC)
