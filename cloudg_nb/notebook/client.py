@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .backends import Backend, ProgressFn
 from .loop import LoopThread, shared_loop
-from .result import CloudGError, ErrorInfo, Result, close_matches, error_result
+from .result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
 
 if TYPE_CHECKING:
     import pandas
@@ -52,17 +52,15 @@ def _progress_display(label: str) -> Any:
 
 
 def _connection_error(tool: str, arguments: dict[str, Any], exc: BaseException) -> Result:
-    from mcp.shared.exceptions import MCPError  # only reached in remote mode
-
-    if isinstance(exc, MCPError):
-        data = exc.data
-        from .result import hints_from
-
-        return error_result(tool, arguments, exc.code, exc.message, hints_from(data), data)
+    """An error Result for a request that raised (protocol error, lost connection, bug)."""
+    code, message, data = getattr(exc, "code", None), getattr(exc, "message", None), None
+    if isinstance(code, int) and isinstance(message, str):  # the SDK's MCPError
+        data = getattr(exc, "data", None)
+        return error_result(tool, arguments, code, message, hints_from(data), data)
     return error_result(tool, arguments, "connection",
-                        f"The request failed: {type(exc).__name__}: {exc}. Check that the "
-                        "server is running (%cloudg status) or reconnect.",
-                        data={"exception": type(exc).__name__})
+                        f"The request failed ({type(exc).__name__}: {exc}). %cloudg status "
+                        "shows the connection; reconnect with %cloudg connect or "
+                        "%cloudg local.", data={"exception": type(exc).__name__})
 
 
 class Client:
@@ -401,7 +399,9 @@ class Client:
                                                   uri_template=uri_template, context=context))
 
     async def alive(self, tool: str, /, **args: Any) -> LiveFrame:
-        return self.live(tool, **args)
+        from .live import LiveFrame
+
+        return await LiveFrame.aopen(self, tool, dict(args))
 
     async def atools(self) -> list[dict[str, Any]]:
         return await self._on_loop(self._tools_now())

@@ -75,7 +75,7 @@ class LiveFrame:
 
     def __init__(self, client: Client, tool: str, arguments: dict[str, Any], *,
                  debounce: float = DEBOUNCE_SECONDS, max_rows: int = MAX_ROWS,
-                 widget: bool | None = None) -> None:
+                 widget: bool | None = None, start: bool = True) -> None:
         import pandas
 
         self.client = client
@@ -106,11 +106,26 @@ class LiveFrame:
         self._table: Any = None
         if widget if widget is not None else kernel_shell() is not None:
             self._make_widgets()
+        if start:
+            try:
+                self._loop.run(self._start())
+            except BaseException:
+                self._loop.run(self._unsubscribe_all())
+                raise
+
+    @classmethod
+    async def aopen(cls, client: Client, tool: str, arguments: dict[str, Any],
+                    **options: Any) -> LiveFrame:
+        """Build a LiveFrame from async code (``await client.alive(...)``): the widgets are
+        made on the calling thread, the first query awaited without blocking its loop."""
+        frame = cls(client, tool, arguments, start=False, **options)
+        future = frame._loop.submit(frame._start())
         try:
-            self._loop.run(self._start())
+            await asyncio.wrap_future(future)
         except BaseException:
-            self._loop.run(self._unsubscribe_all())
+            await asyncio.wrap_future(frame._loop.submit(frame._unsubscribe_all()))
             raise
+        return frame
 
     # -- public --------------------------------------------------------------------------------
 

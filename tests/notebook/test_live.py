@@ -5,6 +5,7 @@ Jupyter workspace, comm messages — is covered by the kernel acceptance tests.)
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 
@@ -208,3 +209,26 @@ def test_a_tool_that_returns_no_list_is_refused(client: Client) -> None:
     with pytest.raises(CloudGError) as err:
         LiveFrame(client, "get_asset", {"ref": "web-1"}, widget=False)
     assert err.value.error.code == "not_a_list"
+
+
+async def test_alive_builds_a_live_frame_without_blocking_the_callers_loop(
+    client: Client,
+) -> None:
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.001)
+
+    running = asyncio.ensure_future(ticker())
+    try:
+        lf = await client.alive("find_assets", limit=5)
+    finally:
+        running.cancel()
+    try:
+        assert len(lf.df) == 60 and lf.dataset == "demo"
+        assert ticks > 1  # the caller's loop kept running while the pages were read
+    finally:
+        lf.close()
