@@ -244,6 +244,13 @@ class ServerKernel:
         line = [ln for ln in result.stdout.splitlines() if ln.startswith(marker)][-1]
         return json.loads(line[len(marker):])
 
+    def complete(self, code: str, cursor_pos: int | None = None,
+                 timeout: float = EXECUTE_TIMEOUT) -> dict[str, Any]:
+        """A ``complete_request`` (the Tab key); returns the reply content (``matches`` ...)."""
+        msg_id = self.send("complete_request", {
+            "code": code, "cursor_pos": len(code) if cursor_pos is None else cursor_pos})
+        return self._wait(lambda: self._replies.get(msg_id), timeout, "complete_reply")["content"]
+
     def mark(self) -> int:
         """A position in the iopub stream, for ``comm_messages(since=...)``."""
         with self._cond:
