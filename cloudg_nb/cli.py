@@ -77,9 +77,12 @@ def _cmd_lab(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .lab import LabLaunch, LabStartError, run_lab
+    from .policy.document import ENV_VAR as POLICY_ENV_VAR
 
     launch = LabLaunch(ip=args.ip, port=args.port, root_dir=Path(args.root_dir),
-                       notebook=args.notebook, policy=args.policy, registry=args.registry)
+                       notebook=args.notebook,
+                       policy=args.policy or os.environ.get(POLICY_ENV_VAR) or None,
+                       registry=args.registry)
     if not launch.root_dir.is_dir():
         raise UsageError(f"--root-dir: no such directory: {args.root_dir}")
     try:

@@ -203,3 +203,17 @@ def test_a_taken_port_falls_back_to_a_free_one_and_says_so() -> None:
         port, note = _pick_port("127.0.0.1", busy)
     assert port != busy
     assert note == f"port {busy} is in use, so the server listens on {port}"
+
+
+def test_the_policy_reaches_the_extension_from_the_option_or_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cloudg_nb import cli, lab
+
+    launched_with: list[lab.LabLaunch] = []
+    monkeypatch.setattr(lab, "run_lab", lambda launch: launched_with.append(launch) or 0)
+    monkeypatch.setenv("CLOUDG_MCP_POLICY", "open")
+    assert cli.main(["lab"]) == 0
+    assert cli.main(["lab", "--policy", "strict"]) == 0
+    argvs = [lab.jupyter_argv(launch, 8888, "t") for launch in launched_with]
+    assert "--CloudGExtension.policy=open" in argvs[0]
+    assert "--CloudGExtension.policy=strict" in argvs[1]
