@@ -134,3 +134,8 @@ def test_unload_removes_the_completer(client: Client) -> None:
     with shell_with_extension(client) as shell:
         assert any(isinstance(m, MagicCompleter) for m in shell.Completer.custom_matchers)
     assert not any(isinstance(m, MagicCompleter) for m in shell.Completer.custom_matchers)
+
+
+def test_a_magic_line_inside_a_longer_cell_completes(ip: InteractiveShell) -> None:
+    cell = "x = 1\n%cloudg call get_asset ref=cust"
+    assert set(texts(ip, cell)) >= DEMO_CUSTOMER_REFS

@@ -344,3 +344,10 @@ def test_call_without_a_tool_shows_usage(ip: InteractiveShell) -> None:
     run = run_cell(ip, "%cloudg call")
     _ok(run)
     assert "Usage: %cloudg call TOOL key=value" in run.text
+
+
+def test_cell_body_that_is_neither_json_nor_yaml_says_so(ip: InteractiveShell) -> None:
+    run = run_cell(ip, "%%cloudg call find_assets -o df\nlimit: [1\n  bad: }\n")
+    _ok(run)
+    assert "neither JSON nor YAML" in run.text
+    assert "df" not in ip.user_ns
