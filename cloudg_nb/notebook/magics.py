@@ -147,8 +147,8 @@ class CloudGMagics(Magics):
 
     @line_cell_magic
     def cloudg(self, line: str, cell: str | None = None) -> None:
-        sub, _, rest = line.strip().partition(" ")
-        sub = sub.lower()
+        head, *tail = line.split(None, 1) or [""]
+        sub, rest = head.lower(), (tail[0] if tail else "")
         if not sub or sub in ("-h", "--help", "?"):
             sub = "help"
         handler = self._handlers.get(sub)

@@ -351,3 +351,14 @@ def test_cell_body_that_is_neither_json_nor_yaml_says_so(ip: InteractiveShell) -
     _ok(run)
     assert "neither JSON nor YAML" in run.text
     assert "df" not in ip.user_ns
+
+
+def test_bare_magic_shows_the_help(ip: InteractiveShell) -> None:
+    run = run_cell(ip, "%cloudg")
+    _ok(run)
+    assert "Usage: %cloudg SUBCOMMAND" in run.text
+
+
+def test_subcommand_may_be_followed_by_a_tab(ip: InteractiveShell) -> None:
+    _ok(run_cell(ip, "%cloudg call\tget_asset ref=web-1 -o res"))
+    assert ip.user_ns["res"]["name"] == "web-1"
