@@ -32,8 +32,9 @@ __all__ = ["LiveFrame", "DEBOUNCE_SECONDS", "TABLE_ROWS", "MAX_ROWS"]
 
 logger = logging.getLogger("cloudg.notebook")
 
-#: Change events closer together than this cause one refresh.
-DEBOUNCE_SECONDS = 0.1
+#: Change events closer together than this cause one refresh (a mutation's events leave the
+#: server in one burst, well within this).
+DEBOUNCE_SECONDS = 0.03
 #: Rows the displayed table shows ("showing 50 of N").
 TABLE_ROWS = 50
 #: Rows a LiveFrame reads at most (pages stop there).
@@ -276,8 +277,7 @@ class LiveFrame:
         try:
             name = str(self.arguments.get("dataset") or self.dataset or "") or None
             await self._follow(name)
-            frames: list[pandas.DataFrame] = []
-            rows = 0
+            rows: list[Any] = []
             total: int | None = None
             version: int | None = None
             dataset = name
@@ -288,13 +288,12 @@ class LiveFrame:
                 result = await self.client._call(self.tool, args, None)
                 if result.is_error:
                     raise CloudGError(result.error or ErrorInfo("error", result.text))
-                df = result.df
-                if df is None:
+                page = result._rows()
+                if page is None:
                     raise CloudGError(ErrorInfo(
                         "not_a_list", f"{self.tool} does not return a list; a LiveFrame needs "
                                       "a list tool (find_assets, list_findings ...)."))
-                frames.append(df)
-                rows += len(df)
+                rows.extend(page)
                 data = result.data if isinstance(result.data, dict) else {}
                 dataset = str(data.get("dataset") or dataset or "") or None
                 if version is None and isinstance(data.get("dataset_version"), int):
@@ -302,7 +301,7 @@ class LiveFrame:
                 if isinstance(data.get("total"), int):
                     total = data["total"]
                 cursor = result.next_cursor
-                if not cursor or rows >= self.max_rows:
+                if not cursor or len(rows) >= self.max_rows:
                     break
                 args = {**args, "cursor": cursor}
         except asyncio.CancelledError:
@@ -310,15 +309,16 @@ class LiveFrame:
         except Exception as exc:
             if raise_errors:
                 raise
+            if self._dirty:  # changed meanwhile (a stale cursor, most likely): the rerun tells
+                return
             self.error = exc.error if isinstance(exc, CloudGError) else ErrorInfo(
                 "connection", f"{type(exc).__name__}: {exc}")
             self._render_caption()
             return
-        non_empty = [f for f in frames if not f.empty] or frames[:1]
-        frame = pandas.concat(non_empty, ignore_index=True) if len(non_empty) > 1 \
-            else non_empty[0]
-        if len(frame) > self.max_rows:
-            frame = frame.head(self.max_rows)
+        rows = rows[: self.max_rows]
+        # one frame from every page's rows, built as Result.df builds one page
+        frame = pandas.DataFrame.from_records(rows) if rows and all(
+            isinstance(r, dict) for r in rows) else pandas.DataFrame({"value": rows})
         if dataset != name:  # first read, or the active dataset changed
             await self._follow(dataset)
         self.df = frame
