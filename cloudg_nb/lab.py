@@ -1,10 +1,9 @@
-"""``cloudg-nb lab``: the main job. JupyterLab with the cloudg extension and the demo estate.
+"""``cloudg-nb lab``, the main job: JupyterLab with the cloudg extension and the demo estate.
 
-Starts ``python -m jupyter lab`` (loopback, a fresh token, no browser: it works over SSH)
-opened on ``notebooks/01-quickstart.ipynb``, waits until the extension's MCP endpoint is ready,
-then prints the lab URL, the endpoint and a ready-to-paste assistant command (to stdout, in
-``LABELS`` order). Jupyter's own log goes to a file in its runtime dir. Ctrl-C or SIGTERM stops
-the server cleanly (SIGTERM to Jupyter, which then shuts its kernels down).
+Starts ``python -m jupyter lab`` (loopback, fresh token, no browser: works over SSH) on
+``notebooks/01-quickstart.ipynb``; once the MCP endpoint is ready, prints ``JupyterLab:``,
+``MCP endpoint:`` and ``Token:`` lines and a ``claude mcp add`` command, ending with ``Stop with
+Ctrl-C.``. Jupyter logs to a file in its runtime dir; Ctrl-C / SIGTERM stop it cleanly.
 """
 
 from __future__ import annotations

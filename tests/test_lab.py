@@ -27,8 +27,10 @@ from cloudg_nb.lab import _pick_port
 from tests.protocol.harness import open_session
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The acceptance bound: served within 60 s of the install finishing (the venv is installed).
+#: The acceptance bound: served within 60 s of the install finishing.
 READY_WITHIN = 60.0
+#: ``make demo`` reinstalls the package first when pyproject.toml is newer than the venv.
+INSTALL_WITHIN = 600.0
 BANNER_END = "Stop with Ctrl-C."
 
 
@@ -75,7 +77,11 @@ def isolated_home(tmp_path: Path) -> dict[str, str]:
 
 @contextlib.contextmanager
 def launched(argv: list[str], env: dict[str, str]) -> Iterator[Launched]:
-    """Run ``argv`` from the repository root until its banner ends; stop it on exit."""
+    """Run ``argv`` from the repository root until its banner ends; stop it on exit.
+
+    The clock starts when ``cloudg-nb lab`` starts: for ``make demo``, when make echoes that
+    command, after (re)installing the package if pyproject.toml changed (up to INSTALL_WITHIN).
+    """
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -90,14 +96,17 @@ def launched(argv: list[str], env: dict[str, str]) -> Iterator[Launched]:
             lines.put(line)
 
     threading.Thread(target=drain, daemon=True).start()
+    through_make = argv[0] == "make"
+    deadline = started + (INSTALL_WITHIN if through_make else READY_WITHIN)
     try:
         while True:
-            remaining = READY_WITHIN - (time.monotonic() - started)
             try:
-                line = lines.get(timeout=max(remaining, 0.01))
+                line = lines.get(timeout=max(deadline - time.monotonic(), 0.01))
             except queue.Empty:
-                raise AssertionError(f"no banner within {READY_WITHIN:.0f} s:\n{run.text}") \
-                    from None
+                raise AssertionError(f"no banner in time:\n{run.text}") from None
+            if through_make and line.rstrip().endswith("cloudg-nb lab"):
+                started = time.monotonic()  # the install (if any) is done
+                deadline = started + READY_WITHIN
             if line.strip() == BANNER_END:
                 run.seconds_to_banner = time.monotonic() - started
                 break

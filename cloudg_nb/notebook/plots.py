@@ -1,11 +1,9 @@
 """Pictures of results for notebooks: attack paths as a graph, findings by severity as bars.
 
-Each function takes a tool's result as the notebook client returns it (``Result``), as the
-layer returns it (``ToolResult``), or its structured data (a dict), and returns a matplotlib
-``Figure`` (closed to pyplot, so a notebook shows it once: as the cell's value). Artists carry
-``gid``s (``node:ID``, ``entry:ID``, ``edge:FROM->TO``, ``label:ID``, ``bar:SEVERITY``) so
-callers and tests can find what was drawn. The path subgraph is small (tens of nodes), so it
-is laid out here in layers by hop count instead of pulling in a graph-layout library.
+Input: a ``Result``, a layer ``ToolResult`` or its structured dict; output: a matplotlib
+``Figure`` closed to pyplot (a notebook shows it once, as the cell's value), its artists tagged
+``node:ID`` / ``entry:ID`` / ``edge:A->B`` / ``label:ID`` / ``bar:SEVERITY`` by gid. The path
+subgraph (tens of nodes) is laid out in layers by hop count: no graph-layout library needed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Start a real JupyterLab with the cloudg extension, for the browser tests and the demo tests.
+"""Start a real JupyterLab with the cloudg extension, for the browser tests.
 
-``jupyter_lab(tmp_path, notebooks={...})`` runs ``python -m jupyter lab`` on 127.0.0.1 (a free
-port) with a token and isolated Jupyter/JupyterLab dirs under ``tmp_path``, as a user who
-installed only this package would see it: the peer extensions that the ``bench`` extra brings
-along (jupyter-mcp-live, real-time collaboration) are switched off. The cloudg extension is
-enabled by the config file the package installs. Stopping sends SIGTERM.
+``jupyter_lab(tmp_path, notebooks={...})`` runs ``python -m jupyter lab`` on 127.0.0.1 (free
+port, token, isolated Jupyter/JupyterLab dirs), as a plain install of this package has it: the
+peers the ``bench`` extra brings (jupyter-mcp-live, collaboration) are off. Stop: SIGTERM.
 """
 
 from __future__ import annotations
