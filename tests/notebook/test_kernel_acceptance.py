@@ -79,9 +79,13 @@ def test_server_status_shows_the_kernels_mcp_session(kernel: ServerKernel,
                                                      server: JupyterServer) -> None:
     result = kernel.execute("%cloudg call find_assets internet_exposed=true -o df")
     assert_no_traceback(result)
+    mine = kernel.value("__import__('cloudg_nb.notebook.client', fromlist=['x'])"
+                        ".default_client().status()")
+    assert mine["mode"] == "remote" and mine["session_id"], mine
     status, body = server.get_json(server.status_url)
     assert status == 200
-    assert KERNEL_CLIENT in [client["client"] for client in body["clients"]], body["clients"]
+    sessions = [(c["client"], c["session"]) for c in body["clients"]]
+    assert (KERNEL_CLIENT, mine["session_id"][:8]) in sessions, (mine, body["clients"])
 
 
 def test_unknown_tool_prints_a_clear_message_with_close_matches(kernel: ServerKernel) -> None:
