@@ -63,6 +63,25 @@ def _connection_error(tool: str, arguments: dict[str, Any], exc: BaseException) 
                         "%cloudg local.", data={"exception": type(exc).__name__})
 
 
+def plain(value: Any) -> Any:
+    """``value`` as JSON-ready Python: numpy scalars become numbers, arrays, Series and Index
+    lists, tuples and sets lists (so ``ids=df["id"]`` or ``limit=df.size`` work remotely as
+    they do in-process)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars, pandas Series/Index
+    if callable(tolist):
+        return plain(tolist())
+    item = getattr(value, "item", None)
+    if callable(item):
+        return plain(item())
+    return value
+
+
 class Client:
     """One connection (remote or local) to a cloudg workspace. Build it with ``connect()``,
     ``local()`` or ``default_client()``."""
@@ -137,6 +156,7 @@ class Client:
 
     async def _call(self, tool: str, arguments: dict[str, Any],
                     progress: ProgressFn | None) -> Result:
+        arguments = plain(arguments)
         try:
             result = await self._backend.call_tool(tool, arguments, progress)
         except CloudGError as exc:  # e.g. the session is gone

@@ -281,3 +281,25 @@ def test_a_process_that_exits_without_close_ends_its_session(server: JupyterServ
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) == before + 1
     assert _wait_for(lambda: kernel_sessions() == before)
+
+
+def test_remote_arguments_may_be_numpy_and_pandas_values(client: Client) -> None:
+    import numpy
+
+    exposed = client.frame("find_assets", internet_exposed=True, progress=False)
+    paged = client.call("find_assets", internet_exposed=True, limit=numpy.int64(2),
+                        fields=exposed.columns[:3], progress=False)
+    assert not paged.is_error, paged.error
+    assert len(paged.df) == 2 and list(paged.df.columns) == list(exposed.columns[:3])
+
+
+def test_connect_without_any_server_says_how_to_name_one(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from cloudg_nb.jupyter_discovery import JupyterServerNotFound
+
+    for name in ("CLOUDG_MCP_URL", "CLOUDG_MCP_TOKEN", "JPY_PARENT_PID",
+                 "JUPYTERHUB_SERVICE_PREFIX"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path))
+    with pytest.raises(JupyterServerNotFound, match="CLOUDG_MCP_URL"):
+        connect()
