@@ -17,6 +17,8 @@ from .server import JupyterServer
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 
 SUMMARY = "cloudg://datasets/demo/summary"
+#: Resources whose content also depends on the (active) demo dataset.
+DEPENDENT = ("cloudg://datasets/demo/findings", "cloudg://findings/summary")
 
 
 async def _from_another_client(jupyter: JupyterServer, era: str, tool: str,
@@ -61,6 +63,37 @@ def test_subscriber_gets_resources_updated_after_another_clients_suppression(
             return None
 
         assert session.run(listen).uri == SUMMARY
+    session.call_tool("unsuppress_findings", {"ids": [finding]})
+
+
+def test_every_subscribed_resource_showing_the_dataset_is_updated_after_a_suppression(
+    jupyter: JupyterServer, session: ClientSession,
+) -> None:
+    era = session.era  # type: ignore[attr-defined]
+    finding = _first_open_finding(session)
+    suppress = {"ids": [finding], "reason": f"accepted risk ({era}, tables)"}
+    if era == "2025":
+        for uri in DEPENDENT:
+            session.subscribe_resource(uri)
+        start = len(session.notes)
+        session.run(lambda _c: _from_another_client(jupyter, era, "suppress_findings", suppress))
+        session.wait_for(lambda: {
+            n.params.uri for n in session.notes[start:]
+            if isinstance(n, ResourceUpdatedNotification)} >= set(DEPENDENT))
+        for uri in DEPENDENT:
+            session.unsubscribe_resource(uri)
+    else:
+        async def listen(client: Any) -> set[str]:
+            seen: set[str] = set()
+            async with client.listen(resource_subscriptions=list(DEPENDENT)) as sub:
+                await _from_another_client(jupyter, era, "suppress_findings", suppress)
+                async for event in sub:
+                    seen.add(str(getattr(event, "uri", "")))
+                    if seen >= set(DEPENDENT):
+                        break
+            return seen
+
+        assert session.run(listen) >= set(DEPENDENT)
     session.call_tool("unsuppress_findings", {"ids": [finding]})
 
 
