@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from typing import Any, Protocol, TextIO
 
 __all__ = ["MAX_RATE", "QUIET_SECONDS", "ProgressDisplay", "WidgetProgress", "TextProgress",
@@ -113,7 +114,8 @@ class _Coalesced:
         self._finished = False
         self._last_render = 0.0
         self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="cloudg-progress", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(weakref.ref(self), self._cond),
+                                        name="cloudg-progress", daemon=True)
         self._thread.start()
 
     # -- any thread ----------------------------------------------------------------------------
@@ -146,10 +148,16 @@ class _Coalesced:
 
     # -- the render thread ---------------------------------------------------------------------
 
-    def _run(self) -> None:
+    @staticmethod
+    def _run(ref: weakref.ReferenceType[_Coalesced], cond: threading.Condition) -> None:
+        """The render loop. It holds the display only weakly between rounds, so a display
+        dropped without ``finish`` (its call raised) stops rendering instead of ticking on."""
         interval = 1.0 / MAX_RATE
-        with self._cond:
-            while not self._done:
+        with cond:
+            while True:
+                self = ref()
+                if self is None or self._done:
+                    return
                 now = time.monotonic()
                 due_first = not self.shown and (self._pending or now - self.started
                                                 >= QUIET_SECONDS)
@@ -161,11 +169,12 @@ class _Coalesced:
                     state = (self.progress, self.total, self.message)
                     first = not self.shown
                     self.shown = True
-                    self._cond.release()
+                    cond.release()
                     try:
                         self._render_safely(state, first)
                     finally:
-                        self._cond.acquire()
+                        cond.acquire()
+                    del self
                     continue
                 if not self.shown:
                     wait = self.started + QUIET_SECONDS - now
@@ -173,7 +182,8 @@ class _Coalesced:
                     wait = self._last_render + interval - now
                 else:
                     wait = self._last_render + TICK_SECONDS - now
-                self._cond.wait(max(wait, 0.001))
+                del self
+                cond.wait(max(wait, 0.001))
 
     def _render_safely(self, state: tuple[float, float | None, str | None],
                        first: bool) -> None:

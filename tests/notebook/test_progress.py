@@ -4,6 +4,7 @@ collapsed to a summary line, silence for quick calls, and the text fallback outs
 
 from __future__ import annotations
 
+import gc
 import io
 import threading
 import time
@@ -164,3 +165,13 @@ def test_a_local_client_call_shows_the_tools_progress_as_text(
     err = capsys.readouterr().err
     assert "%" in err
     assert err.splitlines()[-1].startswith("✓ sample_estate")
+
+
+def test_a_display_dropped_without_finish_stops_its_render_thread() -> None:
+    display = TextProgress("lost", file=io.StringIO())
+    display.update(1, 2, "working")
+    thread = display._thread
+    del display
+    gc.collect()
+    thread.join(timeout=progress.TICK_SECONDS + 2)
+    assert not thread.is_alive()
