@@ -1,0 +1,201 @@
+"""Write the example notebooks (``NN-*.ipynb`` beside this file) from the cell sources below.
+
+The notebooks are committed without outputs; edit the cells here and run
+``python notebooks/build.py`` (``--check`` exits 1 when a committed notebook differs). CI
+executes every notebook (tests/notebooks/test_notebooks_execute.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+
+#: A cell: ("md", markdown) or ("py", code).
+Cell = tuple[str, str]
+
+QUICKSTART: list[Cell] = [
+    ("md", """\
+# cloudg-nb quickstart: a cloud estate at a glance
+
+This notebook tours the **demo estate**: 60 assets across AWS, Azure and GCP with their
+network, identity and dependency edges and 15 security findings. No cloud account and no
+credentials are needed; run it top to bottom (*Run > Run All Cells*).
+
+You will see, in order: what the estate holds, what the internet can reach, the attack paths
+to the sensitive data drawn as a picture, the findings by severity, which assets to fix first
+and why, a long graph computation with its progress bar, and a table that keeps itself up to
+date.
+
+**Where the data lives.** Started from JupyterLab with the cloudg extension (`make demo`), the
+notebook talks to the Jupyter server's *shared workspace*: the same one your AI assistant
+sees through the server's MCP endpoint. Anywhere else (nbclient, papermill, plain IPython) it
+starts an in-process workspace with the demo estate. The first command says which."""),
+    ("md", """\
+## 1. Connect
+
+`%load_ext cloudg_nb` adds the `%cloudg` magic. Its first use picks the mode (remote: the
+Jupyter server's workspace; local: in-process) and prints one line saying which and why.
+`%cloudg status` then shows the workspace: the loaded datasets and the active one."""),
+    ("py", """\
+%load_ext cloudg_nb
+%cloudg status"""),
+    ("md", """\
+## 2. The estate at a glance
+
+`dataset_summary` is the first question to ask of any estate: how many assets of which kind,
+in which clouds and accounts, and how many findings of each severity. `-o summary` keeps the
+result in a Python variable."""),
+    ("py", "%cloudg call dataset_summary -o summary"),
+    ("md", """\
+The same numbers as a table: assets per cloud provider and asset type, largest first."""),
+    ("py", """\
+import pandas as pd
+
+by_provider = pd.Series(summary["providers"], name="assets").rename_axis("provider")
+by_type = pd.Series(summary["asset_types"], name="assets").rename_axis("asset type")
+by_provider.to_frame().T"""),
+    ("py", "by_type.head(10).to_frame().T"),
+    ("md", """\
+## 3. What the internet can reach
+
+`internet_exposure` lists the assets an attacker can reach directly: through which rule
+(`via`), on which ports, and whether a WAF stands in front. Sensitive ports (SSH, RDP,
+databases, Kibana ...) open to the world are the usual first foothold."""),
+    ("py", "%cloudg call internet_exposure -o exposed"),
+    ("py", """\
+exposed[["name", "type", "provider", "via", "open_ports", "sensitive_ports", "waf_protected"]]"""),
+    ("md", """\
+## 4. Attack paths to the crown jewels
+
+From here on we use the Python API: `default_client()` is the same connection the magics use,
+and `client.call(tool, **arguments)` returns a `Result` (`.data`, `.df`, `.caption`).
+
+`attack_paths` walks the graph from the internet to sensitive data stores (databases,
+buckets, secrets) and returns the shortest paths. `plot_attack_paths` draws them: nodes are
+filled by asset category and ringed by the worst open finding on the asset, entry points
+(the first asset after the internet) have a dashed ring, sensitive targets are in bold."""),
+    ("py", """\
+from cloudg_nb.notebook import default_client
+from cloudg_nb.notebook.plots import plot_attack_paths, plot_findings_by_severity
+
+client = default_client()
+paths = client.call("attack_paths")
+findings = client.frame("list_findings")
+plot_attack_paths(paths, findings)"""),
+    ("md", """\
+Each path step by step: where it enters and which data store it ends at."""),
+    ("py", """\
+pd.DataFrame(
+    {
+        "entry": p["entry"]["name"],
+        "target": p["nodes"][-1]["name"],
+        "target type": p["nodes"][-1]["type"],
+        "hops": p["hops"],
+        "route": " → ".join(node["name"] for node in p["nodes"]),
+    }
+    for p in paths.data["paths"]
+)"""),
+    ("md", """\
+## 5. Findings by severity
+
+How many open findings of each severity (suppressed ones are not counted)."""),
+    ("py", 'plot_findings_by_severity(client.call("findings_summary"))'),
+    ("md", """\
+## 6. What to fix first, and why
+
+`top_risks` ranks the assets with open findings by a score that shows its parts:
+
+`score = max_risk × exposure_factor × blast_factor × volume_factor`
+
+* `max_risk`: the risk of the asset's worst open finding (severity and CVSS);
+* `exposure_factor`: 1.5 when the internet reaches the asset within two hops, else 1;
+* `blast_factor`: grows with the number of assets that depend on it (up to 2);
+* `volume_factor`: grows with the number of open findings on it (up to 1.5)."""),
+    ("py", """\
+risks = client.frame("top_risks")
+risks[["rank", "name", "type", "score", "max_risk", "exposure_factor", "blast_factor",
+       "volume_factor", "top_finding_title"]].head(8)"""),
+    ("md", """\
+## 7. A long graph computation, with its progress bar
+
+Tools report their progress and the notebook shows it as a bar. Here we load a generated
+estate of 20,000 assets (as a second dataset, without making it the active one) and rank its
+assets by betweenness centrality: the hubs that the most paths pass through, where a
+compromise spreads furthest. We unload it afterwards so the workspace stays small."""),
+    ("py", """\
+client.call("sample_estate", name="scaled", n=20_000, dataset_name="scaled-20k",
+            activate=False, replace=True)
+central = client.call("centrality_top", metric="betweenness", top=10, dataset="scaled-20k")
+client.call("unload_dataset", name="scaled-20k")
+central.df[["rank", "name", "type", "provider", "score"]].astype({"score": "int64"})"""),
+    ("md", """\
+## 8. A table that keeps itself up to date
+
+`client.live(...)` runs a query and re-runs it whenever the data behind it changes, whoever
+changed it: you, a colleague's notebook, or an AI assistant connected to the same Jupyter
+server. The table below lists the open HIGH and CRITICAL findings; suppress one (here, or
+ask your assistant to) and it drops out of the table without running this cell again.
+`02-with-an-ai-assistant.ipynb` shows it with an assistant at work."""),
+    ("py", """\
+open_findings = client.live("list_findings", severities=["CRITICAL", "HIGH"])
+open_findings"""),
+    ("md", """\
+## Where next
+
+* `%cloudg tools` lists every tool; `%cloudg describe TOOL` shows its arguments.
+* `02-with-an-ai-assistant.ipynb`: connect Claude Code, Cursor, VS Code or Claude Desktop to
+  this server and watch the notebook follow what the assistant does.
+* `03-privacy-and-policy.ipynb`: what redaction and pseudonyms do to a result, and the audit
+  trail.
+* `04-bring-your-own-data.ipynb`: load Prowler output or your own tables."""),
+]
+
+NOTEBOOKS: dict[str, list[Cell]] = {
+    "01-quickstart.ipynb": QUICKSTART,
+}
+
+
+def build(name: str, cells: list[Cell]) -> nbformat.NotebookNode:
+    """The notebook ``name`` with ``cells`` (stable cell ids, no outputs)."""
+    stem = name.split("-", 1)[0]
+    made = []
+    for i, (kind, source) in enumerate(cells):
+        cell = (nbformat.v4.new_markdown_cell(source) if kind == "md"
+                else nbformat.v4.new_code_cell(source))
+        cell["id"] = f"nb{stem}-{i:02d}"
+        made.append(cell)
+    notebook = nbformat.v4.new_notebook(cells=made)
+    notebook["metadata"] = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    return notebook
+
+
+def text_of(notebook: nbformat.NotebookNode) -> str:
+    return nbformat.writes(notebook, version=4) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    for name, cells in NOTEBOOKS.items():
+        path = HERE / name
+        text = text_of(build(name, cells))
+        if check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print("out of date (run python notebooks/build.py): " + ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,59 @@
+"""CI runs every example notebook top to bottom, headless (nbclient, local mode, the notebook's
+own folder as working directory), and fails on any error output; each test also checks what
+the notebook is there to show. The notebooks are committed without outputs, as built."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from .execute import NOTEBOOKS, cell_text, execute_notebook, problems
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def code_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def cell_with(notebook: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
+    """The first code cell whose source contains ``text``."""
+    for cell in code_cells(notebook):
+        if text in cell.source:
+            return cell
+    raise AssertionError(f"no code cell contains {text!r}")
+
+
+def mime_types(cell: nbformat.NotebookNode) -> set[str]:
+    return {key for output in cell.outputs for key in (output.get("data") or {})}
+
+
+def test_committed_notebooks_are_built_from_build_py_without_outputs() -> None:
+    built = subprocess.run([sys.executable, str(NOTEBOOKS / "build.py"), "--check"],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stdout + built.stderr
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        assert all(not cell.get("outputs") and cell.get("execution_count") is None
+                   for cell in code_cells(notebook)), path.name
+
+
+def test_quickstart_runs_locally_without_errors_and_draws_its_pictures(tmp_path: Path) -> None:
+    notebook = execute_notebook(NOTEBOOKS / "01-quickstart.ipynb", tmp_path)
+
+    assert problems(notebook) == []
+    first = cell_text(code_cells(notebook)[0])
+    assert [line for line in first.splitlines() if line.startswith("cloudg: ")] == [
+        "cloudg: local: in-process layer (policy standard, sample demo); no Jupyter server "
+        "found"]
+    assert "image/png" in mime_types(cell_with(notebook, "plot_attack_paths(paths"))
+    assert "image/png" in mime_types(cell_with(notebook, "plot_findings_by_severity("))
+    progress = cell_with(notebook, '"centrality_top"')
+    assert WIDGET_VIEW in mime_types(progress)
+    assert "✓ centrality_top: 10 rows" in cell_text(progress)
+    live = cell_with(notebook, "client.live(")
+    assert WIDGET_VIEW in mime_types(live)
+    assert "dataset demo" in cell_text(live)
