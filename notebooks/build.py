@@ -87,7 +87,9 @@ paths = client.call("attack_paths")
 findings = client.frame("list_findings")
 plot_attack_paths(paths, findings)"""),
     ("md", """\
-Each path step by step: where it enters and which data store it ends at."""),
+### The paths step by step
+
+Where each path enters and which data store it ends at."""),
     ("py", """\
 pd.DataFrame(
     {
