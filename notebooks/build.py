@@ -156,8 +156,180 @@ open_findings"""),
 * `04-bring-your-own-data.ipynb`: load Prowler output or your own tables."""),
 ]
 
+ASSISTANT: list[Cell] = [
+    ("md", """\
+# Working with an AI assistant
+
+Your assistant (Claude Code, Cursor, VS Code, Claude Desktop ...) and this notebook can share
+**one workspace**: the Jupyter server's cloudg extension serves it to the assistant over MCP at
+`{server}/cloudg/mcp`, and the notebook's client talks to the same endpoint. What the
+assistant loads or suppresses, the notebook sees at once, and the other way round.
+
+This notebook prints the commands that connect each assistant to *this* server, then shows
+a live table following an assistant at work. A second MCP client inside the notebook stands
+in for the assistant, so it runs without one."""),
+    ("py", """\
+%load_ext cloudg_nb
+from cloudg_nb.notebook import default_client
+
+client = default_client()"""),
+    ("md", """\
+## 1. Connect your assistant to this server
+
+Paste the command (or the JSON) for your assistant. The commands refer to the Jupyter token
+through the `JUPYTER_TOKEN` environment variable rather than printing it here (notebooks get
+shared); `cloudg-nb config --jupyter --show-token` prints it, or set `SHOW_TOKEN = True`.
+Without a Jupyter server (this notebook run headless), the cell prints the configurations
+that start a server of the assistant's own over stdio instead: that one has a workspace of
+its own, not this notebook's."""),
+    ("py", """\
+from cloudg_nb.jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
+from cloudg_nb.protocol.client_config import CLIENTS, client_config
+
+SHOW_TOKEN = False
+
+try:
+    endpoint = find_jupyter_endpoint() if client.mode == "remote" else None
+except JupyterServerNotFound:
+    endpoint = None
+if endpoint is not None:
+    print(f"MCP endpoint of this Jupyter server: {endpoint.url}\\n")
+    token_env = None if SHOW_TOKEN else "JUPYTER_TOKEN"
+    configs = {name: client_config(name, url=endpoint.url, token=endpoint.token,
+                                   token_env=token_env) for name in CLIENTS}
+else:
+    print("No Jupyter server: each assistant would start its own stdio server.\\n")
+    configs = {name: client_config(name) for name in CLIENTS}
+for name, config in configs.items():
+    print(f"{name}: {config.where}\\n{config.text}\\n")"""),
+    ("md", """\
+## 2. A live view of the open findings
+
+`client.live(...)` keeps a query's table current: it subscribes to the data behind it and
+re-runs the query when anyone changes it. Keep an eye on this table (its caption shows the
+dataset version) while the assistant works below."""),
+    ("py", """\
+findings = client.live("list_findings")
+findings"""),
+    ("md", """\
+## 3. The assistant at work
+
+A second MCP client plays the assistant. With a Jupyter server it connects to the server's
+endpoint with the token found the way `cloudg-nb config --jupyter` finds it, exactly as
+Claude Code would. Without one, it connects in memory to this notebook's in-process layer as
+a second caller (principal `assistant`). Either way it goes through the same door as every
+caller: policy, redaction and audit apply to it.
+
+The assistant triages: it suppresses the two LOW/INFO findings as accepted risk."""),
+    ("py", """\
+import asyncio
+import contextlib
+
+import httpx2
+from mcp import Client as MCPClient
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import Implementation
+
+ASSISTANT = Implementation(name="assistant-stand-in", version="1.0")
+
+
+@contextlib.asynccontextmanager
+async def assistant_session():
+    \"\"\"An MCP session like the assistant's: remote over HTTP, or in memory locally.\"\"\"
+    if endpoint is not None:
+        headers = {"Authorization": f"Bearer {endpoint.token}"}
+        async with httpx2.AsyncClient(headers=headers) as http:
+            transport = streamable_http_client(endpoint.url, http_client=http)
+            async with MCPClient(transport, mode="legacy", client_info=ASSISTANT) as session:
+                yield session
+    else:
+        from cloudg_nb.layer import Principal
+        from cloudg_nb.protocol import PrincipalResolver, bind_layer
+
+        resolver = PrincipalResolver(principal=Principal("assistant"))
+        binding = bind_layer(client.backend.layer, resolver=resolver)
+        async with MCPClient(binding.server, mode="legacy", client_info=ASSISTANT) as session:
+            yield session
+
+
+async def until_changed(live, version, seconds=10.0):
+    \"\"\"Wait until the live table shows a version other than ``version``.\"\"\"
+    for _ in range(int(seconds / 0.05)):
+        if live.version != version:
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError("the live table did not refresh")"""),
+    ("py", """\
+version_before, rows_before = findings.version, len(findings.df)
+async with assistant_session() as assistant:
+    low = await assistant.call_tool("list_findings", {"severities": ["LOW", "INFO"]})
+    triaged = [item["id"] for item in low.structured_content["items"]]
+    await assistant.call_tool("suppress_findings", {
+        "ids": triaged, "reason": "accepted risk (triaged by the assistant)"})
+await until_changed(findings, version_before)
+print(f"The assistant suppressed {', '.join(triaged)}.")
+print(f"The live table above went from version {version_before} ({rows_before} rows) to "
+      f"version {findings.version} ({len(findings.df)} rows) without running its cell.")"""),
+    ("md", """\
+## 4. The assistant loads last week's estate
+
+The assistant now loads the *drifted* sample (the demo estate a week later) and makes it the
+active dataset. The live table follows the active dataset, so it switches over by itself."""),
+    ("py", """\
+version_before = findings.version
+async with assistant_session() as assistant:
+    await assistant.call_tool("sample_estate", {
+        "name": "drifted", "dataset_name": "drifted", "activate": True, "replace": True})
+await until_changed(findings, version_before)
+print(f"The live table now shows dataset {findings.dataset!r} ({len(findings.df)} rows).")
+client.datasets()[["name", "version", "active", "assets", "findings"]]"""),
+    ("md", """\
+## 5. What changed: `diff_datasets`
+
+From the demo estate (as the assistant left it) to the drifted one: assets added, removed
+and changed, edges, new and resolved findings, suppressions, and, most important, what is
+newly exposed to the internet."""),
+    ("py", """\
+import pandas as pd
+
+diff = client.call("diff_datasets", base="demo", target="drifted").data
+pd.Series(diff["summary"], name="count").to_frame().T"""),
+    ("md", "Every change, one row each:"),
+    ("py", """\
+def described(group, item):
+    if group == "edges":
+        return f"{item['source_id']} → {item['target_id']} ({item['edge_type']})"
+    return item.get("title") or item.get("name") or ""
+
+
+pd.DataFrame(
+    [{"what": group, "change": change, "id": item["id"], "detail": described(group, item)}
+     for group in ("assets", "edges", "findings")
+     for change, items in diff[group].items()
+     for item in items]
+)"""),
+    ("py", """\
+exposed = diff["newly_internet_exposed"]
+if exposed:
+    print("Newly exposed to the internet:", ", ".join(a["name"] or a["id"] for a in exposed))
+else:
+    print("Nothing is newly exposed to the internet.")"""),
+    ("md", """\
+## 6. Tidy up
+
+The workspace is shared: put it back as it was, so the other notebooks (and your assistant)
+start from the demo estate again."""),
+    ("py", """\
+findings.close()
+client.call("unsuppress_findings", ids=triaged, dataset="demo")
+client.call("select_dataset", name="demo")
+client.call("unload_dataset", name="drifted")
+client.datasets()[["name", "version", "active"]]"""),
+]
+
 NOTEBOOKS: dict[str, list[Cell]] = {
     "01-quickstart.ipynb": QUICKSTART,
+    "02-with-an-ai-assistant.ipynb": ASSISTANT,
 }
 
 

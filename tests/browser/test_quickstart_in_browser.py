@@ -139,3 +139,23 @@ def readme_screenshot(page: LabPage) -> None:
     if os.environ.get("CLOUDG_UPDATE_SCREENSHOT") == "1":
         README_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, README_SCREENSHOT)
+
+
+def test_assistant_notebook_runs_remotely_with_an_http_assistant_stand_in(
+        page: LabPage, lab: JupyterServer) -> None:
+    notebook = "notebooks/02-with-an-ai-assistant.ipynb"
+    shutil.copyfile(ROOT / notebook, lab.root_dir / notebook)
+    page.open_notebook(notebook)
+    page.run_all_cells()
+
+    assert page.errors() == []
+    commands = text_of(output_area(page, "client_config("))
+    assert f"MCP endpoint of this Jupyter server: {lab.endpoint}" in commands
+    assert f"claude mcp add --transport http cloudg {lab.endpoint}" in commands
+    followed = text_of(output_area(page, '"suppress_findings"'))
+    assert "without running its cell" in followed
+    assert "The live table now shows dataset 'drifted'" in text_of(
+        output_area(page, '"drifted", "dataset_name"'))
+    with open_session(lab.endpoint, "2025", headers=lab.headers) as other:
+        listed = other.call_tool("list_datasets", {}).structured_content
+    assert [(d["name"], d["active"]) for d in listed["datasets"]] == [("demo", True)]

@@ -4,6 +4,7 @@ the notebook is there to show. The notebooks are committed without outputs, as b
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +58,25 @@ def test_quickstart_runs_locally_without_errors_and_draws_its_pictures(tmp_path:
     live = cell_with(notebook, "client.live(")
     assert WIDGET_VIEW in mime_types(live)
     assert "dataset demo" in cell_text(live)
+
+
+def test_assistant_notebook_runs_locally_and_its_live_table_follows_the_stand_in(
+        tmp_path: Path) -> None:
+    notebook = execute_notebook(NOTEBOOKS / "02-with-an-ai-assistant.ipynb", tmp_path)
+
+    assert problems(notebook) == []
+    commands = cell_text(cell_with(notebook, "client_config("))
+    for name in ("claude-desktop", "claude-code", "cursor", "vscode"):
+        assert f"{name}: " in commands
+    assert "claude mcp add --transport stdio cloudg" in commands
+    followed = re.search(r"went from version (\d+) \((\d+) rows\) to version (\d+) \((\d+) rows\)",
+                         cell_text(cell_with(notebook, '"suppress_findings"')))
+    assert followed is not None
+    before, rows_before, after, rows_after = map(int, followed.groups())
+    assert after > before and rows_after < rows_before
+    switched = cell_text(cell_with(notebook, '"drifted", "dataset_name"'))
+    assert "The live table now shows dataset 'drifted'" in switched
+    changes = cell_text(cell_with(notebook, "def described("))
+    assert "aws-waf-web" in changes and "suppression_changed" in changes
+    tidy = code_cells(notebook)[-1]
+    assert "demo" in cell_text(tidy) and "drifted" not in cell_text(tidy)
