@@ -327,9 +327,136 @@ client.call("unload_dataset", name="drifted")
 client.datasets()[["name", "version", "active"]]"""),
 ]
 
+PRIVACY: list[Cell] = [
+    ("md", """\
+# Privacy and policy: what each caller may see
+
+Every call, from an assistant or from this notebook, goes through one door: the policy
+decides whether it may run (roles, capabilities, rate limits), then the privacy transforms
+rewrite its result: secrets redacted, prompt injections in estate text fenced as untrusted,
+identifiers replaced by stable pseudonyms. Every decision can be audited.
+
+This notebook makes small in-process workspaces with different policies, so it shows the
+same thing wherever it runs; the Jupyter server's own policy is set with
+`--CloudGExtension.policy` (or `cloudg-nb lab --policy`)."""),
+    ("md", """\
+## 1. One result under `open`, `standard` and `strict`
+
+`cloudg_nb.local(policy=...)` starts an in-process workspace with the demo estate under a
+policy. We ask each for two assets: `web-1`, whose user data holds a database password, and
+`web-2`, whose `owner_note` tag (anyone could write it) tries a prompt injection.
+
+(`strict` warns that its pseudonym vault has no key: without `CLOUDG_MCP_VAULT_KEY`
+pseudonyms change when the process restarts, which is fine here.)"""),
+    ("py", """\
+import pandas as pd
+
+import cloudg_nb
+
+pd.set_option("display.max_colwidth", 120)
+POLICIES = ("open", "standard", "strict")
+clients = {policy: cloudg_nb.local(policy=policy) for policy in POLICIES}
+web1 = {p: c.call("get_asset", ref="web-1", progress=False) for p, c in clients.items()}
+web2 = {p: c.call("get_asset", ref="web-2", progress=False) for p, c in clients.items()}
+
+pd.DataFrame({
+    policy: {
+        "account_id": web1[policy].data["account_id"],
+        "arn": web1[policy].data["arn"],
+        "web-1 user_data": web1[policy].data["metadata"].get("user_data"),
+        "web-2 owner_note": web2[policy].data["tags"].get("owner_note"),
+    }
+    for policy in POLICIES
+})"""),
+    ("md", """\
+What the transforms did, as each result reports it (`Result.transform_note`): under
+`standard` the credential is redacted and the injection fenced; `strict` also replaces
+account ids, ARNs and resource ids by pseudonyms. Passed back as arguments, pseudonyms
+reach the tools as the real values, so an assistant can keep working with them."""),
+    ("py", """\
+for policy in POLICIES:
+    print(f"{policy:>8}: {web1[policy].transform_note or 'nothing changed'}")"""),
+    ("py", """\
+strict = clients["strict"]
+pseudonym = web1["strict"].data["arn"]
+again = strict.call("get_asset", ref=pseudonym, progress=False)
+print(f"get_asset(ref={pseudonym!r}) -> {again.data['name']}")"""),
+    ("md", """\
+## 2. Pseudonyms, and `reveal_token` as a lead
+
+A team server uses the `analyst-team` profile: everyone sees pseudonymised identifiers;
+the `lead` role may reveal one with `reveal_token`, the `analyst` role may not; `admin` sees
+real identifiers. On a Jupyter server roles come from `CloudGExtension.roles` (Jupyter user
+name -> roles). Here we call an in-process layer directly as three principals (the layer's
+Python API is async; notebooks can `await` at the top level)."""),
+    ("py", """\
+from cloudg_nb import CloudGMCPLayer
+from cloudg_nb.layer.context import Principal
+
+team = CloudGMCPLayer(policy="analyst-team")
+await team.call_tool("sample_estate", {"name": "demo"})
+assistant = Principal("assistant", {"analyst"})
+lead = Principal("lee", {"lead"})
+admin = Principal("dana", {"admin"})
+
+exposed = await team.call_tool("find_assets", {"internet_exposed": True}, principal=assistant)
+pd.DataFrame(exposed.structured["items"])[["name", "type", "provider", "account_id", "arn"]]"""),
+    ("py", """\
+token = exposed.structured["items"][0]["account_id"]
+for who in (assistant, lead):
+    answer = await team.call_tool("reveal_token", {"token": token}, principal=who)
+    roles = ", ".join(sorted(who.roles))
+    if answer.is_error:
+        print(f"{who.id} ({roles}): refused: {answer.content[0].text}")
+    else:
+        print(f"{who.id} ({roles}): {token} is {answer.structured['entity']} "
+              f"{answer.structured['value']}")"""),
+    ("md", """\
+## 3. The audit trail
+
+`analyst-team` audits every call: who, with which roles, what was decided and why.
+Argument values never reach the log in clear (the token above shows as `[REDACTED:token]`).
+In a notebook, `%cloudg audit` shows the log of the workspace the magics use."""),
+    ("py", """\
+log = await team.call_tool("privacy_audit_log", {}, principal=admin)
+audit = pd.DataFrame(log.structured["entries"])
+audit["ts"] = pd.to_datetime(audit["ts"], unit="s").dt.strftime("%H:%M:%S")
+audit[["ts", "principal", "roles", "name", "decision", "arguments", "reason"]]"""),
+    ("md", """\
+## 4. What an assistant sees, and what the analyst sees
+
+An assistant reads a tool result as text: that text goes into the model's context. Here is
+what the `analyst`-role assistant gets for `web-2`, next to the same call made by an
+`admin`: real identifiers for the admin, pseudonyms for the assistant, and for both the
+planted instruction arrives fenced as untrusted text, so the model treats it as data."""),
+    ("py", """\
+as_assistant = await team.call_tool("get_asset", {"ref": "web-2"}, principal=assistant)
+as_admin = await team.call_tool("get_asset", {"ref": "web-2"}, principal=admin)
+print(as_assistant.content[0].text[:700])"""),
+    ("py", """\
+pd.DataFrame({
+    "assistant (analyst)": {k: as_assistant.structured[k] for k in ("account_id", "arn")}
+    | {"owner_note": as_assistant.structured["tags"]["owner_note"]},
+    "analyst (admin)": {k: as_admin.structured[k] for k in ("account_id", "arn")}
+    | {"owner_note": as_admin.structured["tags"]["owner_note"]},
+})"""),
+    ("md", """\
+## 5. The policy in force for this notebook
+
+`%cloudg policy` shows the policy of the workspace the magics use: the Jupyter server's when
+this notebook runs in JupyterLab with the extension, else the in-process one."""),
+    ("py", """\
+%load_ext cloudg_nb
+%cloudg policy"""),
+    ("py", """\
+for client in clients.values():
+    client.close()"""),
+]
+
 NOTEBOOKS: dict[str, list[Cell]] = {
     "01-quickstart.ipynb": QUICKSTART,
     "02-with-an-ai-assistant.ipynb": ASSISTANT,
+    "03-privacy-and-policy.ipynb": PRIVACY,
 }
 
 

@@ -80,3 +80,23 @@ def test_assistant_notebook_runs_locally_and_its_live_table_follows_the_stand_in
     assert "aws-waf-web" in changes and "suppression_changed" in changes
     tidy = code_cells(notebook)[-1]
     assert "demo" in cell_text(tidy) and "drifted" not in cell_text(tidy)
+
+
+def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: Path) -> None:
+    notebook = execute_notebook(NOTEBOOKS / "03-privacy-and-policy.ipynb", tmp_path)
+
+    assert problems(notebook) == []
+    side_by_side = cell_with(notebook, "POLICIES = ")
+    table = side_by_side.outputs[-1]["data"]["text/html"]
+    assert table.count("[REDACTED:user_data]") == 2 and "DB_PASSWORD" in table
+    assert table.count("111122223333") == 4  # account id and ARN, under open and standard
+    notes = cell_text(cell_with(notebook, "transform_note"))
+    assert "pseudonymized" in notes.splitlines()[-1] and "nothing changed" in notes
+    assert "-> web-1" in cell_text(cell_with(notebook, "ref=pseudonym"))
+    reveal = cell_text(cell_with(notebook, '"reveal_token"')).splitlines()
+    assert reveal[0].startswith("assistant (analyst): refused: Access denied")
+    assert reveal[1].endswith("is aws_account_id 111122223333")
+    audit = cell_with(notebook, "privacy_audit_log").outputs[-1]["data"]["text/html"]
+    assert "denied" in audit and "[REDACTED:token]" in audit
+    seen = cell_text(cell_with(notebook, "as_assistant = "))
+    assert "⟦untrusted⟧" in seen and "111122223333" not in seen
