@@ -14,8 +14,10 @@ import nbformat
 
 HERE = Path(__file__).resolve().parent
 
-#: A cell: ("md", markdown) or ("py", code).
+#: A cell: ("md", markdown) or ("py", code); ("py!", code) shows a cloudg error on purpose
+#: (tagged, so CI accepts that error display there and nowhere else).
 Cell = tuple[str, str]
+EXPECTS_ERROR_TAG = "cloudg-error-expected"
 
 QUICKSTART: list[Cell] = [
     ("md", """\
@@ -453,10 +455,106 @@ for client in clients.values():
     client.close()"""),
 ]
 
+OWN_DATA: list[Cell] = [
+    ("md", """\
+# Bring your own data
+
+cloudg reads three formats, detected from the file:
+
+* **Prowler JSON-OCSF**: what `prowler aws -M json-ocsf` writes (a JSON array or JSON lines);
+* **tables**: a folder of `assets`, `edges`, `findings` (and `compliance`) tables as CSV,
+  JSON lines or Parquet; only `assets` is required;
+* an **inventory map** (`inventory-map.json`, with a `findings.json` beside it), as
+  `export_dataset` writes it.
+
+Tools read files only under the **allowed roots**: in JupyterLab the server's root folder
+(`CloudGExtension.allowed_roots` changes it), elsewhere the working directory
+(`CLOUDG_MCP_ALLOWED_ROOTS` changes it). The samples used here sit in `data/` beside this
+notebook; we pass their absolute paths, which work in both places."""),
+    ("py", """\
+from pathlib import Path
+
+import pandas as pd
+
+from cloudg_nb.notebook import default_client
+from cloudg_nb.notebook.plots import plot_attack_paths
+
+%load_ext cloudg_nb
+client = default_client()
+
+DATA = Path("data").resolve()
+prowler_file = DATA / "prowler-output-shop.ocsf.json"
+tables = DATA / "shop-tables"
+broken_file = DATA / "broken-prowler-output.ocsf.json"
+sorted(path.name for path in DATA.iterdir())"""),
+    ("md", """\
+## 1. Prowler output
+
+Each failed check becomes a finding on its resource (muted or suppressed ones stay
+suppressed), each resource and account an asset, and each check's compliance mapping a
+control result. Prowler reports no relationships, so this dataset has no edges.
+
+`%cloudg load PATH as NAME` calls the `load_dataset` tool (`$name` puts a Python variable on
+the line). `activate=false` keeps the demo estate the active dataset for everyone else."""),
+    ("py", """\
+%cloudg load "$prowler_file" as shop-prowler activate=false replace=true"""),
+    ("py", """\
+prowler = client.frame("list_findings", dataset="shop-prowler", include_suppressed=True)
+prowler[["severity", "title", "resource_name", "resource_type", "is_suppressed"]]"""),
+    ("md", "The passed and failed controls per framework, from the same file:"),
+    ("py", """\
+compliance = client.call("compliance_summary", dataset="shop-prowler").data
+pd.DataFrame(compliance["frameworks"])"""),
+    ("md", """\
+## 2. Your own tables
+
+A folder of CSV files: one row per asset, per edge and per finding. The columns cloudg
+reads are `id, name, asset_type, provider, account_id, region, arn, tags, metadata,
+is_internet_exposed` for assets, `source_id, target_id, edge_type, ports, direction ...` for
+edges and `id, resource_id, severity, title, description, source_tool, cvss_score,
+compliance_frameworks, detected_at ...` for findings; dict and list cells are JSON text."""),
+    ("py", 'pd.read_csv(tables / "assets.csv")'),
+    ("py", 'pd.read_csv(tables / "edges.csv")'),
+    ("py", """\
+%cloudg load "$tables" as shop-tables activate=false replace=true"""),
+    ("md", """\
+With edges, every graph tool works on your data. The attack paths of the shop's estate: from
+the internet through the load balancer and the API host to the orders database and the
+invoices bucket."""),
+    ("py", """\
+shop_paths = client.call("attack_paths", dataset="shop-tables")
+plot_attack_paths(shop_paths, client.frame("list_findings", dataset="shop-tables"))"""),
+    ("md", """\
+## 3. What a bad file does
+
+A file that cannot be read is an error that names the file and the problem (here: the JSON
+stops in the middle) and changes nothing: the workspace is exactly as it was."""),
+    ("py", """\
+before = client.datasets()[["name", "version", "active"]]"""),
+    ("py!", """\
+%cloudg load "$broken_file" as shop-broken"""),
+    ("py", """\
+after = client.datasets()[["name", "version", "active"]]
+print("workspace unchanged:", before.equals(after))
+after"""),
+    ("md", """\
+A path outside the allowed roots is refused the same way, without reading anything:"""),
+    ("py!", "%cloudg load /etc/passwd as secrets"),
+    ("md", """\
+## 4. Tidy up
+
+Unload the samples (the workspace may be shared with your assistant)."""),
+    ("py", """\
+for name in ("shop-prowler", "shop-tables"):
+    client.call("unload_dataset", name=name)
+client.datasets()[["name", "version", "active"]]"""),
+]
+
 NOTEBOOKS: dict[str, list[Cell]] = {
     "01-quickstart.ipynb": QUICKSTART,
     "02-with-an-ai-assistant.ipynb": ASSISTANT,
     "03-privacy-and-policy.ipynb": PRIVACY,
+    "04-bring-your-own-data.ipynb": OWN_DATA,
 }
 
 
@@ -468,6 +566,8 @@ def build(name: str, cells: list[Cell]) -> nbformat.NotebookNode:
         cell = (nbformat.v4.new_markdown_cell(source) if kind == "md"
                 else nbformat.v4.new_code_cell(source))
         cell["id"] = f"nb{stem}-{i:02d}"
+        if kind == "py!":
+            cell["metadata"]["tags"] = [EXPECTS_ERROR_TAG]
         made.append(cell)
     notebook = nbformat.v4.new_notebook(cells=made)
     notebook["metadata"] = {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from .execute import NOTEBOOKS, cell_text, execute_notebook, problems
+from .execute import EXPECTS_ERROR, NOTEBOOKS, cell_text, execute_notebook, problems
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -40,6 +40,22 @@ def test_committed_notebooks_are_built_from_build_py_without_outputs() -> None:
         notebook = nbformat.read(path, as_version=4)
         assert all(not cell.get("outputs") and cell.get("execution_count") is None
                    for cell in code_cells(notebook)), path.name
+
+
+def test_an_error_output_or_an_untagged_cloudg_error_display_fails_the_run() -> None:
+    shown = nbformat.v4.new_output("display_data", data={
+        "text/plain": "Error [x]: broken", "text/html": '<div class="cloudg-error">x</div>'})
+    raised = nbformat.v4.new_output("error", ename="NameError", evalue="x", traceback=[])
+    untagged = nbformat.v4.new_code_cell("%cloudg load bad", outputs=[shown])
+    tagged = nbformat.v4.new_code_cell("%cloudg load bad", outputs=[shown],
+                                       metadata={"tags": [EXPECTS_ERROR]})
+    failing = nbformat.v4.new_code_cell("x", outputs=[raised])
+    notebook = nbformat.v4.new_notebook(cells=[untagged, tagged, failing])
+
+    found = problems(notebook)
+
+    assert [line.split(":")[0] for line in found] == ["cell 0 ('%cloudg load bad')",
+                                                       "cell 2 ('x')"]
 
 
 def test_quickstart_runs_locally_without_errors_and_draws_its_pictures(tmp_path: Path) -> None:
@@ -100,3 +116,23 @@ def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: 
     assert "denied" in audit and "[REDACTED:token]" in audit
     seen = cell_text(cell_with(notebook, "as_assistant = "))
     assert "⟦untrusted⟧" in seen and "111122223333" not in seen
+
+
+def test_own_data_notebook_loads_prowler_and_tables_and_a_bad_file_changes_nothing(
+        tmp_path: Path) -> None:
+    notebook = execute_notebook(NOTEBOOKS / "04-bring-your-own-data.ipynb", tmp_path)
+
+    assert problems(notebook) == []
+    prowler = cell_text(cell_with(notebook, '"$prowler_file" as shop-prowler'))
+    assert "kind                prowler" in prowler and "findings            4" in prowler
+    compliance = cell_with(notebook, "compliance_summary").outputs[-1]["data"]["text/html"]
+    assert "CIS-2.0" in compliance and "PCI-DSS-4.0" in compliance
+    tables = cell_text(cell_with(notebook, '"$tables" as shop-tables'))
+    assert "assets              9" in tables and "edges               10" in tables
+    assert "image/png" in mime_types(cell_with(notebook, "plot_attack_paths(shop_paths"))
+    broken = cell_text(cell_with(notebook, '"$broken_file"'))
+    assert ("Could not load 'broken-prowler-output.ocsf.json': the JSON is truncated"
+            in broken)
+    assert "workspace unchanged: True" in cell_text(cell_with(notebook, "workspace unchanged"))
+    assert "outside the allowed folders" in cell_text(cell_with(notebook, "/etc/passwd"))
+    assert "shop-" not in cell_text(code_cells(notebook)[-1])
