@@ -1,7 +1,9 @@
 """The quickstart as a person sees it: JupyterLab with the extension on 127.0.0.1, headless
 Chromium opens the real ``notebooks/01-quickstart.ipynb`` and runs all cells (remote mode: the
 kernel is started by the server), the widgets, figure and live table render; then an external
-MCP client suppresses a finding and the open page's live table follows without a re-run."""
+MCP client suppresses a finding and the open page's live table follows without a re-run.
+The other example notebooks run there too (remote mode), with no error but the ones they show.
+"""
 
 from __future__ import annotations
 
@@ -159,3 +161,24 @@ def test_assistant_notebook_runs_remotely_with_an_http_assistant_stand_in(
     with open_session(lab.endpoint, "2025", headers=lab.headers) as other:
         listed = other.call_tool("list_datasets", {}).structured_content
     assert [(d["name"], d["active"]) for d in listed["datasets"]] == [("demo", True)]
+
+
+@pytest.mark.parametrize("notebook", ["notebooks/03-privacy-and-policy.ipynb",
+                                      "notebooks/04-bring-your-own-data.ipynb"])
+def test_privacy_and_own_data_notebooks_run_remotely_without_errors(
+        page: LabPage, lab: JupyterServer, notebook: str) -> None:
+    shutil.copytree(ROOT / "notebooks" / "data", lab.root_dir / "notebooks" / "data",
+                    dirs_exist_ok=True)
+    shutil.copyfile(ROOT / notebook, lab.root_dir / notebook)
+    page.open_notebook(notebook)
+    page.run_all_cells()
+
+    assert page.errors() == []
+    assert "cloudg: remote: Jupyter server" in text_of(output_area(page, "%load_ext cloudg_nb"))
+    shown_errors = [text_of(area) for area in page.output_areas() if "Error [" in text_of(area)]
+    expected = {"03-privacy-and-policy.ipynb": [],
+                "04-bring-your-own-data.ipynb": ["the JSON is truncated",
+                                                 "outside the allowed folders"]}
+    wanted = expected[notebook.rsplit("/", 1)[1]]
+    assert len(shown_errors) == len(wanted)
+    assert all(want in shown for want, shown in zip(wanted, shown_errors, strict=True))
