@@ -8,18 +8,21 @@ the call's filter arguments, so it goes stale when either changes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
+import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, json_safe, paginate
+from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, frame_records, json_safe, paginate
 from ..layer.context import ToolContext
 
 __all__ = [
     "DatasetArg", "LimitArg", "CursorArg", "RefArg", "OptionalRefArg", "StrList",
-    "dataset_of", "page", "filters", "progress_of",
+    "dataset_of", "page", "filters", "progress_of", "CHANGED_SINCE", "delta_base",
+    "request_meta",
 ]
 
 DatasetArg = Annotated[str, Field(
@@ -59,6 +62,19 @@ def filters(**args: Any) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in args.items()}
 
 
+#: Request ``_meta`` key: the ``delta_base`` of a result the caller holds; list tools that
+#: support it answer with only the rows that changed since (see ``page``).
+CHANGED_SINCE = "cloudg/changed_since"
+_BASE = re.compile(r"e(\d{1,12})v(\d{1,12})")
+#: More changed rows than this and a delta is no cheaper than a full read: send a page.
+MAX_DELTA_ROWS = 2_000
+
+
+def delta_base(ds: Dataset, version: int) -> str:
+    """Names the dataset state a result came from: ``e<epoch>v<version>``."""
+    return f"e{ds.epoch}v{version}"
+
+
 def page(
     ds: Dataset,
     version: int,
@@ -66,6 +82,9 @@ def page(
     args: Mapping[str, Any],
     limit: int | None,
     cursor: str | None,
+    *,
+    ctx: ToolContext | None = None,
+    delta_keys: Sequence[str] = (),
     **summary: Any,
 ) -> dict[str, Any]:
     """``{dataset, dataset_version, **summary, total, offset, returned, next_cursor,
@@ -74,7 +93,57 @@ def page(
     ``version`` is the dataset version read before the query ran, so a page computed while
     the dataset changed carries a cursor that is already stale; it is returned as
     ``dataset_version`` (notebook captions show "dataset demo v3").
+
+    Tools whose rows are keyed by finding or asset ids name those columns in ``delta_keys``;
+    their pages carry a ``delta_base``. A caller that sends one back in the request's
+    ``_meta`` (``cloudg/changed_since``) gets, when the dataset's journal reaches back that
+    far, only the rows that changed: ``items`` are the changed rows that still match, in
+    result order, and ``delta`` = ``{since, keys, key_columns, positions}``: drop the rows
+    whose key columns hold one of ``keys``, then put each item at its position in the new
+    result of ``total`` rows. Otherwise the answer is an ordinary page.
     """
+    base = {"delta_base": delta_base(ds, version)} if delta_keys else {}
+    since = request_meta(ctx).get(CHANGED_SINCE) if delta_keys and ctx is not None else None
+    if isinstance(since, str) and isinstance(items, pd.DataFrame) and cursor is None:
+        delta = _delta(ds, version, items, since, delta_keys)
+        if delta is not None:
+            rows, info = delta
+            return {"dataset": ds.name, "dataset_version": version, **base,
+                    **json_safe(summary), "total": len(items), "offset": 0,
+                    "returned": len(rows), "next_cursor": None, "truncated": False,
+                    "items": rows, "delta": info}
     envelope = paginate(items, dataset=ds.name, version=version, args=args, limit=limit,
                         cursor=cursor)
-    return {"dataset": ds.name, "dataset_version": version, **json_safe(summary), **envelope}
+    return {"dataset": ds.name, "dataset_version": version, **base, **json_safe(summary),
+            **envelope}
+
+
+def request_meta(ctx: ToolContext | None) -> Mapping[str, Any]:
+    """The ``cloudg/`` entries of the request's ``_meta`` (empty for in-process calls that
+    set none)."""
+    meta = ctx.meta.get("request") if ctx is not None else None
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _delta(ds: Dataset, version: int, items: pd.DataFrame, since: str,
+           keys: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    found = _BASE.fullmatch(since)
+    if found is None or int(found.group(1)) != ds.epoch:
+        return None
+    changes = ds.changes_since(int(found.group(2)), upto=version)
+    if changes is None:
+        return None
+    changed = sorted(changes[0] | changes[1])
+    columns = [c for c in keys if c in items.columns]
+    if not columns:
+        return None
+    hit = np.zeros(len(items), dtype=bool)
+    if changed:
+        for column in columns:
+            hit |= items[column].isin(changed).to_numpy(dtype=bool)
+    positions = np.flatnonzero(hit)
+    if len(positions) > MAX_DELTA_ROWS:
+        return None
+    rows = frame_records(items.iloc[positions]) if len(positions) else []
+    return rows, {"since": since, "keys": changed, "key_columns": columns,
+                  "positions": [int(p) for p in positions]}

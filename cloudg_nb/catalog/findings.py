@@ -72,7 +72,8 @@ def list_findings(
                    framework=framework, resource=resource, query=query,
                    include_suppressed=include_suppressed)
     frame = estate.list_findings(ds, sort_by=sort_by, **args)
-    return page(ds, version, frame, {**args, "sort_by": sort_by}, limit, cursor)
+    return page(ds, version, frame, {**args, "sort_by": sort_by}, limit, cursor, ctx=ctx,
+                delta_keys=("id", "resource_id"))
 
 
 _FINDING_ROW = obj({"id": STR, "severity": STR, "risk_score": NUM, "title": STR,
@@ -172,8 +173,8 @@ def _mutation_schema(key: str) -> dict[str, Any]:
 
 def register(registry: Registry) -> None:
     f = {"category": "findings"}
-    registry.tool(list_findings, title="List findings", output_schema=page_schema(_FINDING_ROW),
-                  **f)
+    registry.tool(list_findings, title="List findings",
+                  output_schema=page_schema(_FINDING_ROW, delta=True), **f)
     registry.tool(get_finding, title="Get a finding", output_schema=_FINDING, **f)
     registry.tool(findings_summary, title="Findings summary", output_schema=_SUMMARY, **f)
     registry.tool(top_risks, title="Top risks", output_schema=page_schema(_RISK), lane="heavy",

@@ -74,7 +74,7 @@ def find_assets(
     frame = estate.find_assets(ds, sort_by=sort_by, **args)
     frame = estate.select_fields(frame, fields)
     return page(ds, version, frame, {**args, "sort_by": sort_by, "fields": fields}, limit,
-                cursor)
+                cursor, ctx=ctx, delta_keys=("id",))
 
 
 def get_asset(ctx: ToolContext, ref: RefArg, dataset: DatasetArg = "") -> dict[str, Any]:
@@ -186,7 +186,8 @@ def list_asset_types(
 def register(registry: Registry) -> None:
     inv = {"category": "inventory"}
     registry.tool(find_assets, title="Find assets",
-                  output_schema=page_schema(obj({**BRIEF["properties"]}, required=["id"])),
+                  output_schema=page_schema(obj({**BRIEF["properties"]}, required=["id"]),
+                                            delta=True),
                   lane="heavy", **inv)
     registry.tool(get_asset, title="Get an asset", output_schema=_ASSET, **inv)
     registry.tool(count_assets, title="Count assets by group", output_schema=_COUNTS, **inv)

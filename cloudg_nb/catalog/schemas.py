@@ -70,7 +70,16 @@ PATHS = arr(PATH)
 TABLE = obj({"columns": arr(STR), "data": arr(arr(ANY))})
 
 
-def page_schema(item: dict[str, Any], **extra: dict[str, Any]) -> dict[str, Any]:
-    """The paging envelope (plus ``extra`` summary keys) around ``item`` records."""
-    return obj({"dataset": STR, "dataset_version": INT, **extra, "total": INT, "offset": INT,
-                "returned": INT, "next_cursor": NSTR, "truncated": BOOL, "items": arr(item)})
+def page_schema(item: dict[str, Any], *, delta: bool = False,
+                **extra: dict[str, Any]) -> dict[str, Any]:
+    """The paging envelope (plus ``extra`` summary keys) around ``item`` records; ``delta``
+    adds the ``delta_base`` every page carries and the optional ``delta`` of a changed-rows
+    answer (``conventions.page``)."""
+    schema = obj({"dataset": STR, "dataset_version": INT, **extra, "total": INT, "offset": INT,
+                  "returned": INT, "next_cursor": NSTR, "truncated": BOOL, "items": arr(item)})
+    if delta:
+        schema["properties"]["delta_base"] = STR
+        schema["required"].append("delta_base")
+        schema["properties"]["delta"] = obj({"since": STR, "keys": arr(STR),
+                                             "key_columns": arr(STR), "positions": arr(INT)})
+    return schema

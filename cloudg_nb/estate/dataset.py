@@ -3,15 +3,20 @@
 Frames: ``assets``, ``edges``, ``findings``, ``compliance`` (columns in ``frames``). Indexes
 (reference lookups, the graph views, per-asset finding aggregates) are built lazily, once per
 ``version``; every mutation (``update``, ``suppress_findings`` ...) bumps ``version``, drops
-the caches and tells listeners (the workspace turns that into change events).
+the caches and tells listeners (the workspace turns that into change events). A short journal
+says which findings and assets each recent version changed (``changes_since``), so a caller
+holding an older result can re-read only what changed; ``epoch`` tells datasets apart.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import logging
+import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -38,6 +43,12 @@ logger = logging.getLogger("cloudg.estate")
 __all__ = ["Dataset", "FindingIndex", "asset_uri", "BRIEF_COLUMNS"]
 
 T = TypeVar("T")
+
+#: Dataset epochs: a counter from a random start, so a restarted server does not reuse the
+#: numbers a client may still hold.
+_EPOCHS = itertools.count(random.randrange(1, 1_000_000) * 1000)
+#: Mutations the change journal remembers (older ones answer ``changes_since`` with None).
+JOURNAL_VERSIONS = 256
 
 #: Columns of an asset brief (``Dataset.briefs``), in order.
 BRIEF_COLUMNS = ["id", "name", "type", "provider", "region", "account_id", "arn",
@@ -110,6 +121,12 @@ class Dataset:
         self.kind = kind
         self.loaded_at = time.time()
         self.version = 1
+        #: Random per Dataset object: a (epoch, version) pair names one state of one dataset,
+        #: also across a reload under the same name (which starts again at version 1).
+        self.epoch = next(_EPOCHS)
+        #: (version, finding ids, asset ids) per recent mutation; None ids = anything changed.
+        self._journal: deque[tuple[int, frozenset[str] | None, frozenset[str] | None]] = \
+            deque(maxlen=JOURNAL_VERSIONS)
         self._lock = threading.RLock()
         self._cache: dict[str, Any] = {}
         self._listeners = Listeners(logger, "dataset listener")
@@ -175,11 +192,38 @@ class Dataset:
         """Call ``fn(dataset)`` after every mutation; returns an unsubscribe function."""
         return self._listeners.add(fn)
 
-    def _mutated(self) -> None:
+    def _mutated(self, findings: Iterable[str] | None = None,
+                 assets: Iterable[str] | None = None) -> None:
+        """Bump the version, recording what changed (``None``: anything may have)."""
         with self._lock:
             self.version += 1
             self._cache = {}
+            known = findings is not None and assets is not None
+            self._journal.append((self.version,
+                                  frozenset(findings or ()) if known else None,
+                                  frozenset(assets or ()) if known else None))
         self._listeners.emit(self)  # a broken listener must not undo the mutation
+
+    def changes_since(self, version: int, upto: int | None = None
+                      ) -> tuple[frozenset[str], frozenset[str]] | None:
+        """The finding ids and asset ids changed after ``version`` up to ``upto`` (default:
+        now); ``None`` when the journal cannot say (too old, a whole-frame update between,
+        or a version this dataset never had)."""
+        with self._lock:
+            end = self.version if upto is None else min(upto, self.version)
+            if version < 1 or version > end:
+                return None
+            entries = [e for e in self._journal if version < e[0] <= end]
+            if len(entries) != end - version:
+                return None
+            findings: set[str] = set()
+            assets: set[str] = set()
+            for _, fids, aids in entries:
+                if fids is None or aids is None:
+                    return None
+                findings |= fids
+                assets |= aids
+            return frozenset(findings), frozenset(assets)
 
     def update(
         self,
@@ -228,13 +272,23 @@ class Dataset:
                 reasons[changed] = reason if value else None
                 frame["suppression_reason"] = reasons
                 self._findings = frame
-        if changed:
-            self._mutated()
         fids = self._findings["id"].to_numpy(dtype=object)
+        if changed:
+            self._mutated(findings=[str(fids[r]) for r in changed],
+                          assets=self._assets_of_findings(changed))
         key = "suppressed" if value else "unsuppressed"
         return {key: [str(fids[r]) for r in changed],
                 "already": [str(fids[r]) for r in unchanged], "unknown": unknown,
                 "version": self.version}
+
+    def _assets_of_findings(self, rows: list[int]) -> list[str]:
+        """The assets findings ``rows`` concern: as written (resource_id) and as resolved."""
+        raw = self._findings["resource_id"].to_numpy(dtype=object)
+        out = {str(raw[r]) for r in rows if isinstance(raw[r], str)}
+        index = self.index
+        asset_rows = self.finding_index().asset_row
+        out.update(str(index.ids[asset_rows[r]]) for r in rows if asset_rows[r] >= 0)
+        return sorted(out)
 
     def suppress_findings(self, ids: Iterable[str] | str, reason: str | None = None) -> dict:
         """Mark findings suppressed: {suppressed, already, unknown, version}.

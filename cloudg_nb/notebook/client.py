@@ -155,10 +155,10 @@ class Client:
         return self._tools
 
     async def _call(self, tool: str, arguments: dict[str, Any],
-                    progress: ProgressFn | None) -> Result:
+                    progress: ProgressFn | None, meta: dict[str, Any] | None = None) -> Result:
         arguments = plain(arguments)
         try:
-            result = await self._backend.call_tool(tool, arguments, progress)
+            result = await self._backend.call_tool(tool, arguments, progress, meta)
         except CloudGError as exc:  # e.g. the session is gone
             result = Result(tool=tool, arguments=dict(arguments), text=exc.error.message,
                             is_error=True, error=exc.error)

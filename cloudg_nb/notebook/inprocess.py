@@ -87,11 +87,13 @@ class LocalBackend:
             self._on_loop(self.tools_changed)
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
-                        progress: ProgressFn | None = None) -> Result:
+                        progress: ProgressFn | None = None,
+                        meta: dict[str, Any] | None = None) -> Result:
         layer = self._layer()
         context = None
-        if progress is not None:
-            context = layer.context(progress_callback=progress)
+        if progress is not None or meta:
+            context = layer.context(progress_callback=progress,
+                                    meta={"request": dict(meta or {})})
         try:
             result = await layer.call_tool(name, arguments, context=context)
         except NotFoundError as exc:

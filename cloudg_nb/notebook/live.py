@@ -28,13 +28,16 @@ if TYPE_CHECKING:
 
     from .client import Client
 
-__all__ = ["LiveFrame", "DEBOUNCE_SECONDS", "TABLE_ROWS", "MAX_ROWS"]
+__all__ = ["LiveFrame", "DEBOUNCE_SECONDS", "TABLE_ROWS", "MAX_ROWS", "apply_delta"]
 
 logger = logging.getLogger("cloudg.notebook")
 
 #: Change events closer together than this cause one refresh (a mutation's events leave the
 #: server in one burst, well within this).
 DEBOUNCE_SECONDS = 0.03
+#: Request ``_meta`` key asking a list tool for the rows changed since a result's
+#: ``delta_base`` (served by ``cloudg_nb.catalog.conventions.page``).
+CHANGED_SINCE = "cloudg/changed_since"
 #: Rows the displayed table shows ("showing 50 of N").
 TABLE_ROWS = 50
 #: Rows a LiveFrame reads at most (pages stop there).
@@ -44,6 +47,47 @@ WORKSPACE_URI = "cloudg://workspace"
 
 def dataset_uris(name: str) -> list[str]:
     return [f"cloudg://datasets/{name}/{part}" for part in ("summary", "assets", "findings")]
+
+
+def apply_delta(frame: pandas.DataFrame, delta: dict[str, Any], rows: list[Any],
+                total: Any) -> pandas.DataFrame | None:
+    """``frame`` with a changed-rows answer applied: rows whose key columns hold one of
+    ``delta["keys"]`` dropped, each of ``rows`` put at its ``delta["positions"]`` entry.
+    ``None`` when the answer does not fit ``frame`` (sizes, columns), so the caller re-reads."""
+    import numpy as np
+    import pandas
+
+    keys = {str(k) for k in delta.get("keys") or ()}
+    columns = [c for c in delta.get("key_columns") or () if c in frame.columns]
+    positions = [int(p) for p in delta.get("positions") or ()]
+    if not isinstance(total, int) or len(positions) != len(rows) or (keys and not columns):
+        return None
+    hit = np.zeros(len(frame), dtype=bool)
+    for column in columns:
+        hit |= frame[column].isin(keys).to_numpy(dtype=bool)
+    kept = frame.loc[~hit]
+    size = len(kept) + len(rows)
+    if size != total or positions != sorted(set(positions)) or (
+            positions and (positions[0] < 0 or positions[-1] >= size)):
+        return None
+    if not rows:
+        return kept.reset_index(drop=True) if hit.any() else frame
+    new = pandas.DataFrame.from_records(rows)
+    if not set(new.columns) <= set(frame.columns):
+        return None
+    new = new.reindex(columns=frame.columns)
+    combined = pandas.concat([kept, new], ignore_index=True)
+    for column in frame.columns:  # re-infer where the parts differ (as one read would)
+        if kept[column].dtype != new[column].dtype:
+            combined[column] = pandas.Series(
+                [None if isinstance(v, float) and v != v else v
+                 for v in combined[column].tolist()])
+    is_new = np.zeros(size, dtype=bool)
+    is_new[positions] = True
+    order = np.empty(size, dtype=np.int64)
+    order[~is_new] = np.arange(len(kept))
+    order[is_new] = len(kept) + np.arange(len(rows))
+    return combined.iloc[order].reset_index(drop=True)
 
 
 def ago(seconds: float) -> str:
@@ -91,6 +135,9 @@ class LiveFrame:
         self.error: ErrorInfo | None = None
         self.total: int | None = None
         self.refreshes = 0
+        #: How the last refresh read its data: "changes" (only the rows changed since the
+        #: frame's version) or "full" (every page).
+        self.last_read: str | None = None
         self._updated_mono = 0.0
         self._paused = False
         self._closed = False
@@ -102,6 +149,7 @@ class LiveFrame:
         self._lock: asyncio.Lock | None = None
         self._subscribed: dict[str, Callable[[], Awaitable[None]]] = {}
         self._page_limit: int | None = None
+        self._delta_base: str | None = None
         self.widget: Any = None
         self._caption: Any = None
         self._table: Any = None
@@ -267,25 +315,38 @@ class LiveFrame:
                 self._subscribed[uri] = await self.client.asubscribe(uri, self._changed)
 
     async def _run_query(self, *, raise_errors: bool = False) -> None:
-        """(Re)subscribe, read every page; apply or record the failure.
+        """(Re)subscribe, then read what changed (a delta) or every page; apply or record
+        the failure.
 
         Subscriptions come first so no change between the read and the subscription is
         missed: the named dataset's URIs, or — following the active dataset — the workspace
-        (which changes with every dataset change) plus the URIs of the dataset last shown."""
+        (which changes with every dataset change) plus the URIs of the dataset last shown.
+        A frame holding a whole result asks for only the rows changed since (the request's
+        ``cloudg/changed_since`` = the result's ``delta_base``); tools or states that cannot
+        answer so reply with a first page, and the frame reads every page."""
         import pandas
 
         try:
             name = str(self.arguments.get("dataset") or self.dataset or "") or None
             await self._follow(name)
-            rows: list[Any] = []
-            total: int | None = None
-            version: int | None = None
-            dataset = name
             args = dict(self.arguments)
             if self._page_limit:
                 args["limit"] = self._page_limit
+            meta = None
+            if self._delta_base and self.total == len(self.df):
+                meta = {CHANGED_SINCE: self._delta_base}
+            result = await self.client._call(self.tool, args, None, meta)
+            if meta is not None:
+                if self._applied_delta(result):
+                    return
+                if isinstance(result.data, dict) and "delta" in result.data:
+                    result = await self.client._call(self.tool, args, None)  # start over
+            rows: list[Any] = []
+            total: int | None = None
+            version: int | None = None
+            base: str | None = None
+            dataset = name
             while True:
-                result = await self.client._call(self.tool, args, None)
                 if result.is_error:
                     raise CloudGError(result.error or ErrorInfo("error", result.text))
                 page = result._rows()
@@ -298,12 +359,15 @@ class LiveFrame:
                 dataset = str(data.get("dataset") or dataset or "") or None
                 if version is None and isinstance(data.get("dataset_version"), int):
                     version = data["dataset_version"]  # the version the first page came from
+                    base = data.get("delta_base") if isinstance(
+                        data.get("delta_base"), str) else None
                 if isinstance(data.get("total"), int):
                     total = data["total"]
                 cursor = result.next_cursor
                 if not cursor or len(rows) >= self.max_rows:
                     break
                 args = {**args, "cursor": cursor}
+                result = await self.client._call(self.tool, args, None)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -321,10 +385,34 @@ class LiveFrame:
             isinstance(r, dict) for r in rows) else pandas.DataFrame({"value": rows})
         if dataset != name:  # first read, or the active dataset changed
             await self._follow(dataset)
+        self._show(frame, dataset, version, total, base)
+
+    def _applied_delta(self, result: Any) -> bool:
+        """Apply a changed-rows answer to the frame shown; False when it is not one or does
+        not fit (then the caller reads the whole result)."""
+        data = result.data if not result.is_error and isinstance(result.data, dict) else None
+        delta = data.get("delta") if data else None
+        if not isinstance(delta, dict) or data is None:
+            return False
+        if data.get("dataset") not in (None, self.dataset):
+            return False
+        frame = apply_delta(self.df, delta, result._rows() or [], data.get("total"))
+        if frame is None:
+            return False
+        version = data.get("dataset_version")
+        base = data.get("delta_base")
+        self._show(frame, self.dataset, version if isinstance(version, int) else None,
+                   len(frame), base if isinstance(base, str) else None, read="changes")
+        return True
+
+    def _show(self, frame: pandas.DataFrame, dataset: str | None, version: int | None,
+              total: int | None, base: str | None, read: str = "full") -> None:
         self.df = frame
+        self.last_read = read
         self.dataset = dataset
         self.version = version
         self.total = total
+        self._delta_base = base
         self.error = None
         self.updated_at = datetime.datetime.now(datetime.UTC)
         self._updated_mono = time.monotonic()

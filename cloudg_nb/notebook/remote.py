@@ -209,7 +209,8 @@ class RemoteBackend:
     # -- requests -------------------------------------------------------------------------
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
-                        progress: ProgressFn | None = None) -> Result:
+                        progress: ProgressFn | None = None,
+                        meta: dict[str, Any] | None = None) -> Result:
         from mcp.shared.exceptions import MCPError
 
         client = self._session()
@@ -222,7 +223,8 @@ class RemoteBackend:
                 report(value, total, message)
 
         try:
-            result = await client.call_tool(name, arguments, progress_callback=on_progress)
+            result = await client.call_tool(name, arguments, progress_callback=on_progress,
+                                            meta=dict(meta) if meta else None)  # type: ignore[arg-type]
         except MCPError as exc:
             info = _error_info(exc)
             return Result(tool=name, arguments=dict(arguments), text=info.message,

@@ -122,7 +122,17 @@ def layer_context(layer: Any, sdk_ctx: Any, principal: Principal) -> ToolContext
         progress_callback=_progress_callback(sdk_ctx),
         log_callback=_log_callback(sdk_ctx),
         session=sdk_ctx,
+        meta={"request": request_meta(sdk_ctx)},
     )
+
+
+def request_meta(sdk_ctx: Any) -> dict[str, Any]:
+    """The request's ``_meta`` entries in the ``cloudg/`` namespace (e.g.
+    ``cloudg/changed_since``), for handlers; everything else in ``_meta`` is the SDK's."""
+    meta = getattr(sdk_ctx, "meta", None)
+    if not isinstance(meta, dict):
+        return {}
+    return {k: v for k, v in meta.items() if isinstance(k, str) and k.startswith("cloudg/")}
 
 
 #: A multi-segment absolute POSIX path in text (not part of a URI or a relative path).

@@ -1,10 +1,16 @@
-"""The paging envelope says which dataset version a page was computed from."""
+"""The paging envelope says which dataset version a page was computed from, and list tools
+keyed by ids answer a caller holding an older result with only the rows that changed."""
 
 from __future__ import annotations
 
 import asyncio
+import random
+
+import pandas as pd
+import pytest
 
 from cloudg_nb import CloudGMCPLayer
+from cloudg_nb.notebook.live import apply_delta
 
 
 async def _versions_around_a_change() -> tuple[int, int, int, int]:
@@ -25,3 +31,95 @@ def test_pages_carry_the_dataset_version_they_were_computed_from() -> None:
     assert loaded == 1
     assert after == current
     assert after > before >= 1
+
+
+# -- changed rows since a result (the request's cloudg/changed_since) ------------------------
+
+
+async def _full(layer: CloudGMCPLayer, tool: str, args: dict) -> tuple[pd.DataFrame, dict]:
+    rows, first, cursor = [], None, None
+    while True:
+        result = await layer.call_tool(tool, {**args, "limit": 500,
+                                              **({"cursor": cursor} if cursor else {})})
+        assert not result.is_error, result.text
+        first = first or result.structured
+        rows += result.structured["items"]
+        cursor = result.structured["next_cursor"]
+        if not cursor:
+            return pd.DataFrame.from_records(rows), first
+
+
+async def _changes(layer: CloudGMCPLayer, tool: str, args: dict, base: str) -> dict:
+    ctx = layer.context(meta={"request": {"cloudg/changed_since": base}})
+    result = await layer.call_tool(tool, {**args, "limit": 500}, context=ctx)
+    assert not result.is_error, result.text
+    return result.structured
+
+
+def _values(frame: pd.DataFrame) -> list[dict]:
+    """Rows in order, nulls as None (a column's dtype may differ with the rows it holds)."""
+    return [{k: (None if v is None or (isinstance(v, float) and v != v) else v)
+             for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+QUERIES = [
+    ("find_assets", {}),
+    ("find_assets", {"sort_by": "risk", "has_findings": True}),
+    ("list_findings", {}),
+    ("list_findings", {"severities": ["HIGH", "CRITICAL"], "sort_by": "risk"}),
+    ("list_findings", {"include_suppressed": True}),
+]
+
+
+@pytest.mark.parametrize("policy", ["standard", "strict"])
+@pytest.mark.parametrize(("tool", "args"), QUERIES)
+def test_changed_rows_applied_to_the_old_result_equal_a_fresh_read(
+    policy: str, tool: str, args: dict,
+) -> None:
+    async def scenario() -> None:
+        layer = CloudGMCPLayer(policy=policy)
+        assert not (await layer.call_tool("sample_estate", {"name": "demo"})).is_error
+        ids = (await _full(layer, "list_findings", {"include_suppressed": True}))[0]["id"]
+        rng = random.Random(7)
+        held, first = await _full(layer, tool, args)
+        for _ in range(8):
+            chosen = rng.sample(list(ids), rng.randint(1, 3))
+            verb = rng.choice(["suppress_findings", "unsuppress_findings"])
+            await layer.call_tool(verb, {"ids": chosen})
+            answer = await _changes(layer, tool, args, first["delta_base"])
+            assert "delta" in answer
+            assert answer["returned"] <= len(chosen) * 4
+            fresh, first = await _full(layer, tool, args)
+            applied = apply_delta(held, answer["delta"], answer["items"], answer["total"])
+            assert applied is not None
+            assert _values(applied) == _values(fresh)
+            held = fresh
+
+    asyncio.run(scenario())
+
+
+def test_a_base_from_another_dataset_state_gets_an_ordinary_first_page() -> None:
+    async def scenario() -> tuple[dict, dict]:
+        layer = CloudGMCPLayer()
+        await layer.call_tool("sample_estate", {"name": "demo"})
+        _, first = await _full(layer, "list_findings", {})
+        await layer.call_tool("sample_estate", {"name": "demo"})  # a reload: a new epoch
+        other = await _changes(layer, "list_findings", {}, first["delta_base"])
+        made_up = await _changes(layer, "list_findings", {}, "e1v1")
+        return other, made_up
+
+    other, made_up = asyncio.run(scenario())
+    for answer in (other, made_up):
+        assert "delta" not in answer
+        assert answer["offset"] == 0 and answer["returned"] == answer["total"]
+
+
+def test_tools_without_row_keys_ignore_the_request() -> None:
+    async def scenario() -> dict:
+        layer = CloudGMCPLayer()
+        await layer.call_tool("sample_estate", {"name": "demo"})
+        ctx = layer.context(meta={"request": {"cloudg/changed_since": "e1v1"}})
+        return (await layer.call_tool("list_accounts", {}, context=ctx)).structured
+
+    answer = asyncio.run(scenario())
+    assert "delta" not in answer and "delta_base" not in answer

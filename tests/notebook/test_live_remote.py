@@ -47,3 +47,26 @@ def test_an_assistants_suppression_reaches_a_remote_live_frame_within_a_second(
     finally:
         lf.close()
         client.call("unsuppress_findings", ids=[gone], progress=False)
+
+
+def test_a_remote_refresh_reads_only_the_changed_rows_and_matches_a_fresh_read(
+    server: JupyterServer, client: Client,
+) -> None:
+    lf = LiveFrame(client, "find_assets", {"has_findings": True, "sort_by": "risk"},
+                   widget=False)
+    try:
+        assert lf.last_read == "full"
+        finding = client.frame("list_findings", progress=False)["id"].iloc[0]
+        with open_session(server.endpoint, "2025", headers=server.headers) as assistant:
+            assert not assistant.call_tool("suppress_findings", {"ids": [finding]}).is_error
+        refreshes = lf.refreshes
+        deadline = time.monotonic() + 5
+        while lf.refreshes == refreshes and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert lf.last_read == "changes"
+        fresh = client.frame("find_assets", has_findings=True, sort_by="risk", progress=False)
+        assert lf.df["id"].tolist() == fresh["id"].tolist()
+        assert lf.df["open_findings"].tolist() == fresh["open_findings"].tolist()
+    finally:
+        lf.close()
+        client.call("unsuppress_findings", ids=[finding], progress=False)
