@@ -8,6 +8,7 @@ the call's filter arguments, so it goes stale when either changes.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
@@ -22,7 +23,7 @@ from ..layer.context import ToolContext
 __all__ = [
     "DatasetArg", "LimitArg", "CursorArg", "RefArg", "OptionalRefArg", "StrList",
     "dataset_of", "page", "filters", "progress_of", "CHANGED_SINCE", "delta_base",
-    "request_meta",
+    "request_meta", "query_key",
 ]
 
 DatasetArg = Annotated[str, Field(
@@ -55,6 +56,15 @@ def progress_of(ctx: ToolContext) -> Any:
     """The progress callback a sync handler passes to estate functions; it carries the
     call's ``check_cancelled`` so a cancelled call stops between phases and levels."""
     return ctx.progress_sync
+
+
+def query_key(tool: str, *parts: Mapping[str, Any], **more: Any) -> str:
+    """A cache key for one query of ``tool`` with these arguments (``Dataset.cached_query``)."""
+    merged: dict[str, Any] = {}
+    for part in parts:
+        merged.update(part)
+    merged.update(more)
+    return tool + json.dumps(merged, sort_keys=True, default=str)
 
 
 def filters(**args: Any) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from .conventions import (
     filters,
     page,
     progress_of,
+    query_key,
 )
 from .schemas import BOOL, INT, NNUM, NSTR, NUM, OBJ, STR, arr, int_map, nullable, obj, page_schema
 
@@ -71,7 +72,8 @@ def list_findings(
     args = filters(severities=severities, min_severity=min_severity, source_tool=source_tool,
                    framework=framework, resource=resource, query=query,
                    include_suppressed=include_suppressed)
-    frame = estate.list_findings(ds, sort_by=sort_by, **args)
+    frame = ds.cached_query(query_key("list_findings", args, sort_by=sort_by),
+                            lambda: estate.list_findings(ds, sort_by=sort_by, **args))
     return page(ds, version, frame, {**args, "sort_by": sort_by}, limit, cursor, ctx=ctx,
                 delta_keys=("id", "resource_id"))
 

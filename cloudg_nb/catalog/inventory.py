@@ -13,7 +13,17 @@ from pydantic import Field
 from .. import estate
 from ..layer.context import ToolContext
 from ..layer.registry import Registry
-from .conventions import CursorArg, DatasetArg, LimitArg, RefArg, StrList, dataset_of, filters, page
+from .conventions import (
+    CursorArg,
+    DatasetArg,
+    LimitArg,
+    RefArg,
+    StrList,
+    dataset_of,
+    filters,
+    page,
+    query_key,
+)
 from .schemas import ANY, BOOL, BRIEF, INT, NSTR, OBJ, STR, arr, int_map, obj, page_schema
 
 __all__ = ["register"]
@@ -71,7 +81,8 @@ def find_assets(
     args = filters(query=query, provider=provider, asset_types=asset_types, region=region,
                    account_id=account_id, tag=tag, internet_exposed=internet_exposed,
                    has_findings=has_findings, min_severity=min_severity)
-    frame = estate.find_assets(ds, sort_by=sort_by, **args)
+    frame = ds.cached_query(query_key("find_assets", args, sort_by=sort_by),
+                            lambda: estate.find_assets(ds, sort_by=sort_by, **args))
     frame = estate.select_fields(frame, fields)
     return page(ds, version, frame, {**args, "sort_by": sort_by, "fields": fields}, limit,
                 cursor, ctx=ctx, delta_keys=("id",))

@@ -16,7 +16,7 @@ import logging
 import random
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -47,6 +47,8 @@ T = TypeVar("T")
 #: Dataset epochs: a counter from a random start, so a restarted server does not reuse the
 #: numbers a client may still hold.
 _EPOCHS = itertools.count(random.randrange(1, 1_000_000) * 1000)
+#: Query results (list tools' whole filtered tables) kept per dataset version.
+QUERY_CACHE = 4
 #: Mutations the change journal remembers (older ones answer ``changes_since`` with None).
 JOURNAL_VERSIONS = 256
 
@@ -336,6 +338,20 @@ class Dataset:
             value = build()
             cache[key] = value
             report(progress, 1, 1, f"{label or key} ready")
+            return value
+
+    def cached_query(self, key: str, build: Callable[[], T]) -> T:
+        """A query result of this version, kept for the ``QUERY_CACHE`` most recent keys
+        (the pages of one query, read one after another, share one computation)."""
+        with self._lock:
+            queries: OrderedDict[str, Any] = self._cache.setdefault("queries", OrderedDict())
+            if key in queries:
+                queries.move_to_end(key)
+                return queries[key]
+            value = build()
+            queries[key] = value
+            while len(queries) > QUERY_CACHE:
+                queries.popitem(last=False)
             return value
 
     @property

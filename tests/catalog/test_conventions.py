@@ -123,3 +123,38 @@ def test_tools_without_row_keys_ignore_the_request() -> None:
 
     answer = asyncio.run(scenario())
     assert "delta" not in answer and "delta_base" not in answer
+
+
+def test_the_pages_of_one_query_share_one_computation_until_the_data_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cloudg_nb import estate
+
+    calls: list[int] = []
+    original = estate.find_assets
+
+    def counting(*args: object, **kwargs: object) -> pd.DataFrame:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(estate, "find_assets", counting)
+
+    async def scenario() -> list[str]:
+        layer = CloudGMCPLayer()
+        await layer.call_tool("sample_estate", {"name": "demo"})
+        ids, cursor = [], None
+        while True:
+            result = await layer.call_tool("find_assets", {"limit": 20, **(
+                {"cursor": cursor} if cursor else {})})
+            ids += [item["id"] for item in result.structured["items"]]
+            cursor = result.structured["next_cursor"]
+            if not cursor:
+                break
+        assert len(calls) == 1
+        await layer.call_tool("suppress_findings", {"ids": ["f-001"]})
+        await layer.call_tool("find_assets", {"limit": 20})
+        assert len(calls) == 2
+        return ids
+
+    ids = asyncio.run(scenario())
+    assert len(ids) == len(set(ids)) == 60
