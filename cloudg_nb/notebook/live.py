@@ -150,6 +150,7 @@ class LiveFrame:
         self._subscribed: dict[str, Callable[[], Awaitable[None]]] = {}
         self._page_limit: int | None = None
         self._delta_base: str | None = None
+        self._columns: list[str] | None = None
         self.widget: Any = None
         self._caption: Any = None
         self._table: Any = None
@@ -238,9 +239,22 @@ class LiveFrame:
         parts.append(rows)
         return " · ".join(parts)
 
+    @property
+    def columns(self) -> list[str] | None:
+        """The columns the displayed table shows (None: all); ``.df`` keeps every column.
+        Setting it re-renders the table in place: ``lf.columns = ["id", "severity"]``."""
+        return self._columns
+
+    @columns.setter
+    def columns(self, value: list[str] | None) -> None:
+        self._columns = None if value is None else [str(c) for c in value]
+        self._render()
+
     def table_html(self) -> str:
         """The first ``TABLE_ROWS`` rows as an HTML table, with "showing 50 of N" when cut."""
         shown = self.df.head(TABLE_ROWS)
+        if self._columns is not None:
+            shown = shown[[c for c in self._columns if c in shown.columns]]
         out = shown.to_html(index=False, border=0, max_cols=30, notebook=True)
         if len(self.df) > TABLE_ROWS:
             out += (f"<div class='cloudg-note'>showing {TABLE_ROWS} of {len(self.df)} rows "
@@ -248,7 +262,10 @@ class LiveFrame:
         return out
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        text = f"{self.caption()}\n{self.df.head(TABLE_ROWS).to_string(index=False)}"
+        shown = self.df.head(TABLE_ROWS)
+        if self._columns is not None:
+            shown = shown[[c for c in self._columns if c in shown.columns]]
+        text = f"{self.caption()}\n{shown.to_string(index=False)}"
         if self.widget is not None:
             bundle = self.widget._repr_mimebundle_()
             bundle = bundle[0] if isinstance(bundle, tuple) else bundle
