@@ -143,9 +143,12 @@ central.df[["rank", "name", "type", "provider", "score"]].astype({"score": "int6
 changed it: you, a colleague's notebook, or an AI assistant connected to the same Jupyter
 server. The table below lists the open HIGH and CRITICAL findings; suppress one (here, or
 ask your assistant to) and it drops out of the table without running this cell again.
+(`.columns` picks the columns shown; `.df` keeps them all.)
 `02-with-an-ai-assistant.ipynb` shows it with an assistant at work."""),
     ("py", """\
 open_findings = client.live("list_findings", severities=["CRITICAL", "HIGH"])
+open_findings.columns = ["id", "severity", "risk_score", "title", "resource_name",
+                         "resource_type", "source_tool"]
 open_findings"""),
     ("md", """\
 ## Where next
@@ -212,6 +215,7 @@ re-runs the query when anyone changes it. Keep an eye on this table (its caption
 dataset version) while the assistant works below."""),
     ("py", """\
 findings = client.live("list_findings")
+findings.columns = ["id", "severity", "title", "resource_name", "source_tool"]
 findings"""),
     ("md", """\
 ## 3. The assistant at work
