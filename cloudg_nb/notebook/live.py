@@ -255,7 +255,7 @@ class LiveFrame:
         shown = self.df.head(TABLE_ROWS)
         if self._columns is not None:
             shown = shown[[c for c in self._columns if c in shown.columns]]
-        out = shown.to_html(index=False, border=0, max_cols=30, notebook=True)
+        out = shown.to_html(index=False, border=0, max_cols=30, notebook=True, na_rep="—")
         if len(self.df) > TABLE_ROWS:
             out += (f"<div class='cloudg-note'>showing {TABLE_ROWS} of {len(self.df)} rows "
                     "(all rows are in <code>.df</code>)</div>")

@@ -101,7 +101,7 @@ def render_table(frame: pandas.DataFrame, caption: str = "") -> Rendered:
     """A DataFrame as pandas shows it, with the caption as one line under it."""
     table_html = frame._repr_html_() if hasattr(frame, "_repr_html_") else None
     if not table_html:
-        table_html = frame.to_html(max_rows=60)
+        table_html = frame.to_html(max_rows=60, na_rep="—")
     table_text = repr(frame)
     if not caption:
         return Rendered(table_html, table_text)
