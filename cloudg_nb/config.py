@@ -13,13 +13,16 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CloudGConfig", "ROOTS_ENV", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR", "MAX_ASSETS_ENV"]
+__all__ = ["CloudGConfig", "ROOTS_ENV", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR", "MAX_ASSETS_ENV",
+           "MAX_DATASETS_ENV"]
 
 ROOTS_ENV = "CLOUDG_MCP_ALLOWED_ROOTS"
 OUTPUT_ENV = "CLOUDG_MCP_OUTPUT_DIR"
 DEFAULT_OUTPUT_DIR = "cloudg-output"
 MAX_ASSETS_ENV = "CLOUDG_MCP_MAX_ASSETS"
+MAX_DATASETS_ENV = "CLOUDG_MCP_MAX_DATASETS"
 DEFAULT_MAX_TOTAL_ASSETS = 500_000
+DEFAULT_MAX_DATASETS = 16
 
 
 def _roots_from_env() -> list[Path]:
@@ -30,6 +33,11 @@ def _roots_from_env() -> list[Path]:
 def _max_assets_from_env() -> int:
     raw = os.environ.get(MAX_ASSETS_ENV, "").strip()
     return int(raw) if raw.isdigit() else DEFAULT_MAX_TOTAL_ASSETS
+
+
+def _max_datasets_from_env() -> int:
+    raw = os.environ.get(MAX_DATASETS_ENV, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) >= 1 else DEFAULT_MAX_DATASETS
 
 
 def _output_from_env() -> Path | None:
@@ -44,7 +52,7 @@ class CloudGConfig:
 
     allowed_roots: list[Path] = field(default_factory=_roots_from_env)
     output_dir: Path | None = field(default_factory=_output_from_env)
-    max_datasets: int = 16
+    max_datasets: int = field(default_factory=_max_datasets_from_env)
     #: Assets all datasets may hold together (memory guard; ≈ 2-3 KB each in memory). Past it
     #: the oldest inactive datasets are evicted; one dataset larger than it is refused.
     max_total_assets: int = field(default_factory=_max_assets_from_env)

@@ -403,3 +403,16 @@ def test_the_file_system_root_is_never_an_implicit_read_root(monkeypatch, tmp_pa
     monkeypatch.chdir("/")
     config = CloudGConfig(output_dir=tmp_path / "out")
     assert Path("/") not in config.read_roots()
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("3", 3), ("", 16), ("zero", 16), ("0", 16)])
+def test_the_dataset_limit_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, raw: str, expected: int,
+) -> None:
+    monkeypatch.setenv("CLOUDG_MCP_MAX_DATASETS", raw)
+    assert CloudGConfig().max_datasets == expected
+
+
+def test_the_asset_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLOUDG_MCP_MAX_ASSETS", "1234")
+    assert CloudGConfig().max_total_assets == 1234
