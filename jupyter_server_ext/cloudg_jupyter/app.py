@@ -249,6 +249,9 @@ class CloudGExtension(ExtensionApp):
             ConcurrencyLimitMiddleware,
         )
 
+        from .call_log import CallLogMiddleware
+
+        layer.use(CallLogMiddleware(self.log))
         path = self._audit_path()
         if path is not None:
             try:

@@ -220,6 +220,8 @@ def test_interrupt_cancels_a_long_call_within_2_s_and_the_next_call_works(
     logged = wait_for(lambda: [line for line in audit_lines(server)
                                if line["name"] == "work_until_cancelled"])
     assert [line["outcome"] for line in logged] == ["cancelled"]
+    assert wait_for(lambda: "cloudg: tool work_until_cancelled by " in server.log()
+                    and "ended early" in server.log())
 
     after = kernel.execute("%cloudg call find_assets internet_exposed=true -o df")
     assert_no_traceback(after)
