@@ -47,10 +47,10 @@ _COLUMNS = {"assets": ASSET_COLUMNS, "edges": EDGE_COLUMNS, "findings": FINDING_
 
 _PROVIDER_ALIASES = {"AMAZON": "AWS", "AMAZON_WEB_SERVICES": "AWS", "MICROSOFT": "AZURE",
                      "MICROSOFT_AZURE": "AZURE", "GOOGLE": "GCP", "GOOGLE_CLOUD": "GCP",
-                     "GOOGLE_CLOUD_PLATFORM": "GCP"}
+                     "GOOGLE_CLOUD_PLATFORM": "GCP", "K8S": "KUBERNETES"}
 _SEVERITY_ALIASES = {"INFORMATIONAL": "INFO", "INFORMATION": "INFO", "NONE": "INFO",
                      "MODERATE": "MEDIUM", "MED": "MEDIUM", "IMPORTANT": "HIGH",
-                     "NEGLIGIBLE": "LOW", "UNKNOWN": "INFO", "FATAL": "CRITICAL"}
+                     "NEGLIGIBLE": "LOW", "FATAL": "CRITICAL"}
 _STATUS_ALIASES = {"PASSED": "PASS", "OK": "PASS", "COMPLIANT": "PASS", "FAILED": "FAIL",
                    "NON_COMPLIANT": "FAIL", "NONCOMPLIANT": "FAIL", "N/A": "NOT_APPLICABLE",
                    "NA": "NOT_APPLICABLE", "SKIPPED": "NOT_APPLICABLE", "INFO": "MANUAL"}

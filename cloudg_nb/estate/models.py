@@ -55,6 +55,8 @@ class AssetType(StrEnum):
     GCE_INSTANCE = "GCE_INSTANCE"
     LAMBDA_FUNCTION = "LAMBDA_FUNCTION"
     CONTAINER_IMAGE = "CONTAINER_IMAGE"
+    CONTAINER_WORKLOAD = "CONTAINER_WORKLOAD"
+    KUBERNETES_CLUSTER = "KUBERNETES_CLUSTER"
     IAM_ROLE = "IAM_ROLE"
     IAM_USER = "IAM_USER"
     IAM_POLICY = "IAM_POLICY"
@@ -75,6 +77,7 @@ class Provider(StrEnum):
     AWS = "AWS"
     AZURE = "AZURE"
     GCP = "GCP"
+    KUBERNETES = "KUBERNETES"
     OTHER = "OTHER"
 
 
@@ -134,13 +137,18 @@ class EdgeType(StrEnum):
 
 
 class Severity(StrEnum):
-    """Finding severity; ``risk`` is the base risk score, ``rank`` orders them (INFO = 0)."""
+    """Finding severity; ``risk`` is the base risk score, ``rank`` orders them.
+
+    ``UNKNOWN`` is what a scanner record without a usable severity loads as (never guessed
+    up or down): it ranks below INFO (rank 0, INFO = 1) and carries INFO's base risk.
+    """
 
     CRITICAL = "CRITICAL"
     HIGH = "HIGH"
     MEDIUM = "MEDIUM"
     LOW = "LOW"
     INFO = "INFO"
+    UNKNOWN = "UNKNOWN"
 
     @property
     def risk(self) -> float:
@@ -152,14 +160,14 @@ class Severity(StrEnum):
 
     @classmethod
     def ordered(cls) -> list[Severity]:
-        """Most severe first."""
-        return [cls.CRITICAL, cls.HIGH, cls.MEDIUM, cls.LOW, cls.INFO]
+        """Most severe first (UNKNOWN last)."""
+        return [cls.CRITICAL, cls.HIGH, cls.MEDIUM, cls.LOW, cls.INFO, cls.UNKNOWN]
 
 
 _SEVERITY_RISK = {Severity.CRITICAL: 9.5, Severity.HIGH: 7.5, Severity.MEDIUM: 5.0,
-                  Severity.LOW: 2.5, Severity.INFO: 0.5}
-_SEVERITY_RANK = {Severity.CRITICAL: 4, Severity.HIGH: 3, Severity.MEDIUM: 2, Severity.LOW: 1,
-                  Severity.INFO: 0}
+                  Severity.LOW: 2.5, Severity.INFO: 0.5, Severity.UNKNOWN: 0.5}
+_SEVERITY_RANK = {Severity.CRITICAL: 5, Severity.HIGH: 4, Severity.MEDIUM: 3, Severity.LOW: 2,
+                  Severity.INFO: 1, Severity.UNKNOWN: 0}
 
 
 class ComplianceStatus(StrEnum):
@@ -246,7 +254,8 @@ _CATEGORY = {
     "network": (AssetType.VPC, AssetType.VNET, AssetType.SUBNET, AssetType.INTERNET_GATEWAY,
                 AssetType.SECURITY_GROUP, AssetType.NSG, AssetType.LOAD_BALANCER, AssetType.WAF),
     "compute": (AssetType.EC2, AssetType.VIRTUAL_MACHINE, AssetType.GCE_INSTANCE,
-                AssetType.LAMBDA_FUNCTION, AssetType.CONTAINER_IMAGE),
+                AssetType.LAMBDA_FUNCTION, AssetType.CONTAINER_IMAGE,
+                AssetType.CONTAINER_WORKLOAD, AssetType.KUBERNETES_CLUSTER),
     "identity": (AssetType.IAM_ROLE, AssetType.IAM_USER, AssetType.IAM_POLICY,
                  AssetType.SERVICE_ACCOUNT),
     "data": (AssetType.S3_BUCKET, AssetType.GCS_BUCKET, AssetType.STORAGE_ACCOUNT,
@@ -276,6 +285,10 @@ _DESCRIPTION = {
     AssetType.GCE_INSTANCE: "A GCP Compute Engine instance.",
     AssetType.LAMBDA_FUNCTION: "A serverless function (AWS Lambda, Azure/GCP functions).",
     AssetType.CONTAINER_IMAGE: "A machine or container image or its repository.",
+    AssetType.CONTAINER_WORKLOAD: "A Kubernetes workload (pod, deployment, daemon set, job "
+                                  "...) or another container service.",
+    AssetType.KUBERNETES_CLUSTER: "A Kubernetes cluster (its API server and control plane); "
+                                  "Kubernetes assets use it as their account.",
     AssetType.IAM_ROLE: "An IAM role or managed identity that workloads and principals assume.",
     AssetType.IAM_USER: "A long-lived human or machine user identity.",
     AssetType.IAM_POLICY: "A permission policy attached to principals.",

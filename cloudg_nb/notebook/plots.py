@@ -21,11 +21,13 @@ __all__ = [
 ]
 
 #: Worst first, as findings tools report them.
-SEVERITY_ORDER = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO")
+SEVERITY_ORDER = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN")
+#: Shown only when a finding has it (a scanner record without a usable severity).
+_OPTIONAL_SEVERITIES = ("UNKNOWN",)
 #: Severity colours (warm, for rings and bars); ``None``: no open finding on the asset.
 SEVERITY_COLOURS: dict[str | None, str] = {
     "CRITICAL": "#a50026", "HIGH": "#f46d43", "MEDIUM": "#fdae61", "LOW": "#fee08b",
-    "INFO": "#74add1", None: "#bdbdbd",
+    "INFO": "#74add1", "UNKNOWN": "#969696", None: "#bdbdbd",
 }
 #: Node fill by asset category (cool colours, distinct from the severity ones).
 CATEGORY_COLOURS = {
@@ -262,6 +264,7 @@ def plot_findings_by_severity(result: Any, *, ax: Axes | None = None,
             counts = {s: int(by_severity.get(s, 0)) for s in SEVERITY_ORDER}
         else:
             counts = _count_by_severity(_finding_records(data))
+    counts = {s: n for s, n in counts.items() if n or s not in _OPTIONAL_SEVERITIES}
     fig, ax = _new_axes(ax, (6.0, 3.4))
     bars = ax.bar(list(counts), list(counts.values()),
                   color=[SEVERITY_COLOURS[s] for s in counts], edgecolor="#525252", linewidth=0.6)

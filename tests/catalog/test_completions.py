@@ -54,7 +54,7 @@ async def test_severities_complete_case_insensitively(layer) -> None:
     ref = _resource("cloudg://findings/severity/{severity}")
     assert await _values(layer, ref, "severity", "c") == ["CRITICAL"]
     assert await _values(layer, _prompt("security_posture_review"), "min_severity", "") == [
-        "CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"]
+        "CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN"]
 
 
 async def test_frameworks_complete(layer) -> None:

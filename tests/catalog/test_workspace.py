@@ -70,7 +70,7 @@ async def test_dataset_summary_counts_the_demo_estate(layer) -> None:
     assert (out["assets"], out["edges"], out["findings"]) == (60, 77, 15)
     assert out["providers"] == {"AWS": 38, "GCP": 12, "AZURE": 10}
     assert out["findings_by_severity"] == {"CRITICAL": 2, "HIGH": 4, "MEDIUM": 5, "LOW": 1,
-                                           "INFO": 2}
+                                           "INFO": 2, "UNKNOWN": 0}
     assert (out["suppressed_findings"], out["orphan_findings"]) == (1, 1)
     assert out["compliance_frameworks"] == ["CIS-AWS-2.0", "CIS-AZURE-2.0", "CIS-GCP-2.0",
                                             "PCI-DSS-4.0", "SOC2"]

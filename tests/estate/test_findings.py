@@ -54,7 +54,8 @@ def test_get_unknown_finding_has_close_matches(ds) -> None:
 
 def test_findings_summary_by_severity_and_tool(ds) -> None:
     s = findings_summary(ds)
-    assert s["by_severity"] == {"CRITICAL": 2, "HIGH": 4, "MEDIUM": 5, "LOW": 1, "INFO": 2}
+    assert s["by_severity"] == {"CRITICAL": 2, "HIGH": 4, "MEDIUM": 5, "LOW": 1, "INFO": 2,
+                               "UNKNOWN": 0}
     assert (s["total"], s["open"], s["suppressed"], s["not_in_inventory"]) == (15, 14, 1, 1)
     tools = findings_summary(ds, group_by="source_tool")["groups"]
     assert tools[0] == {"key": "prowler", "count": 6}

@@ -39,7 +39,7 @@ def test_enum_list_accepts_a_comma_separated_string() -> None:
 
 
 def test_severity_risk_scores_follow_the_reference() -> None:
-    assert [s.risk for s in Severity.ordered()] == [9.5, 7.5, 5.0, 2.5, 0.5]
+    assert [s.risk for s in Severity.ordered()] == [9.5, 7.5, 5.0, 2.5, 0.5, 0.5]
 
 
 def test_risk_score_is_averaged_with_cvss_when_present() -> None:
