@@ -21,6 +21,7 @@ __all__ = [
     "KINDS",
     "Detector",
     "BUILTIN_DETECTORS",
+    "SHIELDS",
     "detector_names",
     "custom_detector",
     "looks_high_entropy",
@@ -65,6 +66,14 @@ class Detector:
     #: A cheap pattern (starting with a literal) found in every match: only the strings it
     #: finds are searched with the full pattern.
     anchor: re.Pattern[str] | None = None
+    #: Matches are ids or public material (ARNs, cloud resource names, cloudg:// URIs,
+    #: public keys, certificates): secret findings inside one are dropped (see ``scan``).
+    shield: bool = False
+    #: Only a shield: its own matches are never reported or rewritten.
+    shield_only: bool = False
+    #: A guess from the look of a value (high entropy), not from its format: dropped inside
+    #: shields it overlaps and under keys that name public material.
+    weak: bool = False
 
     def __post_init__(self) -> None:
         if not self.entities:
@@ -102,6 +111,8 @@ def looks_high_entropy(token: str) -> bool:
     n = len(token)
     if n < 20 or token.lower() == token or token.upper() == token:
         return False
+    if len(_CAMEL_WORD.findall(token)) >= 3:
+        return False  # CamelCase words: a generated name (OrdersApiLambdaServiceRole…)
     upper = lower = digit = switches = 0
     prev = 0
     for ch in token:
@@ -116,14 +127,19 @@ def looks_high_entropy(token: str) -> bool:
             digit += 1
         else:
             cls = 4
-        if prev and cls != prev:
-            switches += 1
+        if prev and cls != prev and cls != 4 and prev != 4:
+            switches += 1  # switches inside pieces: separators join words, not noise
         prev = cls
     if digit < 2 or upper < n * 0.15 or lower < n * 0.15:
         return False
-    if switches < (n - 1) * 0.42:
+    pieces = _PIECE_SEPARATORS.split(token)
+    if switches < sum(len(p) - 1 for p in pieces if p) * 0.42:
         return False
     return _entropy(token) >= 0.82 * math.log2(min(n, 64))
+
+
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]{4,}")
+_PIECE_SEPARATORS = re.compile(r"[-_.]")
 
 
 def _high_entropy(token: str) -> str | None:
@@ -357,7 +373,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "high_entropy_string", "secret",
         r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{20,}+",
         "Random-looking tokens (mixed case and digits, high entropy), e.g. keys in tags",
-        validate=_high_entropy, rare=True,
+        validate=_high_entropy, rare=True, weak=True,
     ),
     # -- credentials -------------------------------------------------------------------------
     _d(
@@ -371,20 +387,20 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "aws_arn", "identifier",
         rf"arn:aws(?<![A-Za-z0-9]arn:aws)[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{{12}})?:{_ARN_REST}",
         "Amazon Resource Names",
-        literal=True,
+        literal=True, shield=True,
     ),
     _d(
         "azure_resource_id", "identifier",
         r"(?i)/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
         r"(?:/[^\s/\"'\x00,;]+)*",
         "Azure resource ids (/subscriptions/…/resourceGroups/…/providers/…)",
-        triggers=("/subscriptions/",), lower=True,
+        triggers=("/subscriptions/",), lower=True, shield=True,
     ),
     _d(
         "gcp_resource_name", "identifier",
         r"projects/(?<![A-Za-z0-9_-]projects/)[a-z][a-z0-9-]{4,28}[a-z0-9](?:/[A-Za-z0-9._-]+)*",
         "Google Cloud resource names (projects/…/zones/…/instances/…)",
-        literal=True,
+        literal=True, shield=True,
     ),
     _d(
         "aws_account_id", "identifier",
@@ -442,6 +458,35 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         r"(?:Z|[+-][0-2]\d:?[0-5]\d)?)?(?![0-9A-Za-z])",
         "ISO 8601 dates and timestamps",
         validate=_timestamp, anchor=r"-[01]\d-[0-3]\d",
+    ),
+)
+
+#: Public material and references that look random but are not secret. They only shield:
+#: a secret finding inside one of their matches is dropped; they report nothing themselves.
+SHIELDS: tuple[Detector, ...] = (
+    _d(
+        "cloudg_uri", "identifier", r"cloudg://[^\s\"'<>\x00\\]+",
+        "cloudg:// resource URIs (they carry asset ids)", literal=True, shield=True,
+        shield_only=True,
+    ),
+    _d(
+        "ssh_public_key", "identifier",
+        r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d{3}|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)"
+        r"@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]+={0,3}",
+        "OpenSSH public keys", triggers=("ssh-", "ecdsa-sha2-"), shield=True, shield_only=True,
+    ),
+    _d(
+        "public_pem", "identifier",
+        r"-----BEGIN (?:CERTIFICATE|TRUSTED CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|X509 CRL|"
+        r"CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|PGP PUBLIC KEY BLOCK)-----"
+        r"[A-Za-z0-9+/=\s\\:,.()-]*?-----END [A-Z0-9 ]{3,40}-----",
+        "PEM certificates, certificate requests and public keys", literal=True, shield=True,
+        shield_only=True,
+    ),
+    _d(
+        "content_digest", "identifier", r"sha(?:1|256|384|512):[A-Za-z0-9+/=_-]{20,}",
+        "Content digests (image digests sha256:…)", triggers=("sha",),
+        shield=True, shield_only=True,
     ),
 )
 

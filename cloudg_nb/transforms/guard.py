@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..layer.errors import InputRejectedError
-from .detectors import BUILTIN_DETECTORS, Detector
+from .detectors import BUILTIN_DETECTORS, SHIELDS, Detector
 from .scan import Scanner
 
 __all__ = ["GuardSecrets"]
@@ -44,7 +44,8 @@ class GuardSecrets:
             if d.kind in wanted and d.name not in off
         ]
         chosen.sort(key=lambda d: d.priority)
-        self.scanner = Scanner(chosen)
+        shields = [d for d in BUILTIN_DETECTORS if d.shield] + list(SHIELDS)
+        self.scanner = Scanner(chosen, [d for d in shields if d.name not in off])
 
     def __repr__(self) -> str:
         return "GuardSecrets()"

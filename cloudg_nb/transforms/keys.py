@@ -5,8 +5,9 @@ whole value as a secret; ``hostname`` or ``account_id`` hint at an identifier a 
 miss; ``name``, ``description``, ``tags`` and ``labels`` mark untrusted free text that anyone
 in the estate could have written. Keys are split into words (snake, kebab, camel case) and
 matched on their trailing words, so ``password_last_used`` is not a password (trailing
-digits and encoding words such as ``value`` or ``pem`` are skipped first). Decisions are
-cached per key, so a long list of records costs one lookup per key.
+digits and encoding words such as ``value`` or ``pem`` are skipped first). ``CodeSha256``,
+``tls.crt``, ``ssh_public_key``, ``valueFrom`` or ``*Arn`` name public material or references:
+random-looking text under them is not a secret. Decisions are cached per key.
 """
 
 from __future__ import annotations
@@ -40,7 +41,18 @@ _SECRET_SUFFIXES: dict[tuple[str, ...], str] = {
     ("authorization",): "authorization", ("auth", "header"): "authorization",
     ("cookie",): "cookie", ("cookies",): "cookie",
     ("sas",): "token", ("sas", "token"): "token", ("webhook", "url"): "secret",
+    ("client", "key", "data"): "private_key", ("key", "data"): "private_key",
 }
+#: Trailing words of a key naming public material, digests or references (ids, ARNs).
+_PUBLIC_SUFFIXES: frozenset[tuple[str, ...]] = frozenset((
+    ("sha",), ("digest",), ("digests",), ("hash",), ("checksum",), ("fingerprint",),
+    ("etag",), ("e", "tag"), ("crt",), ("cert",), ("certs",), ("certificate",),
+    ("certificates",), ("certificate", "body"), ("certificate", "chain"), ("authority", "data"),
+    ("certificate", "data"), ("ca", "data"), ("ca", "bundle"), ("ca", "cert"), ("public", "key"),
+    ("publickey",), ("pub", "key"), ("public", "keys"), ("authorized", "keys"), ("value", "from"),
+    ("arn",), ("arns",), ("id",), ("ids",), ("uri",), ("self", "link"),
+))
+_PUBLIC = dict.fromkeys(_PUBLIC_SUFFIXES, True)
 #: Trailing words that say how a value is written, not what it is: ``client_secret_value``,
 #: ``ssh_private_key_pem`` and ``PASSWORD1`` are decided on the words before them.
 _ENCODING_WORDS = frozenset(
@@ -90,6 +102,7 @@ class KeyDecision:
     secret: str | None = None
     identifier: tuple[str, str] | None = None
     untrusted: bool = False
+    public: bool = False
 
 
 _PLAIN = KeyDecision()
@@ -149,9 +162,15 @@ class KeyRules:
         )
         if not untrusted and self.untrusted:
             untrusted = any(fnmatch.fnmatchcase(lowered, p) for p in self.untrusted)
-        if secret is None and identifier is None and not untrusted:
+        public = False
+        if secret is None and words:
+            core = words
+            while len(core) > 1 and core[-1].isdigit():
+                core = core[:-1]
+            public = _suffix_match(core, _PUBLIC) is not None
+        if secret is None and identifier is None and not untrusted and not public:
             return _PLAIN
-        return KeyDecision(secret, identifier, untrusted)
+        return KeyDecision(secret, identifier, untrusted, public)
 
 
 def _suffix_match(words: tuple[str, ...], table: Mapping[tuple[str, ...], object]) -> object:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .detectors import BUILTIN_DETECTORS, Detector
+from .detectors import BUILTIN_DETECTORS, SHIELDS, Detector
 from .keys import KeyRules
 from .scan import Finding, Scanner
 from .strategies import DROP, StrategyTable, apply_strategy
@@ -43,7 +43,8 @@ class Redactor:
         )
         self.all_detectors = ordered
         self.active = [d for d in ordered if self._active(d)]
-        self.scanner = Scanner(self.active)
+        shields = [d for d in ordered if d.shield] + [d for d in SHIELDS if d.name not in off]
+        self.scanner = Scanner(self.active, shields)
         self.identifiers = any(
             self.table.resolve(e, e, k) != "keep"
             for e, k in (("aws_account_id", "identifier"), ("hostname", "network"),

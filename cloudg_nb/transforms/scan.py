@@ -5,7 +5,9 @@ costs one C-level pass over the whole text instead of one Python call per string
 that starts with a literal runs over the joined text (the engine skips ahead to the literal);
 a detector with triggers finds the strings holding one and runs its regex on those only;
 anything else runs over the joined text, each match mapped back to its string. Overlapping
-matches are settled by priority (detector order: secrets, credentials, identifiers ...).
+matches are settled by priority (detector order: secrets, credentials, identifiers ...),
+after shields (ids, public keys, certificates) have dropped the secret findings inside them:
+shield detectors that report nothing run only on strings that hold a secret finding.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ class Finding:
 class Scanner:
     """Runs an ordered list of detectors over strings."""
 
-    def __init__(self, detectors: Sequence[Detector]) -> None:
+    def __init__(self, detectors: Sequence[Detector], shields: Sequence[Detector] = ()) -> None:
         self.detectors = list(detectors)
+        #: Shields not among ``detectors``: run lazily, where a secret finding needs them.
+        self.shields = [d for d in shields if d not in self.detectors]
 
     def __bool__(self) -> bool:
         return bool(self.detectors)
@@ -63,7 +67,19 @@ class Scanner:
                 if not any(t in hay for t in det.triggers):
                     continue
             _collect(det, rank, text, found)
+        if self.shields and any(f.detector.kind in _GUARDED for f in found):
+            self._shield(text, found)
         return settle(found)
+
+    def _shield(self, text: str, found: list[Finding]) -> None:
+        rank = len(self.detectors)
+        for det in self.shields:
+            if det.triggers and not det.literal:
+                hay = text.lower() if det.lower else text
+                if not any(t in hay for t in det.triggers):
+                    continue
+            _collect(det, rank, text, found)
+            rank += 1
 
     # -- many strings ----------------------------------------------------------------------
 
@@ -107,7 +123,17 @@ class Scanner:
                     _collect(det, rank, strings[idx], raw.setdefault(idx, []))
                 continue
             _collect_joined(det, rank, big, strings, starts, raw)
-        return {i: settle(f) for i, f in raw.items() if f}
+        if self.shields:
+            for i, f in raw.items():
+                if any(x.detector.kind in _GUARDED for x in f):
+                    self._shield(strings[i], f)
+        out = {}
+        for i, f in raw.items():
+            if f:
+                kept = settle(f)
+                if kept:
+                    out[i] = kept
+        return out
 
     def _one_by_one(self, strings: Sequence[str]) -> dict[int, list[Finding]]:
         out = {}
@@ -231,10 +257,39 @@ def _collect_rare(
             start = sub.find(text, start + 1)
 
 
+_GUARDED = frozenset(("secret", "credential"))
+
+
+def _unshielded(found: list[Finding]) -> list[Finding]:
+    """``found`` without the secret findings a shield covers (a weak one: overlaps) and
+    without the shield-only findings."""
+    shields = [f for f in found if f.detector.shield]
+    out = []
+    for f in found:
+        det = f.detector
+        if det.shield_only:
+            continue
+        if det.kind in _GUARDED and not det.shield:
+            if det.weak:
+                if any(f.start < s.end and s.start < f.end for s in shields):
+                    continue
+            elif any(s.start <= f.start and f.end <= s.end for s in shields):
+                continue
+        out.append(f)
+    return out
+
+
 def settle(found: list[Finding]) -> list[Finding]:
-    """Keep the highest-priority finding where matches overlap; order by position."""
-    if len(found) <= 1:
+    """Keep the highest-priority finding where matches overlap (after shields dropped the
+    secrets inside ids and public material); order by position."""
+    if len(found) == 1:
+        return [] if found[0].detector.shield_only else found
+    if not found:
         return found
+    if any(f.detector.shield for f in found):
+        found = _unshielded(found)
+        if len(found) <= 1:
+            return found
     kept: list[Finding] = []
     for f in sorted(found, key=lambda f: (f.rank, f.start, f.start - f.end)):
         if all(f.end <= k.start or f.start >= k.end for k in kept):

@@ -45,8 +45,26 @@ _SCALAR_CHARS = 24
 _REPLACEMENT_SLACK = 64
 
 # A key's facts: (secret entity or None, untrusted, identifier hint or None, scanned clean,
-# characters it adds to the JSON text)
-_NON_STR = (None, False, None, True, _SCALAR_CHARS)
+# characters it adds to the JSON text, names public material)
+_NON_STR = (None, False, None, True, _SCALAR_CHARS, False)
+#: A whole value that only refers to a secret (an ARN, a Secrets Manager / SSM / Key Vault /
+#: Secret Manager reference, a cloudg:// URI): under a secret key name it is still not one.
+_REFERENCE = re.compile(
+    r"(?:arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12})?:\S+"
+    r"|(?://secretmanager\.googleapis\.com/)?projects/[a-z0-9-]{4,30}/secrets/[A-Za-z0-9_-]+"
+    r"(?:/versions/[A-Za-z0-9_-]+)?"
+    r"|@Microsoft\.KeyVault\([^()\s]+\)|https://[a-z0-9-]+\.vault\.azure\.net/secrets/\S+"
+    r"|\{\{resolve:(?:ssm|ssm-secure|secretsmanager):[^\s{}]+\}\}"
+    r"|cloudg://\S+)"
+)
+
+
+def _ruled(value: Any) -> bool:
+    """Whether a key rule applies to ``value``: not to numbers, booleans or references."""
+    t = type(value)
+    if t in _UNRULED:
+        return False
+    return not (t is str and _REFERENCE.fullmatch(value) is not None)
 
 
 class TextPass:
@@ -87,7 +105,7 @@ class TextPass:
         ident = d.identifier
         if ident is not None and (red is None or red.key_strategy(*ident) == "keep"):
             ident = None
-        info = (secret, d.untrusted, ident, False, len(key) + 3)
+        info = (secret, d.untrusted, ident, False, len(key) + 3, d.public)
         if len(self._kinfo) >= _KEY_CACHE:
             self._kinfo.clear()
         self._kinfo[key] = info
@@ -106,7 +124,23 @@ class TextPass:
                 if info[0] is not None:
                     for vk in _PAIR_VALUES:
                         if vk in x:
-                            return vk, info[0]
+                            return (vk, info[0]) if _ruled(x[vk]) else None
+                return None
+        return None
+
+    def _pair_public(self, x: dict[Any, Any]) -> Any:
+        """For ``{"Key": "CodeSha256", "Value": …}``: the value key when the name says public
+        material (a digest, a certificate, a reference), else None."""
+        if len(x) > _PAIR_MAX_KEYS:
+            return None
+        for nk in _PAIR_NAMES:
+            name = x.get(nk)
+            if type(name) is str:
+                info = self._kinfo.get(name) or self._key_info(name)
+                if info[5]:
+                    for vk in _PAIR_VALUES:
+                        if vk in x:
+                            return vk
                 return None
         return None
 
@@ -117,7 +151,7 @@ class TextPass:
             return None
         name, value = x
         if type(name) is not str or len(name) > _LIST_PAIR_NAME_MAX or value is None or (
-                type(value) is bool or (type(value) is str and not value)):
+                type(value) is bool or (type(value) is str and not value)) or not _ruled(value):
             return None
         info = self._kinfo.get(name) or self._key_info(name)
         return info[0]
@@ -135,7 +169,7 @@ class TextPass:
         nvals = len(strings)
         new_keys = list(walk.new_keys)
         strings.extend(new_keys)
-        repl = self._texts(strings, walk.untrusted, walk.hints, ctx)
+        repl = self._texts(strings, walk.untrusted, walk.hints, ctx, walk.public)
         kinfo = self._kinfo
         key_repl: dict[Any, Any] = {}
         for j, key in enumerate(new_keys):
@@ -143,7 +177,7 @@ class TextPass:
             if r is None:
                 info = kinfo.get(key)
                 if info is not None and not info[3]:
-                    kinfo[key] = (*info[:3], True, info[4])  # scanned clean: never again
+                    kinfo[key] = (*info[:3], True, *info[4:])  # scanned clean: never again
             else:
                 key_repl[key] = r
         if walk.bounded:  # size hints for ``project`` (upper bounds of the output)
@@ -168,7 +202,7 @@ class TextPass:
 
     def _texts(
         self, strings: list[str], untrusted: list[int], hints: dict[int, tuple[str, str]],
-        ctx: Any,
+        ctx: Any, public: list[int] | None = None,
     ) -> dict[int, Any]:
         """Replacement per string index (only changed strings)."""
         repl: dict[int, Any] = {}
@@ -194,6 +228,14 @@ class TextPass:
         red = self.redactor
         if red is not None and strings:
             findings = red.scanner.scan_many(strings) if red.scanner else {}
+            for i in public or ():  # under CodeSha256, tls.crt …: random-looking is public
+                found = findings.get(i)
+                if found is not None:
+                    kept = [f for f in found if not f.detector.weak]
+                    if kept:
+                        findings[i] = kept
+                    else:
+                        del findings[i]
             for i, (entity, kind) in hints.items():
                 if i not in findings and strings[i]:
                     det = self._hint_detector(entity, kind)
@@ -249,6 +291,7 @@ class _Walk:
         "bounded",
         "hints",
         "new_keys",
+        "public",
         "ruled",
         "ruled_longest",
         "size_bound",
@@ -263,6 +306,7 @@ class _Walk:
         self.strings: list[str] = []
         self.untrusted: list[int] = []
         self.hints: dict[int, tuple[str, str]] = {}
+        self.public: list[int] = []
         self.new_keys: dict[str, None] = {}
         self.ruled = False
         self.spans: dict[int, tuple[int, int, bool] | None] = {}
@@ -276,12 +320,14 @@ class _Walk:
         key_info = tp._key_info
         redact = tp.redactor is not None
         pair_secret = tp._pair_secret
+        pair_public = tp._pair_public
         list_pair = tp._list_pair_secret
         strings = self.strings
         append = strings.append
         untrusted: list[int] = []
         mark = untrusted.append
         hints = self.hints
+        public = self.public
         new_keys = self.new_keys
         spans = self.spans
         identifiers = redact and tp.keys.identifiers
@@ -300,6 +346,9 @@ class _Walk:
                 ruled = False
                 values += len(x)
                 pair = pair_secret(x) if redact else None
+                public_value = pair_public(x) if redact and pair is None and (
+                    "Value" in x or "value" in x or "TagValue" in x or "ParameterValue" in x
+                ) else None
                 for k, v in x.items():
                     info = kinfo_get(k)
                     if info is None:
@@ -308,7 +357,7 @@ class _Walk:
                     # Key rules redact texts and containers, never numbers or booleans: a
                     # count under "SECRET" or "API_KEY" (asset types) is data, not a secret.
                     if (info[0] is not None or (pair is not None and k == pair[0])) and \
-                            type(v) not in _UNRULED:
+                            _ruled(v):
                         if v is not None:
                             ruled = True
                             # what the rewritten value may add to the JSON size
@@ -328,6 +377,8 @@ class _Walk:
                     if tv is str:
                         if identifiers and info[2] is not None:
                             hints[len(strings)] = info[2]
+                        if info[5] or (public_value is not None and k == public_value):
+                            public.append(len(strings))
                         if flag or info[1]:
                             mark(len(strings))
                         append(v)
@@ -447,8 +498,8 @@ class _Rebuild:
                     entity = info[0]
                     if entity is None and pair is not None and k == pair[0]:
                         entity = pair[1]
-                    if entity is not None and type(v) in _UNRULED:
-                        entity = None  # numbers and booleans are data (see the scan above)
+                    if entity is not None and not _ruled(v):
+                        entity = None  # numbers, booleans, references (see the walk above)
                     nv = (red.rewrite_value(v, entity, ctx)  # type: ignore[union-attr]
                           if entity is not None else rb(v))
                     nk = k if no_keys else kget(k, k)  # the key text is scanned either way
