@@ -141,7 +141,8 @@ def top_risks(
 _RISK = obj({"rank": INT, "id": STR, "name": NSTR, "type": STR, "provider": STR,
              "account_id": NSTR, "score": NUM, "max_risk": NUM, "exposure_factor": NUM,
              "blast_factor": NUM, "volume_factor": NUM, "open_findings": INT,
-             "max_severity": NSTR, "internet_exposed": BOOL, "dependents": INT,
+             "max_severity": NSTR, "internet_exposed": BOOL,
+             "exposed_by_findings": arr(STR), "dependents": INT,
              "top_finding_id": STR, "top_finding_title": NSTR, "uri": STR})
 
 

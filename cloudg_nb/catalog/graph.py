@@ -3,7 +3,8 @@ exposure, blast radius, cross-account edges, centrality, subgraph export and sta
 
 All are sync handlers — the layer runs them in worker threads — and pass
 ``ctx.report_progress_sync`` to the estate functions, which report start, each phase
-(including a first index build) and the end, strictly increasing.
+(including a first index build) and the end, strictly increasing. On a dataset without
+relationship data each answer carries a one-line ``note`` saying so.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .. import estate
+from ..estate.finding_exposure import relationship_note
 from ..layer.context import ToolContext
 from ..layer.registry import Registry
 from .conventions import (
@@ -45,6 +47,12 @@ from .schemas import (
 )
 
 __all__ = ["register"]
+
+
+def _note(ds: estate.Dataset) -> dict[str, str]:
+    """``{"note": ...}`` when the dataset has no relationship data, else nothing."""
+    note = relationship_note(ds.edges)
+    return {"note": note} if note else {}
 
 EdgeTypesArg = Annotated[StrList, Field(
     description="Only these edge types, e.g. SECURITY_GROUP_RULE, LOAD_BALANCER_TARGET, "
@@ -82,7 +90,7 @@ def neighbors(
     result = estate.neighbors(ds, ref, direction=direction, edge_types=edge_types, depth=depth,
                               progress=progress_of(ctx))
     args = filters(ref=ref, direction=direction, edge_types=edge_types, depth=depth)
-    return page(ds, version, result.items, args, limit, cursor, **result.summary)
+    return page(ds, version, result.items, args, limit, cursor, **result.summary, **_note(ds))
 
 
 _REACHED = {"depth": INT, "id": STR, "name": NSTR, "type": NSTR, "provider": NSTR,
@@ -118,7 +126,7 @@ def get_edges(
                              protocol=protocol, source=source, target=target)
     args = filters(ref=ref, direction=direction, edge_types=edge_types, port=port,
                    protocol=protocol, source=source, target=target)
-    return page(ds, version, frame, args, limit, cursor)
+    return page(ds, version, frame, args, limit, cursor, **_note(ds))
 
 
 _EDGE = obj({"id": STR, "source_id": STR, "source_name": NSTR, "target_id": STR,
@@ -145,7 +153,7 @@ def find_paths(
     ds = dataset_of(ctx, dataset)
     return {"dataset": ds.name, **estate.find_paths(
         ds, source, target, max_depth=max_depth, max_paths=max_paths, mode=mode,
-        edge_types=edge_types, progress=progress_of(ctx))}
+        edge_types=edge_types, progress=progress_of(ctx)), **_note(ds)}
 
 
 _FIND_PATHS = obj({"dataset": STR, "source": NODE, "target": NODE, "mode": STR,
@@ -164,7 +172,8 @@ def attack_paths(
     Without a target: one path to each reachable data or key store, sensitive ones first."""
     ds = dataset_of(ctx, dataset)
     return {"dataset": ds.name, **estate.attack_paths(
-        ds, target, max_depth=max_depth, max_paths=max_paths, progress=progress_of(ctx))}
+        ds, target, max_depth=max_depth, max_paths=max_paths, progress=progress_of(ctx)),
+        **_note(ds)}
 
 
 _ATTACK_PATH = obj({**PATHS["items"]["properties"], "entry": nullable(NODE),
@@ -188,7 +197,7 @@ def lateral_movement_paths(
     ds = dataset_of(ctx, dataset)
     return {"dataset": ds.name, **estate.lateral_movement_paths(
         ds, source, target, max_depth=max_depth, max_paths=max_paths,
-        progress=progress_of(ctx))}
+        progress=progress_of(ctx)), **_note(ds)}
 
 
 _LATERAL = obj({"dataset": STR, "source": nullable(NODE), "target": nullable(NODE),
@@ -204,25 +213,29 @@ def internet_exposure(
     limit: LimitArg = 50,
     cursor: CursorArg = None,
 ) -> dict[str, Any]:
-    """What the internet can reach directly: assets flagged exposed and resources behind
-    security groups or NSGs open to 0.0.0.0/0, with the ports open to the world, the
-    sensitive ones, and whether a WAF protects them; most sensitive first."""
+    """What the internet can reach directly: assets flagged exposed, resources behind
+    security groups or NSGs open to 0.0.0.0/0, and assets a scanner finding says are open
+    (derived_from names the finding), with the ports, protocols and source ranges open to
+    the world, the sensitive ones, and whether a WAF protects them; most sensitive first."""
     ds = dataset_of(ctx, dataset)
     version = ds.version
     result = estate.internet_exposure(ds, sensitive_only=sensitive_only,
                                       progress=progress_of(ctx))
     return page(ds, version, result.items, filters(sensitive_only=sensitive_only), limit,
-                cursor, **result.summary)
+                cursor, **result.summary, **_note(ds))
 
 
 _EXPOSED = obj({"id": STR, "name": NSTR, "type": STR, "provider": STR, "account_id": NSTR,
-                "exposure": {"enum": ["direct", "security_group", "both"]}, "via": arr(STR),
-                "open_ports": arr(INT), "sensitive_ports": arr(INT), "all_ports": BOOL,
+                "exposure": {"enum": ["direct", "security_group", "both", "finding"]},
+                "via": arr(STR), "open_ports": arr(INT), "sensitive_ports": arr(INT),
+                "all_ports": BOOL, "protocols": arr(STR), "sources": arr(STR),
+                "derived_from": arr(STR),
                 "waf_protected": BOOL, "protected_by": arr(STR), "open_findings": INT,
                 "max_severity": NSTR})
 _EXPOSURE = page_schema(_EXPOSED, exposed_assets=INT, with_sensitive_ports=INT,
                         waf_protected=INT, unprotected=INT, open_world_rules=INT,
-                        reachable_from_internet=INT, sensitive_ports_checked=arr(INT))
+                        reachable_from_internet=INT, sensitive_ports_checked=arr(INT),
+                        derived_from_findings=INT)
 
 
 def blast_radius(
@@ -242,7 +255,7 @@ def blast_radius(
     version = ds.version
     result = estate.blast_radius(ds, ref, max_depth=max_depth, progress=progress_of(ctx))
     return page(ds, version, result.items, filters(ref=ref, max_depth=max_depth), limit,
-                cursor, **result.summary)
+                cursor, **result.summary, **_note(ds))
 
 
 _DEPENDENT = obj({**_REACHED, "depends_on_id": STR, "edge_id": NSTR, "edge_type": STR})
@@ -268,7 +281,7 @@ def cross_account_edges(
     frame = estate.cross_account_edges(ds, account_id=account_id, edge_types=edge_types,
                                        external_only=external_only)
     args = filters(account_id=account_id, edge_types=edge_types, external_only=external_only)
-    return page(ds, version, frame, args, limit, cursor)
+    return page(ds, version, frame, args, limit, cursor, **_note(ds))
 
 
 _CROSS = obj({"id": STR, "edge_type": STR, "source_id": STR, "source_name": NSTR,
@@ -289,7 +302,7 @@ def centrality_top(
     compromise or outage spreads furthest — ranked by the chosen metric."""
     ds = dataset_of(ctx, dataset)
     result = estate.centrality_top(ds, metric=metric, top=top, progress=progress_of(ctx))
-    return {"dataset": ds.name, **result.to_dict()}
+    return {"dataset": ds.name, **result.to_dict(), **_note(ds)}
 
 
 _CENTRAL = obj({"dataset": STR, "metric": STR, "top": INT, "sampled": BOOL, "samples": NINT,
@@ -317,7 +330,7 @@ def subgraph_export(
     ds = dataset_of(ctx, dataset)
     return {"dataset": ds.name, **estate.subgraph_export(
         ds, seeds, depth=depth, format=format, edge_types=edge_types, max_nodes=max_nodes,
-        progress=progress_of(ctx))}
+        progress=progress_of(ctx)), **_note(ds)}
 
 
 _SUBGRAPH = obj({"dataset": STR, "format": STR, "node_count": INT, "edge_count": INT,
@@ -328,7 +341,8 @@ def graph_stats(ctx: ToolContext, dataset: DatasetArg = "") -> dict[str, Any]:
     """The shape of the estate graph: assets, edges by type, connected components, isolated
     assets, average and maximum degree, density and the number of internet entry points."""
     ds = dataset_of(ctx, dataset)
-    return {"dataset": ds.name, **estate.graph_stats(ds, progress=progress_of(ctx))}
+    return {"dataset": ds.name, **estate.graph_stats(ds, progress=progress_of(ctx)),
+            **_note(ds)}
 
 
 _STATS = obj({"dataset": STR, "assets": INT, "edges": INT, "external_nodes": INT, "nodes": INT,

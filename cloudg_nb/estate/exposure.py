@@ -1,10 +1,12 @@
 """Internet exposure and cross-account reach.
 
 ``internet_exposure`` lists every internet entry point: assets flagged exposed or linked by
-an INTERNET_EXPOSED edge, and resources behind a security group / NSG whose ingress rule
-admits 0.0.0.0/0 — with the ports open to the world, the sensitive ones among them, and
-whether a WAF (a PROTECTS edge) guards them. ``cross_account_edges`` lists edges whose two
-ends sit in different accounts, marking accounts outside the estate as external.
+an INTERNET_EXPOSED edge (real, or derived from a finding: ``finding_exposure``), and
+resources behind a security group / NSG whose ingress rule admits 0.0.0.0/0 — with the
+ports, protocols and source ranges open to the world, the sensitive ports among them, the
+findings an exposure is derived from, and whether a WAF (a PROTECTS edge) guards them.
+``cross_account_edges`` lists edges whose two ends sit in different accounts, marking
+accounts outside the estate as external.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
+from .finding_exposure import derived_rows
 from .graph import EDGE_CODE, bfs
 from .inventory import endpoint_account
 from .models import SENSITIVE_PORTS, AssetType, EdgeType, parse_enum_list
@@ -47,6 +50,19 @@ def _ports_of(ds: Dataset, rows: np.ndarray) -> list[tuple[int, int]]:
                           strict=True)))
 
 
+def _rule_details(ds: Dataset, rows: list[int]) -> tuple[list[str], list[str], list[str]]:
+    """(protocols, source ranges, findings derived from) of edge ``rows``."""
+    e = ds.edges
+    protocols = sorted({str(p) for p in e["protocol"].to_numpy(dtype=object)[rows]
+                        if isinstance(p, str) and p})
+    sources = sorted({str(c) for c in e["cidr"].to_numpy(dtype=object)[rows]
+                      if isinstance(c, str) and c})
+    props = e["properties"].to_numpy(dtype=object)[rows]
+    found = [str(p["derived_from_finding"]) for p in props
+             if isinstance(p, dict) and p.get("derived_from_finding")]
+    return protocols, sources, list(dict.fromkeys(found))
+
+
 def _port_summary(spans: list[tuple[int, int]]) -> tuple[list[int], list[int], bool]:
     """(single ports, sensitive ports covered, all_ports)."""
     singles = sorted({lo for lo, hi in spans if lo == hi})
@@ -61,9 +77,10 @@ def internet_exposure(
     """Internet entry points, most sensitive first.
 
     Items: id, name, type, provider, account_id, exposure (direct | security_group |
-    both), via (rule-owning groups), open_ports, sensitive_ports, all_ports, waf_protected,
-    protected_by, open_findings, max_severity. Summary: counts and the number of assets
-    reachable from the internet over the flow view.
+    both | finding: only derived from findings), via (rule-owning groups), open_ports,
+    sensitive_ports, all_ports, protocols, sources (CIDRs), derived_from (finding ids),
+    waf_protected, protected_by, open_findings, max_severity. Summary: counts and the
+    number of assets reachable from the internet over the flow view.
     """
     ph = Phases(progress)
     ph.step(0, "collecting internet rules")
@@ -87,10 +104,12 @@ def internet_exposure(
         rules_of.setdefault(o, []).append(r)
     direct = set(np.flatnonzero(g.is_exposed[:n]).tolist())
     exp_rows = np.flatnonzero(g.edge_code == EDGE_CODE["INTERNET_EXPOSED"])
+    derived = derived_rows(ds.edges).to_numpy(dtype=bool)
+    by_finding: set[int] = set()
     for r in exp_rows.tolist():
         end = g.edge_dst[r] if g.edge_src[r] == g.internet else g.edge_src[r]
         if end < n:
-            direct.add(int(end))
+            (by_finding if derived[r] else direct).add(int(end))
     exposed_owners_with_resources = {o for groups in behind.values() for o in groups}
     lonely_owners = owner_set - exposed_owners_with_resources
     ph.step(50, "checking WAF protection")
@@ -107,7 +126,7 @@ def internet_exposure(
     for r in exp_rows.tolist():
         end = int(g.edge_dst[r] if g.edge_src[r] == g.internet else g.edge_src[r])
         exp_ports_rows.setdefault(end, []).append(r)
-    candidates = sorted(direct | set(behind) | lonely_owners)
+    candidates = sorted(direct | by_finding | set(behind) | lonely_owners)
     records: list[dict[str, Any]] = []
     for k, node in enumerate(candidates):
         if not k % 256:
@@ -116,14 +135,16 @@ def internet_exposure(
         rows = [r for o in groups for r in rules_of.get(o, [])]
         rows += exp_ports_rows.get(node, [])
         singles, sensitive, all_ports = _port_summary(_ports_of(ds, np.array(rows, dtype=int)))
+        protocols, sources, found = _rule_details(ds, rows)
         in_direct = node in direct
         via_rules = bool(groups)
         records.append({
             "node": node,
             "exposure": "both" if in_direct and via_rules else
-            "direct" if in_direct else "security_group",
+            "direct" if in_direct else "security_group" if via_rules else "finding",
             "via": [str(names[o]) for o in groups if o != node],
             "open_ports": singles, "sensitive_ports": sensitive, "all_ports": all_ports,
+            "protocols": protocols, "sources": sources, "derived_from": found,
             "waf_protected": node in protected_by, "protected_by": protected_by.get(node, []),
         })
     ph.step(70, "measuring reach")
@@ -138,7 +159,8 @@ def internet_exposure(
     else:
         items = pd.DataFrame(columns=["id", "name", "type", "provider", "account_id",
                                       "exposure", "via", "open_ports", "sensitive_ports",
-                                      "all_ports", "waf_protected", "protected_by",
+                                      "all_ports", "protocols", "sources", "derived_from",
+                                      "waf_protected", "protected_by",
                                       "open_findings", "max_severity"])
     if sensitive_only and len(items):
         items = items[(items["sensitive_ports"].map(len) > 0) | items["all_ports"].astype(bool)]
@@ -154,6 +176,7 @@ def internet_exposure(
         "waf_protected": int(items["waf_protected"].sum()) if len(items) else 0,
         "unprotected": int((~items["waf_protected"].astype(bool)).sum()) if len(items) else 0,
         "open_world_rules": len(rule_rows),
+        "derived_from_findings": int(derived[exp_rows].sum()) if len(exp_rows) else 0,
         "reachable_from_internet": reachable,
         "sensitive_ports_checked": list(SENSITIVE_PORTS),
     }

@@ -18,6 +18,7 @@ import pandas as pd
 from ..layer.errors import InvalidArgumentsError
 from .dataset import Dataset, asset_uri
 from .exposure import exposure_levels
+from .finding_exposure import derived_rows
 from .models import Severity, close_matches, parse_enum, parse_enum_list
 from .progress import Phases, ProgressFn
 
@@ -195,11 +196,27 @@ def findings_for_asset(ds: Dataset, ref: str, *, include_suppressed: bool = Fals
     return list_findings(ds, resource=ref, include_suppressed=include_suppressed)
 
 
+def _exposing_findings(ds: Dataset, rows: np.ndarray) -> list[list[str]]:
+    """Per asset row: the findings its internet exposure is derived from (may be empty)."""
+    e = ds.edges
+    by_row: dict[int, list[str]] = {}
+    derived = np.flatnonzero(derived_rows(e).to_numpy(dtype=bool))
+    if len(derived):
+        dst = ds.graph().edge_dst
+        props = e["properties"].to_numpy(dtype=object)
+        for r in derived.tolist():
+            p = props[r]
+            if isinstance(p, dict) and p.get("derived_from_finding"):
+                by_row.setdefault(int(dst[r]), []).append(str(p["derived_from_finding"]))
+    return [by_row.get(int(r), []) for r in rows]
+
+
 def top_risks(ds: Dataset, *, progress: ProgressFn | None = None) -> pd.DataFrame:
     """Assets with open findings ranked by risk score (see the module docstring).
 
     Columns: rank, id, name, type, provider, account_id, score, max_risk, exposure_factor,
-    blast_factor, volume_factor, open_findings, max_severity, internet_exposed, dependents,
+    blast_factor, volume_factor, open_findings, max_severity, internet_exposed,
+    exposed_by_findings (the findings an exposure of the asset is derived from), dependents,
     top_finding_id, top_finding_title, uri.
     """
     ph = Phases(progress)
@@ -236,6 +253,7 @@ def top_risks(ds: Dataset, *, progress: ProgressFn | None = None) -> pd.DataFram
         "max_risk": max_risk, "exposure_factor": exposure, "blast_factor": np.round(blast, 3),
         "volume_factor": np.round(volume, 3), "open_findings": fidx.open_count[rows],
         "max_severity": briefs["max_severity"], "internet_exposed": exposed[rows],
+        "exposed_by_findings": _exposing_findings(ds, rows),
         "dependents": dependents[rows].astype(np.int64),
         "top_finding_id": fid[tops] if tops else [], "top_finding_title": ftitle[tops]
         if tops else [],

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
+from .finding_exposure import DERIVED_RELATIONSHIP
 from .graph import EDGE_TYPES, Adjacency
 
 __all__ = ["QueryResult", "node_frame", "node_record", "arc_records", "path_record",
@@ -88,9 +89,19 @@ def arc_records(ds: Dataset, adj: Adjacency, arcs: np.ndarray) -> pd.DataFrame:
                          "forward": adj.arc_forward[arcs]})
 
 
+def _derived_from(ds: Dataset, row: int) -> str | None:
+    """The finding an edge row was derived from (``finding_exposure``), else None."""
+    if row < 0 or ds.edges["relationship"].iat[row] != DERIVED_RELATIONSHIP:
+        return None
+    props = ds.edges["properties"].iat[row]
+    return str(props["derived_from_finding"]) if isinstance(props, dict) and \
+        props.get("derived_from_finding") else None
+
+
 def path_record(ds: Dataset, adj: Adjacency, nodes: list[int], arcs: list[int]
                 ) -> dict[str, Any]:
-    """One path: hops, node records and edge records (id, type, from, to, virtual)."""
+    """One path: hops, node records and edge records (id, type, from, to, virtual, and
+    ``derived_from_finding`` on an edge derived from a finding)."""
     from .paging import json_safe
 
     arrays = ds.node_arrays()
@@ -99,8 +110,12 @@ def path_record(ds: Dataset, adj: Adjacency, nodes: list[int], arcs: list[int]
     edges = []
     for k, arc in enumerate(arcs):
         row = int(adj.arc_edge[arc])
-        edges.append({"id": str(edge_ids[row]) if row >= 0 else None,
-                      "edge_type": _EDGE_VALUES[adj.arc_type[arc]],
-                      "from": node_recs[k]["id"], "to": node_recs[k + 1]["id"],
-                      "virtual": row < 0})
+        edge = {"id": str(edge_ids[row]) if row >= 0 else None,
+                "edge_type": _EDGE_VALUES[adj.arc_type[arc]],
+                "from": node_recs[k]["id"], "to": node_recs[k + 1]["id"],
+                "virtual": row < 0}
+        finding = _derived_from(ds, row)
+        if finding is not None:
+            edge["derived_from_finding"] = finding
+        edges.append(edge)
     return {"hops": len(arcs), "nodes": node_recs, "edges": edges}

@@ -6,7 +6,8 @@ an ``AssetType``, labels as tags) and each account a CLOUD_ACCOUNT asset; FAIL r
 become findings (muted/suppressed ones suppressed); every record's compliance mapping
 (``unmapped.compliance`` or ``compliance.requirements``) becomes control results: FAIL when
 any failing record maps to the control, else MANUAL when a manual one does, else PASS.
-Prowler emits no relationships, so the dataset has no edges.
+Prowler emits no relationships; the only edges are internet exposures derived from
+failing checks that say so (``finding_exposure``), each naming its finding.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ import pandas as pd
 
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
-from ..frames import normalize_assets, normalize_compliance, normalize_findings
+from ..finding_exposure import exposure_edges
+from ..frames import (
+    normalize_assets,
+    normalize_compliance,
+    normalize_edges,
+    normalize_findings,
+)
 from .jsonio import read_json, read_json_lines, read_text
 
 __all__ = ["read_prowler", "looks_like_prowler", "RESOURCE_TYPES"]
@@ -101,6 +108,13 @@ def _requirements(record: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
+def _categories(record: dict[str, Any]) -> list[str]:
+    """The check's categories (``unmapped.categories``; ``internet-exposed`` matters)."""
+    unmapped = record.get("unmapped")
+    cats = unmapped.get("categories") if isinstance(unmapped, dict) else None
+    return [str(c) for c in cats] if isinstance(cats, list) else []
+
+
 def _status(record: dict[str, Any]) -> str:
     code = str(record.get("status_code") or "").upper()
     if code:
@@ -129,6 +143,7 @@ def read_prowler(path: Path, *, name: str = "dataset") -> Dataset:
     findings: list[dict[str, Any]] = []
     controls: dict[tuple[str, str], dict[str, Any]] = {}
     seen_ids: dict[str, int] = {}
+    categories: dict[str, list[str]] = {}  # per failing finding: its check's categories
     for rec in records:
         cloud = rec.get("cloud") or {}
         provider = _PROVIDERS.get(str(cloud.get("provider") or "").lower(), "OTHER")
@@ -165,6 +180,7 @@ def read_prowler(path: Path, *, name: str = "dataset") -> Dataset:
             seen_ids[fid] = 1
         reqs = _requirements(rec)
         if status == "FAIL":
+            categories[fid] = _categories(rec)
             muted = str(rec.get("status") or "").lower() in ("suppressed", "muted") or bool(
                 (rec.get("unmapped") or {}).get("muted")) if isinstance(rec.get("unmapped"),
                                                                         dict) else False
@@ -199,4 +215,5 @@ def read_prowler(path: Path, *, name: str = "dataset") -> Dataset:
     a = normalize_assets(pd.DataFrame(list(assets.values())), source=path.name)
     f = normalize_findings(pd.DataFrame(findings), source=path.name)
     c = normalize_compliance(pd.DataFrame(comp_rows), source=path.name)
-    return Dataset(a, None, f, c, normalize=False, name=name, source=path.name, kind="prowler")
+    e = normalize_edges(exposure_edges(f, assets, categories), source=path.name)
+    return Dataset(a, e, f, c, normalize=False, name=name, source=path.name, kind="prowler")

@@ -1,0 +1,63 @@
+"""Graph tools on data without relationships: a scanner-only Prowler estate (exposure
+derived from its findings) and an asset table without edges (a one-line note)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from cloudg_nb import CloudGMCPLayer
+
+from .support import ok
+
+SCAN = Path(__file__).parents[1] / "estate" / "data" / "scanner-only-estate.ocsf.json"
+FW = "projects/estate-test-project/global/firewalls/allow-rdp-anywhere"
+
+
+async def _scan(layer: CloudGMCPLayer, tmp_path: Path) -> None:
+    shutil.copy(SCAN, tmp_path / "data" / "scan.ocsf.json")
+    await ok(layer, "load_dataset", {"path": "scan.ocsf.json", "name": "scan"})
+
+
+async def test_internet_exposure_tool_names_port_and_finding_on_scanner_data(
+        empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "internet_exposure", {"dataset": "scan"})
+    rows = {r["name"]: r for r in out["items"]}
+    assert rows["allow-rdp-anywhere"]["open_ports"] == [3389]
+    assert rows["allow-rdp-anywhere"]["derived_from"][0].startswith(
+        "prowler-gcp-compute_firewall_rdp_access_from_the_internet_allowed")
+    assert "derived from findings" in out["note"]
+
+
+async def test_attack_paths_tool_reaches_the_exposed_firewall_rule(empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "attack_paths", {"target": FW, "dataset": "scan"})
+    assert out["count"] == 1 and out["paths"][0]["entry"]["id"] == FW
+    assert out["paths"][0]["edges"][0]["derived_from_finding"].startswith("prowler-gcp-")
+
+
+async def test_top_risks_tool_names_the_findings_an_exposure_comes_from(
+        empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "top_risks", {"dataset": "scan"})
+    row = next(r for r in out["items"] if r["name"] == "allow-rdp-anywhere")
+    assert row["internet_exposed"] and row["exposed_by_findings"]
+
+
+async def test_graph_tools_on_assets_without_edges_say_there_is_no_relationship_data(
+        empty, tmp_path) -> None:
+    folder = tmp_path / "data" / "flat"
+    folder.mkdir()
+    (folder / "assets.csv").write_text("id,name,asset_type,provider\n"
+                                       "i-1,web-1,EC2,AWS\ni-2,db-1,RDS_INSTANCE,AWS\n")
+    await ok(empty, "load_dataset", {"path": "flat", "name": "flat"})
+    for tool, args in (("neighbors", {"ref": "web-1"}), ("attack_paths", {}),
+                       ("get_edges", {}), ("graph_stats", {}), ("internet_exposure", {})):
+        out = await ok(empty, tool, {**args, "dataset": "flat"})
+        assert "no relationship data" in out["note"] and "\n" not in out["note"], tool
+
+
+async def test_graph_tools_on_the_demo_estate_carry_no_note(layer) -> None:
+    for tool, args in (("graph_stats", {}), ("attack_paths", {}), ("internet_exposure", {})):
+        assert "note" not in await ok(layer, tool, args), tool
