@@ -28,23 +28,26 @@ _SERVICE_PORTS: dict[str, tuple[int, ...]] = {
     "ssh": (22,), "rdp": (3389,), "telnet": (23,), "ftp": (20, 21), "mysql": (3306,),
     "postgres": (5432,), "postgresql": (5432,), "mssql": (1433,), "sqlserver": (1433,),
     "mongodb": (27017,), "redis": (6379,), "memcached": (11211,), "kafka": (9092,),
-    "elasticsearch": (9200,), "kibana": (5601,), "ldap": (389,), "oracle": (1521,),
-    "cassandra": (9042,), "smb": (445,), "cifs": (445,), "vnc": (5900,), "dns": (53,),
-    "http": (80,), "https": (443,), "winrm": (5985, 5986),
+    "elasticsearch": (9200, 9300), "kibana": (5601,), "ldap": (389,), "oracle": (1521,),
+    "cassandra": (7199, 9042, 9160, 8888), "kerberos": (88,), "smb": (445,), "cifs": (445,),
+    "vnc": (5900,), "dns": (53,), "http": (80,), "https": (443,), "winrm": (5985, 5986),
 }
 #: Prowler's "high risk TCP ports" check names no ports in its id; these are its list.
 _HIGH_RISK_TCP = (25, 110, 135, 143, 445, 3000, 4333, 5000, 5500, 8080, 8088)
 
 _NETWORK_ID = re.compile(
     r"from_(the_)?internet|internet_access|to_(the_)?internet|exposed_to_(the_)?internet|"
-    r"internet_facing|internet_exposed|0_0_0_0|unrestricted_inbound|inbound_access|"
+    r"internet_facing|internet_exposed|0_0_0_0|unrestricted_(inbound|ingress)|inbound_access|"
+    r"networkacl_allow_ingress|"
     r"_from_anywhere|open_to_(the_)?world")
 _PUBLIC_ID = re.compile(
     r"public_access|publicly_acc|public_ip|(^|_)public($|_)|public_network|public_list|"
     r"public_write|public_read|anonymous")
 #: Checks that name public access without meaning the resource is reachable: a missing
-#: block-public-access setting, defaults of new subnets, private/public separation ...
-_NOT_EXPOSURE_ID = re.compile(r"access_block|block_public|by_default|separate|_private_")
+#: block-public-access setting, defaults of new subnets, private/public separation, launch
+#: templates (no running resource) ...
+_NOT_EXPOSURE_ID = re.compile(
+    r"access_block|block_public|by_default|separate|_private_|launch_template")
 _TITLE = re.compile(
     r"0\.0\.0\.0/0|::/0|from the internet|internet[- ]facing|publicly accessible|"
     r"public access|exposed to (the )?internet|open to (the )?(world|internet)|public ip|"
@@ -53,6 +56,7 @@ _NOT_EXPOSURE_TITLE = re.compile(r"public access block|block public", re.IGNOREC
 _TITLE_PORT = re.compile(r"\bports?\s+(\d{1,5})(?:\s*(?:-|to)\s*(\d{1,5}))?", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _STORAGE = re.compile(r"bucket|blob|storage|container|s3_|cloudstorage", re.IGNORECASE)
+_COPYABLE = re.compile(r"snapshot|(^|_)ami(_|$)|image", re.IGNORECASE)
 _CATEGORIES = {"internet-exposed", "internet_exposed", "internet exposed"}
 
 
@@ -61,8 +65,9 @@ class FindingExposure:
     """What one failing check exposes to the internet.
 
     ``kind``: ``port`` (ports/protocol open to ``source``), ``public_storage`` (a bucket,
-    container or storage account readable by anyone) or ``public_endpoint`` (reachable,
-    ports not named). ``basis``: what said so (``check``, ``category`` or ``title``).
+    container or storage account readable by anyone), ``public_resource`` (a snapshot or
+    image anyone can copy) or ``public_endpoint`` (reachable, ports not named).
+    ``basis``: what said so (``check``, ``category`` or ``title``).
     """
 
     kind: str
@@ -74,12 +79,15 @@ class FindingExposure:
 
     def describe(self) -> str:
         if self.all_ports:
-            what = f"every {self.protocol or ''} port".replace("  ", " ")
+            what = "every port" if self.protocol in (None, "all") else \
+                f"every {self.protocol} port"
         elif self.ports:
             what = "port " + ", ".join(str(p) for p in self.ports)
             what += f"/{self.protocol}" if self.protocol else ""
         elif self.kind == "public_storage":
             what = "public storage"
+        elif self.kind == "public_resource":
+            what = "a public snapshot or image"
         else:
             what = f"a public {self.protocol} endpoint" if self.protocol else "a public endpoint"
         return f"{what} open to {self.source}"
@@ -143,9 +151,11 @@ def exposure_of_check(check_id: str | None, title: str | None = None,
         ports, all_ports = _ports_of_title(text)
     both = f"{cid} {text}".lower()
     protocol = "udp" if re.search(r"\budp\b|_udp_|_udp$|^udp_", both) else \
-        "tcp" if ports or all_ports or "tcp" in tokens else None
+        "tcp" if ports or "tcp" in tokens else "all" if all_ports else None
     if ports or all_ports:
         kind = "port"
+    elif _COPYABLE.search(cid or text):
+        kind = "public_resource"
     elif _STORAGE.search(cid or text):
         kind, protocol = "public_storage", "https"
     else:

@@ -102,6 +102,8 @@ def test_demo_estate_gets_no_relationship_note(ds) -> None:
     ("compute_firewall_ssh_access_from_the_internet_allowed", (22,), False),
     ("network_rdp_internet_access_restricted", (3389,), False),
     ("ec2_instance_port_rdp_exposed_to_internet", (3389,), False),
+    ("ec2_networkacl_allow_ingress_tcp_port_22", (22,), False),
+    ("network_http_internet_access_restricted", (80,), False),
 ])
 def test_check_ids_name_the_ports_they_expose(check, ports, all_ports) -> None:
     exp = exposure_of_check(check)
@@ -119,7 +121,25 @@ def test_title_naming_the_ipv6_world_range_marks_an_exposure_from_it() -> None:
     assert exp is not None and exp.ports == (5432,) and exp.source == "::/0"
 
 
-@pytest.mark.parametrize("check", ["s3_bucket_level_public_access_block", "iam_root_mfa_enabled",
+@pytest.mark.parametrize(("check", "kind"), [
+    ("rds_instance_no_public_access", "public_endpoint"),
+    ("awslambda_function_url_public", "public_endpoint"),
+    ("s3_bucket_public_write_acl", "public_storage"),
+    ("ec2_ebs_public_snapshot", "public_resource"),
+])
+def test_public_resource_checks_say_what_kind_of_exposure(check, kind) -> None:
+    exp = exposure_of_check(check)
+    assert exp is not None and exp.kind == kind and not exp.ports
+
+
+def test_udp_check_names_the_protocol_without_claiming_tcp_ports() -> None:
+    exp = exposure_of_check("network_udp_internet_access_restricted")
+    assert exp is not None and (exp.protocol, exp.ports, exp.all_ports) == ("udp", (), False)
+
+
+@pytest.mark.parametrize("check", ["ec2_launch_template_no_public_ip",
+                                   "ec2_ebs_snapshot_account_block_public_access",
+                                   "s3_bucket_level_public_access_block", "iam_root_mfa_enabled",
                                    "vpc_subnet_no_public_ip_by_default",
                                    "s3_account_level_public_access_blocks"])
 def test_checks_that_do_not_say_a_resource_is_reachable_expose_nothing(check) -> None:
