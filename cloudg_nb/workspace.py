@@ -339,8 +339,11 @@ class Workspace:
         activate: bool = True,
         replace: bool = False,
         progress: ProgressFn | None = None,
+        strict: bool = False,
     ) -> Dataset:
-        """Load an estate file or folder under an allowed root as a dataset.
+        """Load an estate file or folder under an allowed root as a dataset (``strict``: a
+        bad record fails the load instead of being skipped and reported in
+        ``ds.load_report``).
 
         Without ``name`` the file's stem (the folder's name for inventory-map.json) is used,
         made unique; an explicit name that exists
@@ -359,7 +362,7 @@ class Workspace:
             with self._lock:
                 if final in self.datasets and not replace:
                     raise DatasetNameConflictError(final, self.unique_name(final))
-        ds = load_path(resolved, kind=kind, name=final, progress=progress)
+        ds = load_path(resolved, kind=kind, name=final, progress=progress, strict=strict)
         return self.add(ds, final, activate=activate, replace=replace)
 
     def load_sample(

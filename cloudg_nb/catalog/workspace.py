@@ -67,8 +67,13 @@ def _evicted(names: list[str]) -> dict[str, Any]:
 
 
 _EVICTED = {"evicted": arr(STR), "note": STR}
+_LOAD_ISSUE = obj({"index": INT, "field": STR, "reason": STR})
+_LOAD_REPORT = obj({"file": STR, "records": INT, "loaded_records": INT, "findings": INT,
+                    "passed_checks": INT, "manual_checks": INT, "duplicates_merged": INT,
+                    "skipped": INT, "skipped_records": arr(_LOAD_ISSUE),
+                    "notes": arr(_LOAD_ISSUE), "warnings": arr(STR), "explanation": STR})
 _LOADED = obj({**_LINE["properties"], "compliance_results": INT, "replaced": BOOL,
-               "datasets": arr(STR), **_EVICTED},
+               "datasets": arr(STR), **_EVICTED, "load_report": _LOAD_REPORT},
               required=[*_LINE["properties"], "compliance_results", "replaced", "datasets",
                         "evicted"])
 
@@ -179,16 +184,45 @@ def load_dataset(
     replace: Annotated[bool, Field(
         description="Replace a loaded dataset of the same name (else that is an error).")
     ] = False,
+    strict: Annotated[bool, Field(
+        description="Fail on the first invalid record instead of skipping it (skipped "
+                    "records are listed in load_report).")] = False,
 ) -> dict[str, Any]:
     """Load an estate file or folder as a named dataset in the shared workspace, so every
     tool can query it. A file that cannot be read is an error naming the file and the
-    problem, and leaves the workspace exactly as it was."""
+    problem, and leaves the workspace exactly as it was. Scanner output is checked record by
+    record: invalid records are skipped and reported (load_report: index, field, reason;
+    also logged as a warning) unless strict; load_report explains the counts."""
     ws = ctx.workspace
     replaced = bool(name) and name in ws
     with ws.evictions() as evicted:
         ds = ws.load(path, name=name, kind=kind, activate=activate, replace=replace,
-                     progress=progress_of(ctx))
-    return _loaded(ctx, ds, replaced, evicted)
+                     progress=progress_of(ctx), strict=strict)
+    out = _loaded(ctx, ds, replaced, evicted)
+    report = getattr(ds, "load_report", None)
+    if report is not None:
+        out["load_report"] = report
+        warning = _report_warning(report)
+        if warning:
+            ctx.log_sync("warning", {"message": warning, "dataset": ds.name,
+                                     "skipped_records": report["skipped_records"]})
+    return out
+
+
+def _report_warning(report: dict[str, Any]) -> str | None:
+    """One warning sentence for skipped records, notes and warnings of a load report."""
+    parts = []
+    if report["skipped"]:
+        first = ", ".join(f"#{s['index']} ({s['field']}: {s['reason']})"
+                          for s in report["skipped_records"][:3])
+        parts.append(f"{report['skipped']} of {report['records']} records of "
+                     f"{report['file']} were skipped: {first}"
+                     + (" ..." if report["skipped"] > 3 else ""))
+    if report["notes"]:
+        parts.append(f"{len(report['notes'])} record(s) loaded with a value not read as "
+                     "written (see load_report.notes)")
+    parts.extend(report["warnings"])
+    return "; ".join(parts) or None
 
 
 def sample_estate(

@@ -39,6 +39,8 @@ def _sniff_json(path: Path) -> str | None:
     text = read_text(path)
     head = text.lstrip()[:1]
     if head == "[":
+        if text.lstrip()[1:].lstrip().startswith("]"):
+            return "prowler"  # an empty scan: Prowler writes [] when it has no results
         # peek at the first record without parsing a possibly huge array twice
         try:
             first = json.JSONDecoder().raw_decode(text.lstrip()[1:].lstrip())[0]
@@ -97,8 +99,11 @@ def detect_format(path: Path) -> str:
 
 
 def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
-              progress: ProgressFn | None = None) -> Dataset:
-    """Read ``path`` (already checked against the allowed roots) as an estate dataset."""
+              progress: ProgressFn | None = None, strict: bool = False) -> Dataset:
+    """Read ``path`` (already checked against the allowed roots) as an estate dataset.
+
+    Readers that validate record by record (Prowler) skip bad records and describe them in
+    ``ds.load_report``; ``strict`` makes the first bad record fail the load instead."""
     key = str(kind or "auto").strip().lower()
     if key not in FORMATS:
         raise InvalidArgumentsError(
@@ -112,7 +117,7 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
     fmt = detect_format(path) if key == "auto" else key
     ph.step(10, f"reading {fmt} data")
     try:
-        ds = _read(path, fmt, name, ph.check)
+        ds = _read(path, fmt, name, ph.check, strict)
     except RecursionError:  # a value nested deeper than a later step can follow
         raise DatasetLoadError(path.name, TOO_DEEP, data={"reason": "too_deep"}) from None
     ph.step(80, "indexing")
@@ -121,7 +126,7 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
     return ds
 
 
-def _read(path: Path, fmt: str, name: str, check: CancelCheck) -> Dataset:
+def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> Dataset:
     if fmt == "inventory":
         target = path / INVENTORY_FILE if path.is_dir() else path
         if path.is_dir() and not target.is_file():
@@ -132,5 +137,5 @@ def _read(path: Path, fmt: str, name: str, check: CancelCheck) -> Dataset:
     else:
         if path.is_dir():
             raise DatasetLoadError(path.name, "Prowler output is a file, not a folder")
-        ds = read_prowler(path, name=name)
+        ds = read_prowler(path, name=name, strict=strict)
     return ds

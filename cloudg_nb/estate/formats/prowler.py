@@ -6,14 +6,19 @@ an ``AssetType``, labels as tags) and each account a CLOUD_ACCOUNT asset; FAIL r
 become findings (muted/suppressed ones suppressed); every record's compliance mapping
 (``unmapped.compliance`` or ``compliance.requirements``) becomes control results: FAIL when
 any failing record maps to the control, else MANUAL when a manual one does, else PASS.
-Prowler emits no relationships; the only edges are internet exposures derived from
-failing checks that say so (``finding_exposure``), each naming its finding.
+Records are validated one by one (``LoadReport``): a record without a resource, a finding
+id, a readable status or with a malformed ``cloud`` is skipped and reported by index (or fails
+the load under ``strict``); a missing severity loads as UNKNOWN, reported; records with the
+same finding id (a re-scan) merge, the newest kept. Prowler emits no relationships; the only
+edges are internet exposures derived from failing checks that say so (``finding_exposure``),
+each naming its finding.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,31 +34,21 @@ from ..frames import (
     normalize_findings,
 )
 from .jsonio import read_json, read_json_lines, read_text
+from .load_report import LoadReport
+from .resource_types import asset_type_of
 
-__all__ = ["read_prowler", "looks_like_prowler", "RESOURCE_TYPES"]
+__all__ = ["read_prowler", "looks_like_prowler"]
 
-#: OCSF/Prowler resource types → asset types (others: heuristics, then OTHER).
-RESOURCE_TYPES = {
-    "awsec2instance": "EC2", "awsec2securitygroup": "SECURITY_GROUP", "awss3bucket": "S3_BUCKET",
-    "awsiamrole": "IAM_ROLE", "awsiamuser": "IAM_USER", "awsiampolicy": "IAM_POLICY",
-    "awsrdsdbinstance": "RDS_INSTANCE", "awskmskey": "KMS_KEY",
-    "awslambdafunction": "LAMBDA_FUNCTION", "awselbv2loadbalancer": "LOAD_BALANCER",
-    "awselbloadbalancer": "LOAD_BALANCER", "awsec2vpc": "VPC", "awsec2subnet": "SUBNET",
-    "awssecretsmanagersecret": "SECRET", "awsaccount": "CLOUD_ACCOUNT",
-    "awswafv2webacl": "WAF", "awslogsloggroup": "LOG_GROUP", "awsecrrepository":
-    "CONTAINER_IMAGE", "awsec2networkacl": "SECURITY_GROUP",
-    "microsoft.compute/virtualmachines": "VIRTUAL_MACHINE",
-    "microsoft.network/networksecuritygroups": "NSG", "microsoft.keyvault/vaults": "KEY_VAULT",
-    "microsoft.storage/storageaccounts": "STORAGE_ACCOUNT",
-    "microsoft.sql/servers": "SQL_DATABASE", "microsoft.network/virtualnetworks": "VNET",
-    "instance": "GCE_INSTANCE", "bucket": "GCS_BUCKET", "firewall": "SECURITY_GROUP",
-    "serviceaccount": "SERVICE_ACCOUNT", "cryptokey": "KMS_KEY",
-}
-_HEURISTICS = [("securitygroup", "SECURITY_GROUP"), ("bucket", "S3_BUCKET"),
-               ("role", "IAM_ROLE"), ("lambda", "LAMBDA_FUNCTION"), ("kms", "KMS_KEY"),
-               ("secret", "SECRET"), ("loadbalancer", "LOAD_BALANCER")]
 _REQ = re.compile(r"^\s*([^:]+):\s*(\[.*\])\s*$")
-_PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "google": "GCP"}
+_PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "google": "GCP",
+              "kubernetes": "KUBERNETES", "k8s": "KUBERNETES"}
+#: Prowler/OCSF severity words and OCSF severity_id values → Severity.
+_SEVERITIES = {"critical": "CRITICAL", "fatal": "CRITICAL", "high": "HIGH", "medium": "MEDIUM",
+               "low": "LOW", "informational": "INFO", "info": "INFO", "unknown": "UNKNOWN"}
+_SEVERITY_IDS = {0: "UNKNOWN", 1: "INFO", 2: "LOW", 3: "MEDIUM", 4: "HIGH", 5: "CRITICAL",
+                 6: "CRITICAL"}
+_STATUSES = {"pass": "PASS", "success": "PASS", "fail": "FAIL", "failure": "FAIL",
+             "failed": "FAIL", "manual": "MANUAL", "warning": "MANUAL", "info": "MANUAL"}
 
 
 def looks_like_prowler(record: Any) -> bool:
@@ -62,22 +57,11 @@ def looks_like_prowler(record: Any) -> bool:
         or ("status_code" in record and "resources" in record))
 
 
-def _asset_type(raw: str, provider: str) -> str | None:
-    key = raw.strip().lower()
-    if key in RESOURCE_TYPES:
-        t = RESOURCE_TYPES[key]
-        return "GCS_BUCKET" if t == "S3_BUCKET" and provider == "GCP" else t
-    for needle, t in _HEURISTICS:
-        if needle in key:
-            if t == "S3_BUCKET" and provider == "GCP":
-                return "GCS_BUCKET"
-            return t
-    return None
-
-
 def _labels(labels: Any) -> dict[str, str]:
     tags: dict[str, str] = {}
-    for item in labels or []:
+    if isinstance(labels, dict):
+        return {str(k): str(v) for k, v in labels.items() if isinstance(v, (str, int, float))}
+    for item in labels if isinstance(labels, list) else []:
         if isinstance(item, dict):
             k = item.get("Key", item.get("key"))
             if k is not None:
@@ -89,22 +73,35 @@ def _labels(labels: Any) -> dict[str, str]:
     return tags
 
 
-def _requirements(record: dict[str, Any]) -> dict[str, list[str]]:
-    unmapped = record.get("unmapped") or {}
+def _requirements(record: dict[str, Any], index: int,
+                  report: LoadReport) -> dict[str, list[str]]:
+    unmapped = record.get("unmapped")
     comp = unmapped.get("compliance") if isinstance(unmapped, dict) else None
     if isinstance(comp, dict):
-        return {str(k): [str(c) for c in (v or [])] for k, v in comp.items()}
-    out: dict[str, list[str]] = {}
-    reqs = (record.get("compliance") or {}).get("requirements") or []
-    for line in reqs:
+        out = {}
+        for k, v in comp.items():
+            if isinstance(v, list):
+                out[str(k)] = [str(c) for c in v if isinstance(c, (str, int, float))]
+            elif v is not None:
+                report.note(index, f"unmapped.compliance.{k}", "not a list of controls; "
+                                                               "this mapping was not read")
+        return out
+    if comp is not None:
+        report.note(index, "unmapped.compliance", "not an object; the compliance mapping was "
+                                                  "not read")
+    out = {}
+    compliance = record.get("compliance")
+    reqs = compliance.get("requirements") if isinstance(compliance, dict) else None
+    for line in reqs if isinstance(reqs, list) else []:
         m = _REQ.match(str(line))
         if not m:
             continue
         try:
             controls = ast.literal_eval(m.group(2))
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             continue
-        out[m.group(1).strip()] = [str(c) for c in controls]
+        if isinstance(controls, list):
+            out[m.group(1).strip()] = [str(c) for c in controls]
     return out
 
 
@@ -115,90 +112,227 @@ def _categories(record: dict[str, Any]) -> list[str]:
     return [str(c) for c in cats] if isinstance(cats, list) else []
 
 
-def _status(record: dict[str, Any]) -> str:
-    code = str(record.get("status_code") or "").upper()
-    if code:
-        return code
-    comp = str((record.get("compliance") or {}).get("status") or "").lower()
-    return "PASS" if comp in ("success", "pass") else "FAIL"
+def _text(value: Any) -> str | None:
+    """A non-empty string or number as text; None for anything else."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, int, float)):
+        text = str(value).strip()
+        return text or None
+    return None
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def _status(record: dict[str, Any]) -> str | None:
+    code = _text(record.get("status_code"))
+    if code is not None:
+        return _STATUSES.get(code.lower())
+    comp = record.get("compliance")
+    word = _text(comp.get("status")) if isinstance(comp, dict) else None
+    return _STATUSES.get(word.lower()) if word else None
+
+
+def _severity(record: dict[str, Any], index: int, report: LoadReport) -> str:
+    """The record's severity; UNKNOWN (reported) when it has none this reader can read."""
+    raw = record.get("severity")
+    word = _text(raw)
+    if word is not None and word.lower() in _SEVERITIES:
+        return _SEVERITIES[word.lower()]
+    sid = record.get("severity_id")
+    if isinstance(sid, int) and not isinstance(sid, bool) and sid in _SEVERITY_IDS:
+        return _SEVERITY_IDS[sid]
+    reason = "missing" if raw is None else "not a severity this reader knows"
+    report.note(index, "severity", f"{reason}; loaded as UNKNOWN")
+    return "UNKNOWN"
+
+
+def _iso(value: Any) -> str | None:
+    """ISO-8601 text of an ISO string or a Unix time in seconds or milliseconds."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        seconds = value / 1000.0 if value > 1e11 else float(value)
+        try:
+            return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
+        except (OverflowError, OSError, ValueError):
+            return None
+    return _text(value)
+
+
+def _detected_at(record: dict[str, Any], info: dict[str, Any]) -> str | None:
+    """When the check ran: ``time_dt`` / ``time`` (Prowler 4.5+), ``event_time`` (4.0-4.4),
+    else the finding's created time."""
+    for value in (record.get("time_dt"), record.get("event_time"),
+                  info.get("created_time_dt"), record.get("time"), info.get("created_time")):
+        text = _iso(value)
+        if text:
+            return text
+    return None
+
+
+def _muted(record: dict[str, Any]) -> bool:
+    unmapped = record.get("unmapped")
+    flagged = isinstance(unmapped, dict) and unmapped.get("muted") is True
+    status = _text(record.get("status"))
+    return flagged or (status or "").lower() in ("suppressed", "muted")
+
+
+def _records(path: Path) -> list[Any]:
     text = read_text(path)
     stripped = text.lstrip()
     doc = read_json(path) if stripped.startswith("[") else read_json_lines(path, text)
-    if not isinstance(doc, list) or not doc:
+    if isinstance(doc, dict) and looks_like_prowler(doc):
+        doc = [doc]
+    if not isinstance(doc, list):
         raise DatasetLoadError(path.name, "not Prowler OCSF output: expected a list of "
                                           "findings")
-    if not all(looks_like_prowler(r) for r in doc):
-        raise DatasetLoadError(path.name, "not Prowler OCSF output: some records have no "
-                                          "finding_info/resources")
+    if doc and not any(looks_like_prowler(r) for r in doc):
+        raise DatasetLoadError(path.name, "not Prowler OCSF output: no record has "
+                                          "finding_info or resources")
     return doc
 
 
-def read_prowler(path: Path, *, name: str = "dataset") -> Dataset:
-    """Load Prowler JSON-OCSF output as a dataset (assets, findings, compliance)."""
+def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
+    """The fields of one record this reader uses, validated; None (reported) if unusable."""
+    if not isinstance(rec, dict):
+        report.skip(index, "record", "not a JSON object")
+        return None
+    if not looks_like_prowler(rec):
+        report.skip(index, "record", "not a Prowler finding (no finding_info or resources)")
+        return None
+    cloud = rec.get("cloud")
+    if cloud is None:
+        cloud = {}
+    if not isinstance(cloud, dict):
+        report.skip(index, "cloud", "must be an object with provider, account and region")
+        return None
+    account = cloud.get("account")
+    if account is not None and not isinstance(account, dict):
+        report.skip(index, "cloud.account", "must be an object with uid and name")
+        return None
+    account = account or {}
+    provider_word = _text(cloud.get("provider"))
+    provider = _PROVIDERS.get((provider_word or "").lower(), "OTHER")
+    acct_id = _text(account.get("uid")) or (
+        _text(account.get("name")) if provider == "KUBERNETES" else None)
+    resources = rec.get("resources")
+    if not isinstance(resources, list) or not resources:
+        report.skip(index, "resources", "missing or empty: the finding names no resource")
+        return None
+    res = resources[0]
+    if not isinstance(res, dict):
+        report.skip(index, "resources[0]", "not an object")
+        return None
+    uid = _text(res.get("uid")) or _text(res.get("name"))
+    if uid is None:
+        report.skip(index, "resources[0].uid", "missing: the resource has no uid or name")
+        return None
+    info = rec.get("finding_info", rec.get("finding"))
+    if not isinstance(info, dict):
+        report.skip(index, "finding_info", "missing or not an object")
+        return None
+    fid = _text(info.get("uid"))
+    if fid is None:
+        report.skip(index, "finding_info.uid", "missing: the finding has no id")
+        return None
+    status = _status(rec)
+    if status is None:
+        report.skip(index, "status_code", "missing or not PASS, FAIL or MANUAL")
+        return None
+    group = res.get("group")
+    metadata = rec.get("metadata")
+    remediation = rec.get("remediation")
+    return {
+        "index": index, "provider": provider, "account_id": acct_id,
+        "account_name": _text(account.get("name")) or acct_id,
+        "cloud_region": _text(cloud.get("region")), "uid": uid,
+        "res_name": _text(res.get("name")), "res_type": _text(res.get("type")) or "",
+        "res_region": _text(res.get("region")), "labels": res.get("labels"),
+        "service": _text(group.get("name")) if isinstance(group, dict) else None,
+        "fid": fid, "status": status, "severity": _severity(rec, index, report),
+        "title": _text(info.get("title")), "desc": _text(info.get("desc")),
+        "evidence": _text(rec.get("status_detail")) or _text(rec.get("message")),
+        "remediation": _text(remediation.get("desc")) if isinstance(remediation, dict)
+        else None,
+        "check": _text(metadata.get("event_code")) if isinstance(metadata, dict) else None,
+        "detected_at": _detected_at(rec, info), "muted": _muted(rec),
+        "reqs": _requirements(rec, index, report), "categories": _categories(rec),
+    }
+
+
+def _merge_duplicates(rows: list[dict[str, Any]], report: LoadReport) -> list[dict[str, Any]]:
+    """One row per finding id: the newest (then the last) wins; re-scans are warned about."""
+    kept: dict[str, dict[str, Any]] = {}
+    rescanned: dict[str, set[str]] = {}
+    for row in rows:
+        old = kept.get(row["fid"])
+        if old is None:
+            kept[row["fid"]] = row
+            continue
+        report.duplicates_merged += 1
+        if old["detected_at"] != row["detected_at"]:
+            times = rescanned.setdefault(str(row["account_id"]), set())
+            times.update(t for t in (old["detected_at"], row["detected_at"]) if t)
+        if (row["detected_at"] or "") >= (old["detected_at"] or ""):
+            kept[row["fid"]] = row
+    for acct, times in sorted(rescanned.items()):
+        report.warnings.append(
+            f"account {acct} appears in more than one scan ({min(times)} .. {max(times)}): "
+            "findings with the same id were merged keeping the newest; load one scan per "
+            "dataset (and compare them with diff_datasets) to avoid counting a check twice")
+    return sorted(kept.values(), key=lambda r: r["index"])
+
+
+def read_prowler(path: Path, *, name: str = "dataset", strict: bool = False) -> Dataset:
+    """Load Prowler JSON-OCSF output as a dataset (assets, findings, compliance); bad records
+    are skipped and reported in ``Dataset.load_report`` (or fail the load when ``strict``)."""
     records = _records(path)
+    report = LoadReport(path.name, strict=strict, records=len(records))
+    rows = [r for i, rec in enumerate(records) if (r := _record(rec, i, report)) is not None]
+    rows = _merge_duplicates(rows, report)
     assets: dict[str, dict[str, Any]] = {}
     findings: list[dict[str, Any]] = []
     controls: dict[tuple[str, str], dict[str, Any]] = {}
-    seen_ids: dict[str, int] = {}
     categories: dict[str, list[str]] = {}  # per failing finding: its check's categories
-    for rec in records:
-        cloud = rec.get("cloud") or {}
-        provider = _PROVIDERS.get(str(cloud.get("provider") or "").lower(), "OTHER")
-        account = (cloud.get("account") or {})
-        acct_id = str(account.get("uid") or "") or None
+    for row in rows:
+        provider, acct_id, uid, fid = row["provider"], row["account_id"], row["uid"], row["fid"]
         if acct_id and f"account:{acct_id}" not in assets:
             assets[f"account:{acct_id}"] = {
-                "id": f"account:{acct_id}", "name": account.get("name") or acct_id,
-                "asset_type": "CLOUD_ACCOUNT", "provider": provider, "account_id": acct_id,
+                "id": f"account:{acct_id}", "name": row["account_name"],
+                "asset_type": "KUBERNETES_CLUSTER" if provider == "KUBERNETES"
+                else "CLOUD_ACCOUNT", "provider": provider, "account_id": acct_id,
                 "region": "global", "arn": None, "tags": {}, "metadata": {}}
-        resources = rec.get("resources") or [{}]
-        res = resources[0] if isinstance(resources[0], dict) else {}
-        uid = str(res.get("uid") or res.get("name") or acct_id or "unknown")
-        raw_type = str(res.get("type") or "")
         if uid not in assets:
-            atype = _asset_type(raw_type, provider)
+            raw_type = row["res_type"]
             meta: dict[str, Any] = {"original_type": raw_type} if raw_type else {}
-            group = (res.get("group") or {}).get("name")
-            if group:
-                meta["service"] = group
+            if row["service"]:
+                meta["service"] = row["service"]
             assets[uid] = {
-                "id": uid, "name": res.get("name") or uid.rsplit("/", 1)[-1],
-                "asset_type": atype or "OTHER", "provider": provider, "account_id": acct_id,
-                "region": res.get("region") or cloud.get("region") or "global",
+                "id": uid, "name": row["res_name"] or uid.rsplit("/", 1)[-1],
+                "asset_type": asset_type_of(raw_type, provider) or "OTHER",
+                "provider": provider, "account_id": acct_id,
+                "region": row["res_region"] or row["cloud_region"] or "global",
                 "arn": uid if uid.startswith("arn:") else None,
-                "tags": _labels(res.get("labels")), "metadata": meta}
-        info = rec.get("finding_info") or rec.get("finding") or {}
-        status = _status(rec)
-        fid = str(info.get("uid") or f"prowler-{len(findings)}")
-        if fid in seen_ids:
-            seen_ids[fid] += 1
-            fid = f"{fid}#{seen_ids[fid]}"
-        else:
-            seen_ids[fid] = 1
-        reqs = _requirements(rec)
+                "tags": _labels(row["labels"]), "metadata": meta}
+        status, reqs = row["status"], row["reqs"]
         if status == "FAIL":
-            categories[fid] = _categories(rec)
-            muted = str(rec.get("status") or "").lower() in ("suppressed", "muted") or bool(
-                (rec.get("unmapped") or {}).get("muted")) if isinstance(rec.get("unmapped"),
-                                                                        dict) else False
-            meta = rec.get("metadata") or {}
+            report.findings += 1
+            categories[fid] = row["categories"]
+            muted = row["muted"]
             findings.append({
-                "id": fid, "resource_id": uid, "resource_arn": uid if uid.startswith("arn:")
-                else None, "severity": str(rec.get("severity") or "INFO"),
-                "title": info.get("title") or fid, "description": info.get("desc"),
-                "evidence": rec.get("status_detail") or rec.get("message"),
-                "remediation": (rec.get("remediation") or {}).get("desc"),
-                "source_tool": "prowler",
-                "source_finding_id": meta.get("event_code") or info.get("uid"),
-                "compliance_frameworks": sorted(reqs),
-                "detected_at": rec.get("time_dt") or info.get("created_time_dt")
-                or (str(rec["time"]) if rec.get("time") is not None else None),
+                "id": fid, "resource_id": uid,
+                "resource_arn": uid if uid.startswith("arn:") else None,
+                "severity": row["severity"], "title": row["title"] or fid,
+                "description": row["desc"], "evidence": row["evidence"],
+                "remediation": row["remediation"], "source_tool": "prowler",
+                "source_finding_id": row["check"] or fid,
+                "compliance_frameworks": sorted(reqs), "detected_at": row["detected_at"],
                 "is_suppressed": muted,
                 "suppression_reason": "muted in Prowler" if muted else None,
             })
+        elif status == "PASS":
+            report.passed += 1
+        else:
+            report.manual += 1
         for fw, ids in reqs.items():
             for control in ids:
                 c = controls.setdefault((fw, control), {
@@ -216,4 +350,6 @@ def read_prowler(path: Path, *, name: str = "dataset") -> Dataset:
     f = normalize_findings(pd.DataFrame(findings), source=path.name)
     c = normalize_compliance(pd.DataFrame(comp_rows), source=path.name)
     e = normalize_edges(exposure_edges(f, assets, categories), source=path.name)
-    return Dataset(a, e, f, c, normalize=False, name=name, source=path.name, kind="prowler")
+    ds = Dataset(a, e, f, c, normalize=False, name=name, source=path.name, kind="prowler")
+    ds.load_report = report.to_dict()
+    return ds

@@ -1,0 +1,68 @@
+"""What a loader did with each record: ``LoadReport`` (counts, skipped records, notes).
+
+Readers validate record by record: a bad record is skipped and reported by index, field and
+reason (``skip``), or, when the caller asked for ``strict``, the whole load fails naming it.
+A value loaded as something other than what the file says (a missing severity → UNKNOWN) is
+reported too (``note``). ``to_dict`` is the ``load_report`` of the load_dataset result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import DatasetLoadError
+
+__all__ = ["LoadReport", "MAX_LISTED"]
+
+#: Skipped records / notes listed one by one (the counts always cover all of them).
+MAX_LISTED = 50
+
+
+@dataclass
+class LoadReport:
+    """Counts and per-record problems of one load (``file`` is the base name)."""
+
+    file: str
+    strict: bool = False
+    records: int = 0
+    findings: int = 0
+    passed: int = 0
+    manual: int = 0
+    duplicates_merged: int = 0
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    skipped_count: int = 0
+    notes_count: int = 0
+
+    def skip(self, index: int, field_name: str, reason: str) -> None:
+        """Record ``index`` is not loaded; in strict mode the load fails here."""
+        if self.strict:
+            raise DatasetLoadError(
+                self.file, f"record {index} is not valid ({field_name}: {reason}); fix it, or "
+                           "load without strict to skip bad records and load the rest",
+                data={"index": index, "field": field_name, "reason": reason})
+        self.skipped_count += 1
+        if len(self.skipped) < MAX_LISTED:
+            self.skipped.append({"index": index, "field": field_name, "reason": reason})
+
+    def note(self, index: int, field_name: str, reason: str) -> None:
+        """Record ``index`` loaded, but ``field_name`` was not read as written."""
+        self.notes_count += 1
+        if len(self.notes) < MAX_LISTED:
+            self.notes.append({"index": index, "field": field_name, "reason": reason})
+
+    def to_dict(self) -> dict[str, Any]:
+        loaded = self.records - self.skipped_count
+        explanation = (
+            f"{self.records} records read: {self.skipped_count} skipped, "
+            f"{self.duplicates_merged} duplicates merged; of the rest {self.findings} failing "
+            f"checks became findings and {self.passed} passed / {self.manual} manual checks "
+            "went to compliance results only")
+        return {"file": self.file, "records": self.records, "loaded_records": loaded,
+                "findings": self.findings, "passed_checks": self.passed,
+                "manual_checks": self.manual, "duplicates_merged": self.duplicates_merged,
+                "skipped": self.skipped_count, "skipped_records": list(self.skipped),
+                "notes": list(self.notes), "warnings": list(self.warnings),
+                "explanation": explanation}

@@ -1,0 +1,56 @@
+"""load_dataset on scanner output checked record by record: the result's load_report lists
+skipped records by index, a warning is logged, strict refuses the file and changes nothing."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .support import error_data, fail, ok
+
+
+def _scan(tmp_path: Path, records: list[Any]) -> str:
+    path = tmp_path / "data" / "scan.ocsf.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(records))
+    return str(path)
+
+
+GOOD = {"finding_info": {"uid": "prowler-aws-s3-1", "title": "Bucket is public"},
+        "status_code": "FAIL", "severity": "High",
+        "resources": [{"uid": "arn:aws:s3:::logs", "name": "logs", "type": "AwsS3Bucket",
+                       "region": "eu-west-1"}],
+        "cloud": {"provider": "aws", "account": {"uid": "123456789012"}}}
+BAD = {**GOOD, "finding_info": {"uid": "prowler-aws-s3-2"}, "cloud": "aws"}
+
+
+async def test_load_dataset_reports_a_skipped_record_and_logs_a_warning(
+        empty, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="cloudg.mcp"):
+        out = await ok(empty, "load_dataset", {"path": _scan(tmp_path, [BAD, GOOD])})
+    assert out["findings"] == 1
+    assert out["load_report"]["skipped_records"] == [
+        {"index": 0, "field": "cloud",
+         "reason": "must be an object with provider, account and region"}]
+    assert any("1 of 2 records of scan.ocsf.json were skipped: #0 (cloud" in r.getMessage()
+               for r in caplog.records)
+
+
+async def test_load_dataset_strict_refuses_the_file_and_loads_nothing(
+        empty, tmp_path: Path) -> None:
+    result = await fail(empty, "load_dataset", {"path": _scan(tmp_path, [GOOD, BAD]),
+                                                "strict": True})
+    assert (error_data(result)["index"], error_data(result)["field"]) == (1, "cloud")
+    status = await ok(empty, "workspace_status")
+    assert status["datasets"] == []
+
+
+async def test_load_dataset_of_an_empty_scan_gives_an_empty_dataset(
+        empty, tmp_path: Path) -> None:
+    out = await ok(empty, "load_dataset", {"path": _scan(tmp_path, [])})
+    assert (out["kind"], out["assets"], out["findings"]) == ("prowler", 0, 0)
+    assert out["load_report"]["records"] == 0
