@@ -496,7 +496,9 @@ sorted(path.name for path in DATA.iterdir())"""),
 
 Each failed check becomes a finding on its resource (muted or suppressed ones stay
 suppressed), each resource and account an asset, and each check's compliance mapping a
-control result. Prowler reports no relationships, so this dataset has no edges.
+control result. Prowler reports no relationships; a failed check that says a resource is open
+to the internet (an SSH port open to 0.0.0.0/0, a public bucket ...) becomes an internet
+exposure derived from that finding, so exposure questions still have answers.
 
 `%cloudg load PATH as NAME` calls the `load_dataset` tool (`$name` puts a Python variable on
 the line). `activate=false` keeps the demo estate the active dataset for everyone else."""),
@@ -505,6 +507,12 @@ the line). `activate=false` keeps the demo estate the active dataset for everyon
     ("py", """\
 prowler = client.frame("list_findings", dataset="shop-prowler", include_suppressed=True)
 prowler[["severity", "title", "resource_name", "resource_type", "is_suppressed"]]"""),
+    ("md", """\
+What the internet reaches, with the ports open and the finding each exposure comes from (the
+graph tools add a one-line `note`: without relationship data, paths end at these assets):"""),
+    ("py", """\
+exposure = client.frame("internet_exposure", dataset="shop-prowler")
+exposure[["name", "type", "open_ports", "exposure", "derived_from"]]"""),
     ("md", "The passed and failed controls per framework, from the same file:"),
     ("py", """\
 compliance = client.call("compliance_summary", dataset="shop-prowler").data

@@ -131,6 +131,8 @@ def test_own_data_notebook_loads_prowler_and_tables_and_a_bad_file_changes_nothi
     assert problems(notebook) == []
     prowler = cell_text(cell_with(notebook, '"$prowler_file" as shop-prowler'))
     assert "kind                prowler" in prowler and "findings            4" in prowler
+    exposure = cell_with(notebook, '"internet_exposure"').outputs[-1]["data"]["text/html"]
+    assert "sg-admin" in exposure and "shop-assets" in exposure
     compliance = cell_with(notebook, "compliance_summary").outputs[-1]["data"]["text/html"]
     assert "CIS-2.0" in compliance and "PCI-DSS-4.0" in compliance
     tables = cell_text(cell_with(notebook, '"$tables" as shop-tables'))
