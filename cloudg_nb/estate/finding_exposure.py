@@ -50,8 +50,9 @@ _NOT_EXPOSURE_ID = re.compile(
     r"access_block|block_public|by_default|separate|_private_|launch_template")
 _TITLE = re.compile(
     r"0\.0\.0\.0/0|::/0|from the internet|internet[- ]facing|publicly accessible|"
-    r"public access|exposed to (the )?internet|open to (the )?(world|internet)|public ip|"
-    r"anonymous(ly)? access", re.IGNORECASE)
+    r"public (read |write |read or write )?access|exposed to (the )?internet|"
+    r"open to (the )?(world|internet)|public ip|anonymous(ly)? access|"
+    r"unrestricted (incoming|inbound|ingress|access)", re.IGNORECASE)
 _NOT_EXPOSURE_TITLE = re.compile(r"public access block|block public", re.IGNORECASE)
 _TITLE_PORT = re.compile(r"\bports?\s+(\d{1,5})(?:\s*(?:-|to)\s*(\d{1,5}))?", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+", re.IGNORECASE)
@@ -109,6 +110,8 @@ def _ports_of_title(title: str) -> tuple[tuple[int, ...], bool]:
     low = title.lower()
     if re.search(r"\b(all|any) ports?\b", low):
         return (), True
+    if "high risk" in low or "high-risk" in low:
+        return _HIGH_RISK_TCP, False
     ports: list[int] = []
     for m in _TITLE_PORT.finditer(title):
         lo = int(m.group(1))

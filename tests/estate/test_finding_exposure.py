@@ -121,6 +121,23 @@ def test_title_naming_the_ipv6_world_range_marks_an_exposure_from_it() -> None:
     assert exp is not None and exp.ports == (5432,) and exp.source == "::/0"
 
 
+@pytest.mark.parametrize(("title", "ports"), [
+    ("Security groups should not allow ingress from 0.0.0.0/0 or ::/0 to port 22", (22,)),
+    ("Security groups should not allow unrestricted access to ports with high risk",
+     (25, 110, 135, 143, 445, 3000, 4333, 5000, 5500, 8080, 8088)),
+    ("S3 general purpose buckets should prohibit public read access", ()),
+    ("RDS DB instances should prohibit public access", ()),
+])
+def test_security_hub_control_titles_mark_an_exposure(title, ports) -> None:
+    exp = exposure_of_check("arn:aws:securityhub:::control/x", title)
+    assert exp is not None and exp.basis == "title" and exp.ports == ports
+
+
+def test_a_title_about_blocking_public_access_is_no_exposure() -> None:
+    assert exposure_of_check(None, "S3 general purpose buckets should block public access "
+                                   "(public access block)") is None
+
+
 @pytest.mark.parametrize(("check", "kind"), [
     ("rds_instance_no_public_access", "public_endpoint"),
     ("awslambda_function_url_public", "public_endpoint"),
