@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from .. import estate
+from ..estate.finding_exposure import relationship_note
 from ..layer.context import ToolContext
 from ..layer.registry import Registry
 from ..layer.specs import PromptArgument
@@ -47,6 +48,20 @@ def _records(frame: Any, columns: list[str], n: int = _TOP) -> list[dict[str, An
     return estate.frame_records(frame[columns].head(n))
 
 
+def _graph_note(ds: estate.Dataset) -> dict[str, str]:
+    """``{"graph_note": ...}`` when the dataset has no relationship data (the paths and
+    dependents above are then empty or end at an exposure derived from a finding)."""
+    note = relationship_note(ds.edges)
+    return {"graph_note": note} if note else {}
+
+
+def _derived_column(items: Any) -> list[str]:
+    """``["derived_from"]`` when some exposure was derived from a finding, else nothing."""
+    if "derived_from" in items.columns and items["derived_from"].map(bool).any():
+        return ["derived_from"]
+    return []
+
+
 def security_posture_review(
     ctx: ToolContext, dataset: str = "", framework: str = "", min_severity: str = "HIGH"
 ) -> str:
@@ -64,11 +79,13 @@ def security_posture_review(
         "open_findings_by_severity": summary["findings_by_severity"],
         "severe_findings": _records(severe, ["id", "severity", "title", "resource_name",
                                              "source_tool"]),
-        "internet_entry_points": _records(exposure.items, ["name", "type", "open_ports",
-                                                           "sensitive_ports", "waf_protected"]),
+        "internet_entry_points": _records(exposure.items, [
+            "name", "type", "open_ports", "sensitive_ports", "waf_protected",
+            *_derived_column(exposure.items)]),
         "top_risks": _records(estate.top_risks(ds), ["rank", "name", "type", "score",
                                                      "top_finding_title"]),
         "compliance": estate.frame_records(estate.compliance_summary(ds, framework or None)),
+        **_graph_note(ds),
     }
     return _facts(
         f"Review the security posture of the cloud estate '{ds.name}'.", facts,
@@ -97,6 +114,7 @@ def investigate_asset(ctx: ToolContext, ref: str, dataset: str = "") -> str:
                                                       "accounts_affected")},
         "attack_paths_from_internet": [[n["name"] for n in p["nodes"]]
                                        for p in attack["paths"]],
+        **_graph_note(ds),
     }
     return _facts(
         f"Investigate the asset '{asset['name']}' in the estate '{ds.name}'.", facts,
@@ -145,6 +163,7 @@ def incident_triage(ctx: ToolContext, finding_id: str, dataset: str = "") -> str
         facts["attack_paths_from_internet"] = [[n["name"] for n in p["nodes"]]
                                                for p in attack["paths"]]
         facts["dependents"] = blast.summary["total"]
+        facts.update(_graph_note(ds))
     else:
         facts["asset"] = "not in the inventory (the scanner saw a resource the estate lacks)"
     return _facts(

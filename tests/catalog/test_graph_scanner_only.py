@@ -3,6 +3,8 @@ derived from its findings) and an asset table without edges (a one-line note).""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -61,3 +63,18 @@ async def test_graph_tools_on_assets_without_edges_say_there_is_no_relationship_
 async def test_graph_tools_on_the_demo_estate_carry_no_note(layer) -> None:
     for tool, args in (("graph_stats", {}), ("attack_paths", {}), ("internet_exposure", {})):
         assert "note" not in await ok(layer, tool, args), tool
+
+
+async def test_posture_review_of_scanner_data_names_derived_exposure_and_the_note(
+        empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    text = (await empty.get_prompt("security_posture_review", {"dataset": "scan"})
+            ).messages[0].content.text
+    facts = json.loads(re.search(r"```json\n(.*?)\n```", text, re.S).group(1))
+    points = {e["name"]: e for e in facts["internet_entry_points"]}
+    assert points["allow-rdp-anywhere"]["derived_from"] and "graph_note" in facts
+
+
+async def test_posture_review_of_the_demo_estate_has_no_graph_note(layer) -> None:
+    text = (await layer.get_prompt("security_posture_review", {})).messages[0].content.text
+    assert "graph_note" not in text and "derived_from" not in text
