@@ -43,6 +43,9 @@ ExposedArg = Annotated[bool | None, Field(
     description="Only assets flagged internet-exposed (true) or not (false).")]
 HasFindingsArg = Annotated[bool | None, Field(
     description="Only assets with (true) or without (false) open findings.")]
+OriginalTypeArg = Annotated[StrList, Field(
+    description="The resource type(s) as the source file wrote them (metadata.original_type,"
+                " e.g. AwsCloudTrailTrail, Microsoft.Web/sites, Pod; case-insensitive).")]
 MinSeverityArg = Annotated[str | None, Field(
     max_length=16,
     description="Only assets whose worst open finding is at least this severity: CRITICAL, "
@@ -60,6 +63,7 @@ def find_assets(
     internet_exposed: ExposedArg = None,
     has_findings: HasFindingsArg = None,
     min_severity: MinSeverityArg = None,
+    original_type: OriginalTypeArg = None,
     sort_by: Annotated[str, Field(
         max_length=32,
         description="name, id, type, provider, region, account_id, open_findings, "
@@ -80,7 +84,8 @@ def find_assets(
     version = ds.version
     args = filters(query=query, provider=provider, asset_types=asset_types, region=region,
                    account_id=account_id, tag=tag, internet_exposed=internet_exposed,
-                   has_findings=has_findings, min_severity=min_severity)
+                   has_findings=has_findings, min_severity=min_severity,
+                   original_type=original_type)
     frame = ds.cached_query(query_key("find_assets", args, sort_by=sort_by),
                             lambda: estate.find_assets(ds, sort_by=sort_by, **args))
     frame = estate.select_fields(frame, fields)
@@ -113,7 +118,8 @@ def count_assets(
     group_by: Annotated[str, Field(
         max_length=128,
         description="asset_type, provider, region, account_id, internet_exposed, "
-                    "max_severity, or tag:<key> (e.g. tag:env).")] = "asset_type",
+                    "max_severity, original_type (the source file's resource type), or "
+                    "tag:<key> (e.g. tag:env).")] = "asset_type",
     query: QueryArg = None,
     provider: ProviderArg = None,
     asset_types: TypesArg = None,
@@ -123,6 +129,7 @@ def count_assets(
     internet_exposed: ExposedArg = None,
     has_findings: HasFindingsArg = None,
     min_severity: MinSeverityArg = None,
+    original_type: OriginalTypeArg = None,
     dataset: DatasetArg = "",
 ) -> dict[str, Any]:
     """Count assets per group (type, provider, region, account, exposure, worst severity or
@@ -132,7 +139,8 @@ def count_assets(
     frame = estate.count_assets(ds, group_by=group_by, query=query, provider=provider,
                           asset_types=asset_types, region=region, account_id=account_id,
                           tag=tag, internet_exposed=internet_exposed,
-                          has_findings=has_findings, min_severity=min_severity)
+                          has_findings=has_findings, min_severity=min_severity,
+                          original_type=original_type)
     groups = estate.frame_records(frame)
     return {"dataset": ds.name, "group_by": group_by,
             "total": int(sum(g["count"] for g in groups)), "groups": groups}

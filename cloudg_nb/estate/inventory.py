@@ -41,7 +41,17 @@ SORT_KEYS: dict[str, tuple[str, bool]] = {
 }
 #: group_by values of count_assets (plus ``tag:<key>``).
 GROUP_KEYS = ("asset_type", "provider", "region", "account_id", "internet_exposed",
-              "max_severity")
+              "max_severity", "original_type")
+
+
+def original_types(ds: Dataset) -> list[str | None]:
+    """Per asset row: the type the source file gave (``metadata.original_type``), cached."""
+
+    def build() -> list[str | None]:
+        return [str(m["original_type"]) if isinstance(m, dict) and m.get("original_type")
+                else None for m in ds.assets["metadata"].tolist()]
+
+    return ds.cached("original_type", build, label="original types")
 
 
 def _search_text(ds: Dataset) -> list[str]:
@@ -117,8 +127,10 @@ def asset_mask(
     internet_exposed: bool | None = None,
     has_findings: bool | None = None,
     min_severity: str | None = None,
+    original_type: str | Iterable[str] | None = None,
 ) -> np.ndarray:
-    """Boolean mask over asset rows for the find_assets filters (all must hold)."""
+    """Boolean mask over asset rows for the find_assets filters (all must hold);
+    ``original_type`` matches the source file's resource type, case-insensitively."""
     a = ds.assets
     mask = np.ones(len(a), dtype=bool)
     providers = parse_enum_list(Provider, provider, field="provider")
@@ -142,6 +154,10 @@ def asset_mask(
         if min_severity:
             floor = parse_enum(Severity, min_severity, field="min_severity").rank
             mask &= fidx.max_rank >= floor
+    wanted_types = {t.lower() for t in _as_list(original_type)}
+    if wanted_types:
+        mask &= np.fromiter((isinstance(t, str) and t.lower() in wanted_types
+                             for t in original_types(ds)), dtype=bool, count=len(a))
     for t in _as_list(tag):
         tagged = np.zeros(len(a), dtype=bool)
         tagged[_tag_rows(ds, t)] = True
@@ -245,7 +261,8 @@ def count_assets(ds: Dataset, *, group_by: str = "asset_type", **filters: Any) -
     """Counts of matching assets per ``group_by`` value: columns ``group``, ``count``.
 
     ``group_by``: asset_type, provider, region, account_id, internet_exposed, max_severity,
-    or ``tag:<key>`` (assets without the tag count under None).
+    original_type (the source file's resource type), or ``tag:<key>`` (assets without the
+    tag count under None).
     """
     rows = np.flatnonzero(asset_mask(ds, **filters))
     a = ds.assets
@@ -255,6 +272,9 @@ def count_assets(ds: Dataset, *, group_by: str = "asset_type", **filters: Any) -
                          dtype=object)
     elif group_by == "max_severity":
         keys = pd.Series(ds.finding_index().max_severity(rows), dtype=object)
+    elif group_by == "original_type":
+        every = original_types(ds)
+        keys = pd.Series([every[r] for r in rows], dtype=object)
     elif group_by == "internet_exposed":
         keys = a["is_internet_exposed"].iloc[rows].astype(bool).reset_index(drop=True)
     elif group_by in GROUP_KEYS:

@@ -221,3 +221,32 @@ def test_odd_values_in_every_field_never_raise_a_traceback(tmp_path: Path, value
     assert report["records"] == (report["skipped"] + report["duplicates_merged"]
                                  + report["findings"] + report["passed_checks"]
                                  + report["manual_checks"])
+
+
+def test_kubernetes_records_get_provider_kubernetes_and_the_cluster_as_account(
+        tmp_path: Path) -> None:
+    rec = _record("core_minimize_privileged_containers", "web-7d9f", rtype="Pod")
+    rec["cloud"] = {"provider": "kubernetes", "account": {"name": "prod-context",
+                                                          "uid": "prod-cluster"}}
+    rec["resources"] = [{"uid": "pod-uid-1", "name": "web-7d9f", "type": "Pod",
+                         "region": "namespace: shop"}]
+    ds = load_path(_write(tmp_path, [rec]))
+    a = ds.assets.set_index("id")
+    assert (a.at["pod-uid-1", "provider"], a.at["pod-uid-1", "account_id"],
+            a.at["pod-uid-1", "asset_type"]) == ("KUBERNETES", "prod-cluster",
+                                                 "CONTAINER_WORKLOAD")
+    assert a.at["account:prod-cluster", "asset_type"] == "KUBERNETES_CLUSTER"
+
+
+@pytest.mark.parametrize(("provider", "rtype", "expected"), [
+    ("azure", "Microsoft.Network/networkSecurityGroups", "NSG"),
+    ("gcp", "compute.googleapis.com/Firewall", "SECURITY_GROUP"),
+    ("aws", "AwsCloudTrailTrail", "LOG_GROUP"),
+])
+def test_resource_types_of_each_provider_load_as_asset_types_keeping_the_original(
+        tmp_path: Path, provider: str, rtype: str, expected: str) -> None:
+    rec = _record("some_check", "res", rtype=rtype)
+    rec["cloud"]["provider"] = provider
+    ds = load_path(_write(tmp_path, [rec]))
+    row = ds.assets.set_index("id").loc["arn:aws:s3:::res"]
+    assert (row["asset_type"], row["metadata"]["original_type"]) == (expected, rtype)
