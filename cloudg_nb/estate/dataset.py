@@ -40,7 +40,7 @@ from .refs import AssetIndex
 
 logger = logging.getLogger("cloudg.estate")
 
-__all__ = ["Dataset", "FindingIndex", "asset_uri", "BRIEF_COLUMNS"]
+__all__ = ["Dataset", "FindingIndex", "RowGroups", "asset_uri", "BRIEF_COLUMNS"]
 
 T = TypeVar("T")
 
@@ -101,6 +101,26 @@ class FindingIndex:
 
     def max_severity(self, rows: np.ndarray) -> list[str | None]:
         return [_RANK_TO_SEVERITY.get(int(r)) for r in self.max_rank[rows]]
+
+
+class RowGroups:
+    """Row positions grouped by an integer key (findings by asset row, edges by endpoint):
+    one stable argsort per version, then each lookup is a binary search returning the rows
+    in their table order."""
+
+    __slots__ = ("_order", "_sorted")
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self._order = np.argsort(keys, kind="stable")
+        self._sorted = keys[self._order]
+
+    def rows(self, key: int) -> list[int]:
+        lo, hi = np.searchsorted(self._sorted, (key, key + 1))
+        return self._order[lo:hi].tolist()
+
+
+def _native(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class Dataset:
@@ -414,6 +434,69 @@ class Dataset:
 
         return self.cached("node_table", build, label="node table")
 
+    def columns(self, table: str) -> dict[str, np.ndarray]:
+        """One frame (assets, edges, findings, compliance) as a numpy array per column
+        (cached; object columns are views, not copies): point lookups read cells from these
+        instead of slicing the DataFrame."""
+        frame = {"assets": self._assets, "edges": self._edges, "findings": self._findings,
+                 "compliance": self._compliance}[table]
+        return self.cached(f"columns:{table}", lambda: {c: frame[c].to_numpy()
+                                                        for c in frame.columns},
+                           label=f"{table} columns")
+
+    def record(self, table: str, row: int) -> dict[str, Any]:
+        """Row ``row`` of a frame as a dict of plain Python values (as ``iloc[row].to_dict()``
+        gives, without building a Series)."""
+        return {c: _native(values[row]) for c, values in self.columns(table).items()}
+
+    def brief(self, row: int) -> dict[str, Any]:
+        """The brief (BRIEF_COLUMNS) of asset ``row`` as a dict: ``briefs([row])``'s only row,
+        read from the cached columns and finding aggregates."""
+        a = self.columns("assets")
+        fidx = self.finding_index()
+        asset_id = a["id"][row]
+        return {
+            "id": asset_id, "name": a["name"][row], "type": a["asset_type"][row],
+            "provider": a["provider"][row], "region": a["region"][row],
+            "account_id": a["account_id"][row], "arn": a["arn"][row],
+            "internet_exposed": bool(a["is_internet_exposed"][row]),
+            "open_findings": int(fidx.open_count[row]),
+            "max_severity": _RANK_TO_SEVERITY.get(int(fidx.max_rank[row])),
+            "uri": asset_uri(asset_id),
+        }
+
+    def finding_rows_of(self, asset_row: int) -> list[int]:
+        """Finding rows concerning asset ``asset_row``, in table order (cached grouping)."""
+        return self.cached("findings_by_asset",
+                           lambda: RowGroups(self.finding_index().asset_row),
+                           label="findings by asset").rows(asset_row)
+
+    def edge_rows_of(self, node: int, *, outgoing: bool) -> list[int]:
+        """Stored edge rows leaving (``outgoing``) or entering graph node ``node``, in table
+        order (cached grouping)."""
+        key = "edges_by_source" if outgoing else "edges_by_target"
+        return self.cached(key, lambda: RowGroups(self.graph().edge_src if outgoing
+                                                  else self.graph().edge_dst),
+                           label=key.replace("_", " ")).rows(node)
+
+    def controls_of(self, finding_id: str) -> list[dict[str, Any]]:
+        """Compliance controls listing finding ``finding_id`` (framework, control_id, status),
+        in table order (cached index)."""
+
+        def build() -> dict[str, list[dict[str, Any]]]:
+            out: dict[str, list[dict[str, Any]]] = {}
+            c = self.columns("compliance")
+            for i, ids in enumerate(c["finding_ids"]):
+                control = {"framework": _native(c["framework"][i]),
+                           "control_id": _native(c["control_id"][i]),
+                           "status": _native(c["status"][i])}
+                for fid in dict.fromkeys(ids or []):
+                    out.setdefault(fid, []).append(control)
+            return out
+
+        return [dict(c) for c in self.cached("controls_by_finding", build,
+                                             label="controls by finding").get(finding_id, [])]
+
     def edge_ids(self) -> np.ndarray:
         """Edge ids as an object array, by edge row (cached)."""
         return self.cached("edge_ids", lambda: self._edges["id"].to_numpy(dtype=object),
@@ -454,7 +537,7 @@ class Dataset:
             raise
 
     def asset(self, ref: str) -> Asset:
-        return Asset.from_row(self._assets.iloc[self.resolve(ref)].to_dict())
+        return Asset.from_row(self.record("assets", self.resolve(ref)))
 
     def finding_row(self, finding_id: str) -> int:
         row = self.finding_index().row_of_id.get(str(finding_id))
@@ -467,7 +550,7 @@ class Dataset:
         return row
 
     def finding(self, finding_id: str) -> Finding:
-        return Finding.from_row(self._findings.iloc[self.finding_row(finding_id)].to_dict())
+        return Finding.from_row(self.record("findings", self.finding_row(finding_id)))
 
     def briefs(self, rows: np.ndarray | list[int] | None = None) -> pd.DataFrame:
         """Asset briefs (BRIEF_COLUMNS) for asset ``rows`` (all assets when None)."""

@@ -19,7 +19,7 @@ from ..layer.errors import InvalidArgumentsError
 from .dataset import Dataset, asset_uri
 from .exposure import exposure_levels
 from .finding_exposure import derived_rows
-from .models import Severity, close_matches, parse_enum, parse_enum_list
+from .models import Finding, Severity, close_matches, parse_enum, parse_enum_list
 from .progress import Phases, ProgressFn
 
 __all__ = ["FINDING_SORT_KEYS", "FINDING_GROUP_KEYS", "list_findings", "get_finding",
@@ -133,19 +133,17 @@ def list_findings(
 
 
 def get_finding(ds: Dataset, finding_id: str) -> dict[str, Any]:
-    """One finding with every field, its risk score and the asset brief it concerns."""
+    """One finding with every field, its risk score and the asset brief it concerns.
+
+    A point lookup: the row, its asset's brief and its controls come from cached indexes and
+    column arrays (no DataFrame is built)."""
     row = ds.finding_row(finding_id)
-    record = ds.finding(finding_id).to_dict()
+    record = Finding.from_row(ds.record("findings", row)).to_dict()
     arow = int(ds.finding_index().asset_row[row])
     record["in_inventory"] = arow >= 0
-    record["asset"] = (
-        {k: v for k, v in ds.briefs([arow]).iloc[0].to_dict().items()} if arow >= 0 else None)
+    record["asset"] = ds.brief(arow) if arow >= 0 else None
     record["uri"] = f"cloudg://findings/{record['id']}"
-    controls = ds.compliance
-    record["controls"] = [
-        {"framework": r["framework"], "control_id": r["control_id"], "status": r["status"]}
-        for r in controls.to_dict("records") if record["id"] in (r["finding_ids"] or [])
-    ]
+    record["controls"] = ds.controls_of(record["id"])
     return record
 
 

@@ -7,6 +7,7 @@ Every function takes a ``Dataset`` first and returns a DataFrame (ordered, ready
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -222,37 +223,38 @@ def select_fields(frame: pd.DataFrame, fields: Iterable[str] | None) -> pd.DataF
 
 
 def get_asset(ds: Dataset, ref: str) -> dict[str, Any]:
-    """Everything about one asset: record, brief fields, findings, edge counts by type."""
+    """Everything about one asset: record, brief fields, findings, edge counts by type.
+
+    A point lookup: cells come from the dataset's cached column arrays and row groupings
+    (no DataFrame is built), so it costs microseconds at any estate size."""
     row = ds.resolve(ref)
-    record = ds.assets.iloc[row].to_dict()
-    brief = ds.briefs([row]).iloc[0].to_dict()
+    record = ds.record("assets", row)
+    fidx = ds.finding_index()
     out = {k: record[k] for k in ("id", "arn", "name", "asset_type", "provider", "region",
                                   "account_id")}
     out["tags"] = dict(record.get("tags") or {})
     out["metadata"] = dict(record.get("metadata") or {})
     out["is_internet_exposed"] = bool(record["is_internet_exposed"])
-    out["open_findings"] = int(brief["open_findings"])
-    out["max_severity"] = brief["max_severity"]
+    out["open_findings"] = int(fidx.open_count[row])
+    out["max_severity"] = fidx.max_severity([row])[0]
     out["uri"] = asset_uri(str(record["id"]))
     out["category"] = ASSET_TYPE_INFO[AssetType(record["asset_type"])]["category"]
-    fidx = ds.finding_index()
-    frows = np.flatnonzero(fidx.asset_row == row)
-    f = ds.findings.iloc[frows]
-    out["findings"] = [
-        {"id": r["id"], "severity": r["severity"], "title": r["title"],
-         "source_tool": r["source_tool"], "is_suppressed": bool(r["is_suppressed"]),
-         "risk_score": float(r["risk_score"])}
-        for r in f.sort_values(["risk_score", "id"], ascending=[False, True]).to_dict("records")
+    f = ds.columns("findings")
+    found = [
+        {"id": f["id"][i], "severity": f["severity"][i], "title": f["title"][i],
+         "source_tool": f["source_tool"][i], "is_suppressed": bool(f["is_suppressed"][i]),
+         "risk_score": float(f["risk_score"][i])}
+        for i in ds.finding_rows_of(row)
     ]
-    g = ds.graph()
-    e = ds.edges
-    out_rows = np.flatnonzero(g.edge_src == row)
-    in_rows = np.flatnonzero(g.edge_dst == row)
+    found.sort(key=lambda r: r["id"])
+    found.sort(key=lambda r: r["risk_score"], reverse=True)
+    out["findings"] = found
+    edge_type = ds.columns("edges")["edge_type"]
     out["edges"] = {
-        "outgoing": {str(k): int(v) for k, v in
-                     e["edge_type"].iloc[out_rows].value_counts().sort_index().items()},
-        "incoming": {str(k): int(v) for k, v in
-                     e["edge_type"].iloc[in_rows].value_counts().sort_index().items()},
+        direction: dict(sorted(
+            Counter(str(t) for i in ds.edge_rows_of(row, outgoing=outgoing)
+                    if not pd.isna(t := edge_type[i])).items()))
+        for direction, outgoing in (("outgoing", True), ("incoming", False))
     }
     return out
 

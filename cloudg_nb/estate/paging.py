@@ -99,10 +99,15 @@ def json_safe(value: Any) -> Any:
 
 
 def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """A DataFrame's rows as JSON-safe dicts."""
+    """A DataFrame's rows as JSON-safe dicts.
+
+    The cells come out as one object block (``to_numpy(dtype=object)``: one conversion per
+    column block) rather than row by row through pandas, which dominated a page's cost."""
     cols = [str(c) for c in frame.columns]
+    if not len(frame):
+        return []
     return [{c: json_safe(v) for c, v in zip(cols, row, strict=True)}
-            for row in frame.itertuples(index=False, name=None)]
+            for row in frame.to_numpy(dtype=object).tolist()]
 
 
 def paginate(
