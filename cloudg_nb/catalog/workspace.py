@@ -67,7 +67,8 @@ def _evicted(names: list[str]) -> dict[str, Any]:
 
 
 _EVICTED = {"evicted": arr(STR), "note": STR}
-_LOAD_ISSUE = obj({"index": INT, "field": STR, "reason": STR})
+_LOAD_ISSUE = obj({"index": INT, "field": STR, "reason": STR, "file": STR},
+                  required=["index", "field", "reason"])
 _LOAD_REPORT = obj({"file": STR, "records": INT, "loaded_records": INT, "findings": INT,
                     "passed_checks": INT, "manual_checks": INT, "duplicates_merged": INT,
                     "skipped": INT, "skipped_records": arr(_LOAD_ISSUE),

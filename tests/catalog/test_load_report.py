@@ -54,3 +54,16 @@ async def test_load_dataset_of_an_empty_scan_gives_an_empty_dataset(
     out = await ok(empty, "load_dataset", {"path": _scan(tmp_path, [])})
     assert (out["kind"], out["assets"], out["findings"]) == ("prowler", 0, 0)
     assert out["load_report"]["records"] == 0
+
+
+async def test_load_dataset_of_tables_reports_a_skipped_row_with_its_file(
+        empty, tmp_path: Path) -> None:
+    folder = tmp_path / "data" / "tables"
+    folder.mkdir(parents=True)
+    (folder / "assets.csv").write_text("id\na\n")
+    (folder / "findings.csv").write_text("id,resource_id,severity\nf1,a,HIGH\nf2,,LOW\n")
+    out = await ok(empty, "load_dataset", {"path": str(folder)})
+    assert out["findings"] == 1
+    assert out["load_report"]["skipped_records"] == [
+        {"index": 1, "field": "resource_id", "file": "findings.csv",
+         "reason": "some findings name no resource_id or resource_arn"}]

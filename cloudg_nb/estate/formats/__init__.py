@@ -131,9 +131,9 @@ def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> 
         target = path / INVENTORY_FILE if path.is_dir() else path
         if path.is_dir() and not target.is_file():
             target = path / FINDINGS_FILE
-        ds = read_inventory_map(target, name=name, check=check)
+        ds = read_inventory_map(target, name=name, check=check, strict=strict)
     elif fmt == "tabular":
-        ds = read_tabular(path if path.is_dir() else path.parent, name=name)
+        ds = read_tabular(path if path.is_dir() else path.parent, name=name, strict=strict)
     else:
         if path.is_dir():
             raise DatasetLoadError(path.name, "Prowler output is a file, not a folder")

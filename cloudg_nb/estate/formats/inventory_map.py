@@ -26,6 +26,8 @@ from ..models import INTERNET_CIDRS, Severity
 from ..paging import frame_records
 from ..progress import CancelCheck, checker
 from .jsonio import read_json
+from .load_report import LoadReport
+from .row_check import normalize_checked
 from .safewrite import replacing
 
 __all__ = ["INVENTORY_FILE", "FINDINGS_FILE", "read_inventory_map", "read_findings_file",
@@ -60,50 +62,64 @@ def _frame(kind: str, rows: list[dict[str, Any]], file: str) -> pd.DataFrame:
         raise DatasetLoadError(file, f"'{kind}' records have an unexpected shape") from None
 
 
-def read_findings_file(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(assets, findings, compliance) frames of a findings.json, normalised."""
+def _table(doc: dict[str, Any], key: str, file: str, normalize: Any,
+           report: LoadReport) -> pd.DataFrame:
+    """``doc[key]`` normalised; bad records skipped and reported (``row_check``)."""
+    records = _records(doc, key, file)
+    report.records += len(records)
+    return normalize_checked(_frame(key, records, file), normalize, source=file, report=report)
+
+
+def read_findings_file(path: Path, report: LoadReport | None = None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(assets, findings, compliance) frames of a findings.json, normalised (bad records
+    reported in ``report``)."""
+    report = report or LoadReport(path.name)
     doc = read_json(path)
     if not looks_like_findings(doc):
         raise DatasetLoadError(path.name, "not a findings file: expected an object with a "
                                           "'findings' list")
-    assets = normalize_assets(_frame("assets", _records(doc, "assets", path.name), path.name),
-                              source=path.name)
-    findings = normalize_findings(
-        _frame("findings", _records(doc, "findings", path.name), path.name), source=path.name)
-    compliance = normalize_compliance(
-        _frame("compliance", _records(doc, "compliance", path.name), path.name),
-        source=path.name)
+    assets = _table(doc, "assets", path.name, normalize_assets, report)
+    findings = _table(doc, "findings", path.name, normalize_findings, report)
+    compliance = _table(doc, "compliance", path.name, normalize_compliance, report)
     return assets, findings, compliance
 
 
+def _finish(ds: Dataset, report: LoadReport) -> Dataset:
+    report.findings = len(ds.findings)
+    report.explanation = f"{report.records} records read: {report.skipped_count} skipped"
+    ds.load_report = report.to_dict()
+    return ds
+
+
 def read_inventory_map(path: Path, *, name: str = "dataset",
-                       check: CancelCheck | None = None) -> Dataset:
+                       check: CancelCheck | None = None, strict: bool = False) -> Dataset:
     """Load an inventory-map.json and, when present, the findings.json beside it; ``check``
-    runs between the steps (it raises to stop a cancelled load)."""
+    runs between the steps (it raises to stop a cancelled load). Bad records are skipped and
+    reported in ``Dataset.load_report`` (or fail the load when ``strict``)."""
     check = check or checker(None)
+    report = LoadReport(path.name, strict=strict)
     doc = read_json(path)
     check()
     if not looks_like_inventory(doc):
         if looks_like_findings(doc):
-            assets, findings, compliance = read_findings_file(path)
-            return Dataset(assets, None, findings, compliance, normalize=False, name=name,
-                           source=path.name, kind="findings")
+            assets, findings, compliance = read_findings_file(path, report)
+            return _finish(Dataset(assets, None, findings, compliance, normalize=False,
+                                   name=name, source=path.name, kind="findings"), report)
         raise DatasetLoadError(
             path.name, "not an inventory map: expected an object with 'assets' and 'edges' "
                        "lists")
-    assets = normalize_assets(_frame("assets", _records(doc, "assets", path.name), path.name),
-                              source=path.name)
+    assets = _table(doc, "assets", path.name, normalize_assets, report)
     check()
-    edges = normalize_edges(_frame("edges", _records(doc, "edges", path.name), path.name),
-                            source=path.name)
+    edges = _table(doc, "edges", path.name, normalize_edges, report)
     check()
     findings = compliance = None
     sibling = path.with_name(FINDINGS_FILE)
     if sibling.is_file() and sibling != path:
-        _, findings, compliance = read_findings_file(sibling)
+        _, findings, compliance = read_findings_file(sibling, report)
         check()
-    return Dataset(assets, edges, findings, compliance, normalize=False, name=name,
-                   source=path.name, kind="inventory")
+    return _finish(Dataset(assets, edges, findings, compliance, normalize=False, name=name,
+                           source=path.name, kind="inventory"), report)
 
 
 def write_inventory_map(ds: Dataset, folder: Path) -> list[Path]:

@@ -35,17 +35,25 @@ class LoadReport:
     warnings: list[str] = field(default_factory=list)
     skipped_count: int = 0
     notes_count: int = 0
+    #: Replaces the scanner wording of ``explanation`` (tables have no passed checks).
+    explanation: str | None = None
 
-    def skip(self, index: int, field_name: str, reason: str) -> None:
-        """Record ``index`` is not loaded; in strict mode the load fails here."""
+    def skip(self, index: int, field_name: str, reason: str, *, file: str | None = None
+             ) -> None:
+        """Record ``index`` (of ``file``, when the load reads several) is not loaded; in
+        strict mode the load fails here."""
+        where = file or self.file
         if self.strict:
             raise DatasetLoadError(
-                self.file, f"record {index} is not valid ({field_name}: {reason}); fix it, or "
-                           "load without strict to skip bad records and load the rest",
+                where, f"record {index} is not valid ({field_name}: {reason}); fix it, or "
+                       "load without strict to skip bad records and load the rest",
                 data={"index": index, "field": field_name, "reason": reason})
         self.skipped_count += 1
         if len(self.skipped) < MAX_LISTED:
-            self.skipped.append({"index": index, "field": field_name, "reason": reason})
+            entry: dict[str, Any] = {"index": index, "field": field_name, "reason": reason}
+            if file and file != self.file:
+                entry["file"] = file
+            self.skipped.append(entry)
 
     def note(self, index: int, field_name: str, reason: str) -> None:
         """Record ``index`` loaded, but ``field_name`` was not read as written."""
@@ -55,7 +63,7 @@ class LoadReport:
 
     def to_dict(self) -> dict[str, Any]:
         loaded = self.records - self.skipped_count
-        explanation = (
+        explanation = self.explanation or (
             f"{self.records} records read: {self.skipped_count} skipped, "
             f"{self.duplicates_merged} duplicates merged; of the rest {self.findings} failing "
             f"checks became findings and {self.passed} passed / {self.manual} manual checks "

@@ -2,7 +2,8 @@
 ``compliance`` tables as CSV, JSON lines or Parquet (only ``assets`` is required).
 
 In CSV and Parquet, dict and list cells (tags, metadata, properties, compliance_frameworks,
-finding_ids) are JSON text; ports may also be ``22;443``.
+finding_ids) are JSON text; ports may also be ``22;443``. A bad row is skipped and reported
+(``row_check``) unless the load is strict.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from ..frames import normalize_assets, normalize_compliance, normalize_edges, normalize_findings
 from .jsonio import read_json_lines
+from .load_report import LoadReport
+from .row_check import normalize_checked
 from .safewrite import replacing
 
 __all__ = ["TABLES", "TABULAR_SUFFIXES", "find_tables", "read_tabular", "write_tabular"]
@@ -68,19 +71,33 @@ def _read_table(path: Path) -> pd.DataFrame:
                                           "(truncated or another format?)") from None
 
 
-def read_tabular(folder: Path, *, name: str = "dataset") -> Dataset:
-    """Load a tabular folder; every table is normalised (errors name the table's file)."""
+def read_tabular(folder: Path, *, name: str = "dataset", strict: bool = False) -> Dataset:
+    """Load a tabular folder; every table is normalised (errors name the table's file). Bad
+    rows are skipped and reported by file and row index in ``Dataset.load_report`` (or fail
+    the load when ``strict``)."""
     tables = find_tables(folder)
     if "assets" not in tables:
         raise DatasetLoadError(folder.name, "the folder has no assets table (assets.csv, "
                                             "assets.jsonl or assets.parquet)")
+    report = LoadReport(folder.name, strict=strict)
     frames: dict[str, Any] = {}
+    rows: dict[str, int] = {}
     for table, path in tables.items():
         raw = _read_table(path)
-        frames[table] = _NORMALIZERS[table](raw, source=path.name)
-    return Dataset(frames.get("assets"), frames.get("edges"), frames.get("findings"),
-                   frames.get("compliance"), normalize=False, name=name, source=folder.name,
-                   kind="tabular")
+        rows[table] = len(raw)
+        frames[table] = normalize_checked(raw, _NORMALIZERS[table], source=path.name,
+                                          report=report)
+    report.records = sum(rows.values())
+    findings = frames.get("findings")
+    report.findings = len(findings) if findings is not None else 0
+    report.explanation = (
+        f"{report.records} rows read (" + ", ".join(f"{t} {n}" for t, n in rows.items())
+        + f"): {report.skipped_count} skipped")
+    ds = Dataset(frames.get("assets"), frames.get("edges"), findings,
+                 frames.get("compliance"), normalize=False, name=name, source=folder.name,
+                 kind="tabular")
+    ds.load_report = report.to_dict()
+    return ds
 
 
 def _encode(frame: pd.DataFrame) -> pd.DataFrame:

@@ -3,6 +3,7 @@ file and the problem (never the path or the file's content)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -81,9 +82,20 @@ def test_unknown_edge_type_lists_close_matches(tmp_path: Path) -> None:
     assert err.file == "edges.jsonl" and "CONTAINS" in err.data["close_matches"]
 
 
-def test_duplicate_asset_ids_are_refused(tmp_path: Path) -> None:
+def test_duplicate_asset_ids_are_refused_under_strict(tmp_path: Path) -> None:
     (tmp_path / "assets.jsonl").write_text('{"id": "a"}\n{"id": "a"}\n')
-    assert "unique" in _load_error(tmp_path).problem
+    err = _load_error(tmp_path, strict=True)
+    assert err.file == "assets.jsonl" and (err.data["index"], err.data["field"]) == (1, "id")
+
+
+def test_a_repeated_asset_id_is_skipped_and_reported(tmp_path: Path) -> None:
+    (tmp_path / "assets.jsonl").write_text('{"id": "a", "name": "first"}\n'
+                                           '{"id": "a", "name": "second"}\n')
+    ds = load_path(tmp_path)
+    assert ds.assets["name"].tolist() == ["first"]
+    assert ds.load_report["skipped_records"] == [
+        {"index": 1, "field": "id", "reason": "repeats the id of record 0",
+         "file": "assets.jsonl"}]
 
 
 def test_bad_json_line_names_the_line(tmp_path: Path) -> None:
@@ -107,3 +119,36 @@ def test_unknown_kind_has_close_matches(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgumentsError) as err:
         load_path(tmp_path, kind="prowlr")
     assert err.value.data["close_matches"] == ["prowler"]
+
+
+def test_a_bad_finding_row_is_skipped_by_index_and_the_others_load(tmp_path: Path) -> None:
+    (tmp_path / "assets.csv").write_text("id\na\nb\n")
+    (tmp_path / "findings.csv").write_text(
+        "id,resource_id,severity\nf1,a,HIGH\nf2,,LOW\nf3,b,LOW\n")
+    ds = load_path(tmp_path)
+    assert ds.findings["id"].tolist() == ["f1", "f3"]
+    assert [(s["file"], s["index"], s["field"]) for s in ds.load_report["skipped_records"]] \
+        == [("findings.csv", 1, "resource_id")]
+
+
+def test_a_bad_edge_row_is_skipped_by_index_and_the_others_load(tmp_path: Path) -> None:
+    (tmp_path / "assets.csv").write_text("id\na\nb\n")
+    (tmp_path / "edges.csv").write_text(
+        "source_id,target_id,edge_type\na,b,CONTAINS\na,b,CONTAIN\n")
+    ds = load_path(tmp_path)
+    assert ds.edges["edge_type"].tolist() == ["CONTAINS"]
+    assert [(s["index"], s["field"]) for s in ds.load_report["skipped_records"]] == [
+        (1, "edge_type")]
+
+
+def test_a_bad_finding_in_findings_json_is_skipped_and_reported_with_its_file(
+        tmp_path: Path) -> None:
+    write_inventory_map(demo(), tmp_path)
+    path = tmp_path / "findings.json"
+    doc = json.loads(path.read_text())
+    doc["findings"][3]["severity"] = "SPICY"
+    path.write_text(json.dumps(doc))
+    ds = load_path(tmp_path)
+    assert len(ds.findings) == 14
+    assert [(s["file"], s["index"], s["field"]) for s in ds.load_report["skipped_records"]] \
+        == [("findings.json", 3, "severity")]
