@@ -66,6 +66,9 @@ class Detector:
     #: A cheap pattern (starting with a literal) found in every match: only the strings it
     #: finds are searched with the full pattern.
     anchor: re.Pattern[str] | None = None
+    #: Every match has an upper-case letter: only strings that are not all lower case are
+    #: searched (joined, in one pass).
+    mixed: bool = False
     #: Matches are ids or public material (ARNs, cloud resource names, cloudg:// URIs,
     #: public keys, certificates): secret findings inside one are dropped (see ``scan``).
     shield: bool = False
@@ -217,6 +220,14 @@ def _account(text: str) -> str | None:
     return None if len(set(text)) == 1 else "aws_account_id"
 
 
+def _not_a_word(text: str) -> str | None:
+    """Prose continues with words (“the password is required”); a credential is not one."""
+    word = text.rstrip(".!?:")
+    if word.isalpha() and (word.islower() or word.istitle() or word.isupper()):
+        return None
+    return "prose_password"
+
+
 def _timestamp(text: str) -> str | None:
     return "timestamp"
 
@@ -265,14 +276,14 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     _d(
         "connection_string", "secret",
         r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|"
-        r"sqlserver|oracle|cockroachdb|jdbc:[a-z0-9]+)://[^\s:/@\x00'\"]{1,128}:"
+        r"sqlserver|oracle|cockroachdb|jdbc:[a-z0-9]+)://[^\s:/@\x00'\"]{0,128}:"
         r"([^\s@/\x00'\"]{1,256})@",
         "Database connection strings (postgres, mysql, mongodb, redis ...) with a password",
         group=1, triggers=("://",),
     ),
     _d(
         "url_credentials", "secret",
-        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\x00'\"]{1,128}:([^\s@/\x00'\"]{1,256})@",
+        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\x00'\"]{0,128}:([^\s@/\x00'\"]{1,256})@",
         "URLs that carry a user name and password before the host",
         group=1, triggers=("://",),
     ),
@@ -344,11 +355,112 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     _d(
         "password_assignment", "secret",
         # not after ":" or "/": ARN and path segments such as ...:secret:name are ids
-        r"(?i)(?<![:/])(?:password|passwd|pwd|passphrase|secret|api[_-]?key|access[_-]?token|"
-        r"auth[_-]?token|token)"
+        r"(?i)(?<![:/])(?:password|passwd|pwd|passphrase|secret(?:[_-]?key)?|api[_-]?key|"
+        r"app[_-]?key|license[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|token|"
+        r"(?<![a-z])pat)"
         r"(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?([^\s\"',;&\x00\\]{4,})",
         "Assignments such as password=…, DB_PASSWORD: …, api_key=… in free text",
-        group=1, triggers=("pass", "pwd", "secret", "key", "token"), lower=True,
+        group=1, triggers=("pass", "pwd", "secret", "key", "token", "_pat", "-pat"), lower=True,
+    ),
+    _d(
+        "quoted_secret_assignment", "secret",
+        r"(?i)(?<![:/])(?:password|passwd|passphrase|secret(?:[_-]?key)?|api[_-]?key|"
+        r"app[_-]?key|license[_-]?key|private[_-]?key|token)(?:\\?[\"'])?\s*[:=]\s*(\\?[\"'])"
+        r"([^'\"\x00\n\\]{6,256})\1",
+        "Quoted secret assignments whose value holds any character (SECRET_KEY = '…')",
+        group=2, triggers=("pass", "secret", "key", "token"), lower=True,
+    ),
+    _d(
+        "prose_password", "secret",
+        r"(?i)\b(?:password|passwd|passphrase|pwd|secret|token|api key)"
+        r"(?:\s+(?:is|was|set to|reset to|changed to|now))+\s*[:=]?\s*[\"'`]?"
+        r"([^\s\"'`\x00,;]{4,})",
+        "Credentials written as prose: “the admin password is …”, “token set to …”",
+        group=1, triggers=("pass", "pwd", "secret", "token", "api key"), lower=True,
+        validate=_not_a_word,
+    ),
+    _d(
+        "named_pair_text", "secret",
+        r"(?i)[\"'](?:ParameterKey|Key|Name|TagKey)[\"']\s*:\s*[\"'][^\"'\x00]{0,64}?"
+        r"(?:password|passwd|secret|token|api_?key|app_?key|license_?key|(?<![a-z])pat)[\"']"
+        r"\s*,\s*[\"'](?:ParameterValue|Value|TagValue)[\"']\s*:\s*[\"']([^\"'\x00]{4,})",
+        "Name/value pairs written as JSON text whose name says secret (CloudFormation "
+        "parameters, tags, env lists inside a string)",
+        group=1, triggers=("value",), lower=True,
+    ),
+    _d(
+        "cli_secret_flag", "secret",
+        r"(?i)--[a-z0-9-]{0,40}?(?:password|passwd|secret|token|api-?key|app-?key|"
+        r"access-?key)(?:=|[ \t]+)[\"']?(?!-)([^\s\"'\x00]{3,})",
+        "Secrets given as command-line flags: --admin-password X, --client-secret=X, --token X",
+        group=1, triggers=("--",),
+    ),
+    _d(
+        "cli_short_password_flag", "secret",
+        r"(?i)\b(?:mysql\w*|mariadb\w*|ldap\w*|sshpass|redis-cli)\b[^\n\x00]{0,200}?"
+        r"[ \t](?:-p|-w|-a)[ \t]*[\"']?([^\s\"'\x00-][^\s\"'\x00]{2,})",
+        "Passwords after -p/-w/-a in mysql, ldapsearch, sshpass and redis-cli command lines",
+        group=1, triggers=("mysql", "mariadb", "ldap", "sshpass", "redis-cli"), lower=True,
+    ),
+    _d(
+        "cli_user_password", "secret",
+        r"(?:\s-u|--user)[ \t=]+[\"']?[^\s:\"'\x00]{1,64}:([^\s\"'\x00@]{3,})",
+        "user:password given to curl -u / --user",
+        group=1, triggers=("-u ", "-u\t", "--user"),
+    ),
+    _d(
+        "cli_login_token", "secret",
+        r"(?i)\b(?:auth|login)[ \t]+(?!-)([A-Za-z0-9._~+/=-]{20,})(?![^\s\x00])",
+        "Tokens passed to a CLI login or auth command (vault login …, snyk auth …)",
+        group=1, triggers=("auth ", "login "), lower=True,
+    ),
+    _d(
+        "pgpass_line", "secret",
+        r"(?<![\w:.-])(?=[^:\s\x00]*[A-Za-z])[A-Za-z0-9.*-]{1,253}:(?:\d{1,5}|\*):[\w*.-]{1,63}:"
+        r"[\w*.@-]{1,63}:([^\s:'\"\x00]{3,})(?=['\"\s]|$)",
+        "Password files of the .pgpass form host:port:database:user:password",
+        group=1, anchor=r":(?:\d{1,5}|\*):[\w*.-]{1,63}:",
+    ),
+    _d(
+        "vendor_token", "secret",
+        # the look-ahead rejects short runs before the alternatives are tried
+        r"(?<![A-Za-z0-9_])(?=[A-Za-z0-9_.:=+/-]{20})(?:SK[0-9a-f]{32}"
+        r"|xapp-\d-[A-Z0-9]{6,}-\d{6,}-[0-9a-f]{20,}"
+        r"|lin_api_[A-Za-z0-9]{40}|NR(?:AK|JS|II)-[A-Z0-9]{19,32}|[0-9a-f]{36}NRAL"
+        r"|PMAK-[0-9a-f]{24}-[0-9a-f]{34}"
+        r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"
+        r"|gl(?:pat|rt|dt|ptt|ft|oas|cbt|imt|agent)-[A-Za-z0-9_-]{20,}"
+        r"|npm_[A-Za-z0-9]{36}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"
+        r"|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|hf_[A-Za-z0-9]{34,}"
+        r"|sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)[A-Za-z0-9_-]{20,}"
+        r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"
+        r"|dp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9._-]{40,}|gl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}"
+        r"|sntry[su]_[A-Za-z0-9_=+/-]{40,}|ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}"
+        r"|ATATT3[A-Za-z0-9_=-]{100,}|AKCp[A-Za-z0-9]{60,}|EAAA[A-Za-z0-9_-]{60}"
+        r"|EAACEdEose0cBA[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_])",
+        "Vendor tokens by their documented formats (Twilio SK, Slack xapp-, Linear, "
+        "New Relic, Postman, age, GitLab, npm, PyPI, SendGrid, Hugging Face, OpenAI, "
+        "Anthropic, Vault, Terraform Cloud, Doppler, Grafana, Sentry, Notion, Atlassian, "
+        "Artifactory, Square, Facebook, Telegram)",
+        mixed=True,
+    ),
+    _d(
+        "vendor_token_lower", "secret",
+        r"(?<![A-Za-z0-9_])(?:key-[0-9a-f]{32}|[0-9a-f]{32}-us\d{1,2}|pul-[0-9a-f]{40}"
+        r"|rubygems_[0-9a-f]{48}|do[por]_v1_[0-9a-f]{64}|dapi[0-9a-f]{32}(?:-\d+)?"
+        r"|shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32})"
+        r"(?![A-Za-z0-9_])",
+        "Lower-case vendor tokens (Mailgun key-, Mailchimp …-us1, Pulumi, RubyGems, "
+        "DigitalOcean, Databricks, Shopify)",
+        triggers=("key-", "-us", "pul-", "rubygems_", "_v1_", "dapi", "shp"),
+    ),
+    _d(
+        "webhook_url", "secret",
+        r"(?i)\bhttps://(?:(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks|"
+        r"[a-z0-9-]+\.webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/"
+        r"([A-Za-z0-9@/_-]{20,})",
+        "Webhook URLs whose path is the secret (Discord, Microsoft Teams)",
+        group=1, triggers=("webhook",), lower=True,
     ),
     _d(
         "cli_password", "secret",

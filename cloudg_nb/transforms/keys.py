@@ -42,6 +42,9 @@ _SECRET_SUFFIXES: dict[tuple[str, ...], str] = {
     ("cookie",): "cookie", ("cookies",): "cookie",
     ("sas",): "token", ("sas", "token"): "token", ("webhook", "url"): "secret",
     ("client", "key", "data"): "private_key", ("key", "data"): "private_key",
+    ("app", "key"): "api_key", ("license", "key"): "api_key", ("licence", "key"): "api_key",
+    ("pat",): "token", ("auth", "key"): "api_key", ("encryption", "key"): "secret_key",
+    ("client", "key"): "private_key",
 }
 #: Trailing words of a key naming public material, digests or references (ids, ARNs).
 _PUBLIC_SUFFIXES: frozenset[tuple[str, ...]] = frozenset((

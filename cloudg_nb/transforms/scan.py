@@ -94,9 +94,28 @@ class Scanner:
         lowered: str | None = None
         holders: dict[tuple[bool, str], list[int]] = {}
         raw: dict[int, list[Finding]] = {}
+        mixed: list[int] | None = None
+        subset: list[str] = []
+        sub = ""
+        sub_starts: list[int] = []
         for rank, det in enumerate(self.detectors):
-            if det.rare and not det.triggers:
-                _collect_rare(det, rank, strings, raw)
+            if (det.rare and not det.triggers) or det.mixed:
+                if mixed is None:
+                    # C-level selection: the strings that are not all lower case
+                    mixed = list(compress(range(len(strings)), map(not_, map(str.islower,
+                                                                            strings))))
+                    subset = list(map(strings.__getitem__, mixed))
+                    sub = SEP.join(subset)
+                    sub_starts = _starts(subset)
+                if not mixed:
+                    continue
+                if det.rare and not det.mixed:
+                    _collect_rare(det, rank, mixed, subset, sub, sub_starts, raw)
+                    continue
+                sub_raw: dict[int, list[Finding]] = {}
+                _collect_joined(det, rank, sub, subset, sub_starts, sub_raw)
+                for j, f in sub_raw.items():
+                    raw.setdefault(mixed[j], []).extend(f)
                 continue
             if starts is None:
                 starts = _starts(strings)
@@ -221,26 +240,20 @@ def _collect_joined(
 
 
 def _collect_rare(
-    det: Detector, rank: int, strings: Sequence[str], raw: dict[int, list[Finding]],
+    det: Detector, rank: int, idx: list[int], subset: list[str], sub: str, starts: list[int],
+    raw: dict[int, list[Finding]],
 ) -> None:
     """A mixed-case detector (high entropy): only strings with an upper-case letter can hold
-    a match, so only those are joined and scanned; match texts are filtered in bulk and only
-    the few survivors are located."""
+    a match, so only those (``subset``, joined as ``sub``; ``idx`` their indices) are
+    scanned; match texts are filtered in bulk and only the few survivors are located."""
     validate = det.validate
     assert validate is not None
-    # C-level selection: indices of strings that are not all lower case.
-    idx = list(compress(range(len(strings)), map(not_, map(str.islower, strings))))
-    if not idx:
-        return
-    subset = list(map(strings.__getitem__, idx))
-    sub = SEP.join(subset)
     survivors = {
         text for text in det.pattern.findall(sub)
         if not (text.islower() or text.isupper()) and validate(text) is not None
     }
     if not survivors:
         return
-    starts = _starts(subset)
     for text in survivors:
         entity = validate(text) or det.name
         size = len(text)

@@ -145,6 +145,17 @@ NON_SECRETS: dict[str, tuple[str, str]] = {
     "password_last_used": ("password_last_used", "2026-11-02T10:15:00Z"),
     "token_ttl_tag": ("token_ttl", "3600"),
     "secret_rotation": ("rotation", "SecretsManager rotation every 30 days via RotateSecretFn"),
+    # ordinary prose and commands that mention credentials without holding one
+    "prose_password_required": ("description", "The password is required to be rotated yearly."),
+    "prose_token_expired": ("remediation", "If the token was revoked, sign in again."),
+    "ssh_port_flag": ("remediation", "ssh -p 2222 -i ~/.ssh/id_ed25519 ec2-user@bastion"),
+    "psql_port_flag": ("remediation", "psql -h orders-db -p 5432 -U report orders"),
+    "sso_login": ("remediation", "aws sso login --profile prod && aws s3 ls"),
+    "kubectl_auth": ("remediation", "kubectl auth can-i list secrets --as system:anonymous"),
+    "token_file_flag": ("command", "--token-file /var/run/secrets/eks.amazonaws.com/token"),
+    "curl_user_no_password": ("evidence", "curl -u admin https://jenkins.example.com/login"),
+    "time_of_day": ("evidence", "Rule evaluated at 12:30:45 on 2026-11-02, run 3:1:0"),
+    "git_commit": ("description", "Introduced in commit 3f786850e387550fdab836ed7e6dc881de23001b"),
 }
 
 
