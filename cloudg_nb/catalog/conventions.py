@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, TypeVar
 
 import numpy as np
 import pandas as pd
 from pydantic import Field
 
 from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, frame_records, json_safe, paginate
+from ..estate.dataset import CacheMiss
 from ..layer.context import ToolContext
+from ..layer.workers import LIGHT
 
 __all__ = [
     "DatasetArg", "LimitArg", "CursorArg", "RefArg", "OptionalRefArg", "StrList",
     "dataset_of", "page", "filters", "progress_of", "CHANGED_SINCE", "delta_base",
-    "request_meta", "query_key",
+    "request_meta", "query_key", "point_lookup",
 ]
+
+T = TypeVar("T")
 
 DatasetArg = Annotated[str, Field(
     max_length=64,
@@ -50,6 +54,20 @@ StrList = list[str] | str | None
 def dataset_of(ctx: ToolContext, name: str | None = "") -> Dataset:
     """The dataset ``name`` (the active one when empty); NoDatasetError with a hint else."""
     return ctx.workspace.get(name or "")
+
+
+async def point_lookup(ctx: ToolContext, ds: Dataset, fn: Callable[..., T], /,
+                       *args: Any) -> T:
+    """``fn(*args)``, a lookup that only reads ``ds``'s cached indexes: run right on the event
+    loop when every cache it reads is built (microseconds, less than the hop to a worker
+    thread and back, and no GIL contention with busy workers), else in a light worker thread,
+    where the first call after a change builds the indexes (seconds on a large estate) and an
+    unknown reference's error computes its close matches."""
+    try:
+        with ds.cache_only():
+            return fn(*args)
+    except CacheMiss:
+        return await ctx.layer.workers.run(LIGHT, ctx.principal.id, fn, *args)
 
 
 def progress_of(ctx: ToolContext) -> Any:

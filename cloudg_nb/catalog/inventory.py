@@ -2,6 +2,8 @@
 
 Thin wrappers over ``cloudg_nb.estate.inventory``: they resolve the dataset, page list
 answers with cursors, and leave enum parsing (case-insensitive, close matches) to the estate.
+``get_asset`` runs on the event loop (a point lookup over cached indexes); the rest filter or
+group whole tables, so they run in worker threads (find_assets and list_tags in the heavy lane).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .conventions import (
     dataset_of,
     filters,
     page,
+    point_lookup,
     query_key,
 )
 from .schemas import ANY, BOOL, BRIEF, INT, NSTR, OBJ, STR, arr, int_map, obj, page_schema
@@ -93,12 +96,15 @@ def find_assets(
                 cursor, ctx=ctx, delta_keys=("id",))
 
 
-def get_asset(ctx: ToolContext, ref: RefArg, dataset: DatasetArg = "") -> dict[str, Any]:
+async def get_asset(ctx: ToolContext, ref: RefArg, dataset: DatasetArg = ""
+                    ) -> dict[str, Any]:
     """Everything about one asset: its record (type, provider, account, region, ARN, tags,
     metadata), internet exposure, its findings (worst first) and its edge counts by type.
     Unknown references return close matches."""
+    # On the loop: a point lookup over cached indexes (tens of µs); cold indexes and unknown
+    # references go to a worker thread (see point_lookup).
     ds = dataset_of(ctx, dataset)
-    out = estate.get_asset(ds, ref)
+    out = await point_lookup(ctx, ds, estate.get_asset, ds, ref)
     ctx.link(out["uri"], str(out["name"]), description="The asset as a resource")
     return {"dataset": ds.name, **out}
 

@@ -10,6 +10,8 @@ holding an older result can re-read only what changed; ``epoch`` tells datasets 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import itertools
 import logging
@@ -17,7 +19,7 @@ import random
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import numpy as np
@@ -40,7 +42,7 @@ from .refs import AssetIndex
 
 logger = logging.getLogger("cloudg.estate")
 
-__all__ = ["Dataset", "FindingIndex", "RowGroups", "asset_uri", "BRIEF_COLUMNS"]
+__all__ = ["Dataset", "FindingIndex", "RowGroups", "CacheMiss", "asset_uri", "BRIEF_COLUMNS"]
 
 T = TypeVar("T")
 
@@ -101,6 +103,16 @@ class FindingIndex:
 
     def max_severity(self, rows: np.ndarray) -> list[str | None]:
         return [_RANK_TO_SEVERITY.get(int(r)) for r in self.max_rank[rows]]
+
+
+#: Set inside ``Dataset.cache_only()``: reads that would build a cache raise CacheMiss.
+_CACHE_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("cloudg_cache_only",
+                                                                   default=False)
+
+
+class CacheMiss(Exception):
+    """Inside ``Dataset.cache_only()``: the answer needs work beyond cached lookups (an index
+    to build, or an error with close matches to compute); redo the call where that may run."""
 
 
 class RowGroups:
@@ -344,12 +356,25 @@ class Dataset:
 
     # -- caches ------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def cache_only(self) -> Iterator[None]:
+        """Inside: reading a cache that is not built yet, or an unknown reference (whose
+        error computes close matches), raises CacheMiss instead of doing the work. Lets an
+        event loop answer point lookups inline and hand anything slower to a thread."""
+        token = _CACHE_ONLY.set(True)
+        try:
+            yield
+        finally:
+            _CACHE_ONLY.reset(token)
+
     def cached(self, key: str, build: Callable[[], T], *, progress: ProgressFn | None = None,
                label: str | None = None) -> T:
         """The cached value ``key`` of this version, built once (0/1 then 1/1 progress)."""
         cache = self._cache
         if key in cache:
             return cache[key]
+        if _CACHE_ONLY.get():
+            raise CacheMiss(key)
         with self._lock:
             cache = self._cache
             if key in cache:
@@ -522,6 +547,11 @@ class Dataset:
 
     def resolve(self, ref: str, *, field: str = "ref") -> int:
         """The asset row ``ref`` names (see ``refs`` for the order); ReferenceNotFoundError."""
+        if _CACHE_ONLY.get() and isinstance(ref, str):
+            row = self.index.lookup(ref)[0] if ref.strip() else None
+            if row is None:
+                raise CacheMiss("ref")
+            return row
         return self.index.resolve(ref, field=field)
 
     def resolve_node(self, ref: str, *, field: str = "ref") -> int:
@@ -541,6 +571,8 @@ class Dataset:
 
     def finding_row(self, finding_id: str) -> int:
         row = self.finding_index().row_of_id.get(str(finding_id))
+        if row is None and _CACHE_ONLY.get():
+            raise CacheMiss("finding_id")
         if row is None:
             raise ReferenceNotFoundError(
                 "No finding has that id; list_findings shows valid ids.",

@@ -115,8 +115,8 @@ def neighbors(
                 on_level=lambda d, k: ph.step(40 + 50 * d / depth, f"depth {d}: {k} nodes"))
     items = _reach_frame(ds, adj, reach)
     ph.done()
-    by_depth = {int(d): int(c) for d, c in
-                items["depth"].value_counts().sort_index().items()}
+    counts = np.bincount(reach.depth) if len(reach.depth) else np.zeros(0, dtype=np.int64)
+    by_depth = {d: int(c) for d, c in enumerate(counts.tolist()) if c}
     return QueryResult({
         "source": node_record(ds, node), "direction": how.value, "depth": depth,
         "edge_types": [t.value for t in types] if types else None, "total": len(items),
