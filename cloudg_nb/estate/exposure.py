@@ -1,12 +1,7 @@
-"""Internet exposure and cross-account reach.
-
-``internet_exposure`` lists every internet entry point: assets flagged exposed or linked by
-an INTERNET_EXPOSED edge (real, or derived from a finding: ``finding_exposure``), and
-resources behind a security group / NSG whose ingress rule admits 0.0.0.0/0 — with the
-ports, protocols and source ranges open to the world, the sensitive ports among them, the
-findings an exposure is derived from, and whether a WAF (a PROTECTS edge) guards them.
-``cross_account_edges`` lists edges whose two ends sit in different accounts, marking
-accounts outside the estate as external.
+"""Internet exposure and cross-account reach: ``internet_exposure`` lists entry points
+(flagged assets, INTERNET_EXPOSED edges — real or derived from findings — and resources
+behind groups admitting 0.0.0.0/0) with ports, protocols, sources, deriving findings and WAF
+protection; ``cross_account_edges`` lists edges between accounts, marking external ones.
 """
 
 from __future__ import annotations
