@@ -10,9 +10,10 @@ each naming the finding it is derived from (``properties.derived_from_finding``)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -135,9 +136,17 @@ def exposure_of_check(check_id: str | None, title: str | None = None,
     internet", "publicly accessible" ...). ``detail`` (the scanner's status text) only
     refines the source range (``::/0`` when it names no IPv4 range).
     """
-    cid = str(check_id or "").strip().lower()
-    text = str(title or "")
-    cats = {str(c).strip().lower() for c in categories or ()}
+    exp = _exposure_of(str(check_id or "").strip().lower(), str(title or ""),
+                       frozenset(str(c).strip().lower() for c in categories or ()))
+    if exp is None or not detail or "::/0" not in detail or "0.0.0.0/0" in detail \
+            or "0.0.0.0/0" in str(title or ""):
+        return exp
+    return replace(exp, source="::/0")
+
+
+@functools.lru_cache(maxsize=4096)
+def _exposure_of(cid: str, text: str, cats: frozenset[str]) -> FindingExposure | None:
+    """``exposure_of_check`` without the detail (cached: scans repeat a few checks)."""
     basis = None
     if cid and not _NOT_EXPOSURE_ID.search(cid) and (
             _NETWORK_ID.search(cid) or _PUBLIC_ID.search(cid)):
@@ -163,8 +172,7 @@ def exposure_of_check(check_id: str | None, title: str | None = None,
         kind, protocol = "public_storage", "https"
     else:
         kind = "public_endpoint"
-    hint = f"{text} {detail or ''}"
-    source = "::/0" if "::/0" in hint and "0.0.0.0/0" not in hint else "0.0.0.0/0"
+    source = "::/0" if "::/0" in text and "0.0.0.0/0" not in text else "0.0.0.0/0"
     return FindingExposure(kind, ports, all_ports, protocol, source, basis)
 
 
