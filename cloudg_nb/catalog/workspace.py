@@ -175,7 +175,8 @@ def load_dataset(
         min_length=1, max_length=4096,
         description="File or folder under an allowed root: an inventory-map.json (a "
                     "findings.json beside it is read too), a folder of assets/edges/findings "
-                    "tables (CSV, JSON lines or Parquet), or Prowler JSON-OCSF output. Relative "
+                    "tables (CSV, JSON lines or Parquet), or Prowler output (JSON-OCSF, or its "
+                    "default semicolon CSV). Relative "
                     "paths start at the first allowed root.")],
     name: NewNameArg = None,
     kind: Annotated[str, Field(

@@ -2,8 +2,8 @@
 
 ``load_path(path, kind="auto")`` reads an inventory map (file or folder holding
 ``inventory-map.json``), a tabular folder (``assets.csv|jsonl|parquet`` ...) or Prowler
-JSON-OCSF output. Every problem is a ``DatasetLoadError`` naming the file (its base name)
-and what was wrong; nothing is half-loaded.
+output (JSON-OCSF, or its default semicolon CSV). Every problem is a ``DatasetLoadError``
+naming the file (its base name) and what was wrong; nothing is half-loaded.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .inventory_map import (
 )
 from .jsonio import TOO_DEEP, parse_json, read_text
 from .prowler import looks_like_prowler, read_prowler
+from .prowler_csv import looks_like_prowler_csv
 from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
 
 __all__ = ["FORMATS", "detect_format", "load_path", "write_inventory_map", "write_tabular",
@@ -68,6 +69,15 @@ def _sniff_json(path: Path) -> str | None:
     return None
 
 
+def _first_line(path: Path) -> str:
+    """The first line of a text file (up to 64 KiB), '' when unreadable."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(65536).split(b"\n", 1)[0].decode("utf-8-sig", "replace")
+    except OSError:
+        return ""
+
+
 def detect_format(path: Path) -> str:
     """``inventory``, ``tabular`` or ``prowler`` for ``path``; DatasetLoadError otherwise."""
     if path.is_dir():
@@ -86,6 +96,8 @@ def detect_format(path: Path) -> str:
     if path.stem.lower() in ("assets", "edges", "findings", "compliance") and \
             suffix in TABULAR_SUFFIXES:
         return "tabular"
+    if suffix == ".csv" and looks_like_prowler_csv(_first_line(path)):
+        return "prowler"
     if suffix in (".json", ".jsonl", ".ndjson", ""):
         kind = _sniff_json(path)
         if kind == "json-invalid":
@@ -94,7 +106,8 @@ def detect_format(path: Path) -> str:
             return kind
     raise DatasetLoadError(
         path.name, "the format is not recognised; expected an inventory map (JSON), a "
-                   "tabular folder (CSV / JSON lines / Parquet) or Prowler JSON-OCSF output",
+                   "tabular folder (CSV / JSON lines / Parquet) or Prowler output (JSON-OCSF or "
+                   "CSV)",
         data={"formats": list(FORMATS[1:])})
 
 

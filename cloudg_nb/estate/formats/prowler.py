@@ -37,7 +37,7 @@ from .jsonio import read_json, read_json_lines, read_text
 from .load_report import LoadReport
 from .resource_types import asset_type_of
 
-__all__ = ["read_prowler", "looks_like_prowler"]
+__all__ = ["read_prowler", "read_records", "looks_like_prowler"]
 
 _REQ = re.compile(r"^\s*([^:]+):\s*(\[.*\])\s*$")
 _PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "google": "GCP",
@@ -283,10 +283,20 @@ def _merge_duplicates(rows: list[dict[str, Any]], report: LoadReport) -> list[di
 
 
 def read_prowler(path: Path, *, name: str = "dataset", strict: bool = False) -> Dataset:
-    """Load Prowler JSON-OCSF output as a dataset (assets, findings, compliance); bad records
-    are skipped and reported in ``Dataset.load_report`` (or fail the load when ``strict``)."""
-    records = _records(path)
-    report = LoadReport(path.name, strict=strict, records=len(records))
+    """Load Prowler JSON-OCSF output (or Prowler CSV, recognised by its header) as a dataset
+    (assets, findings, compliance); bad records are skipped and reported in
+    ``Dataset.load_report`` (or fail the load when ``strict``)."""
+    if path.suffix.lower() == ".csv":
+        from .prowler_csv import read_prowler_csv
+
+        return read_prowler_csv(path, name=name, strict=strict)
+    return read_records(_records(path), file=path.name, name=name, strict=strict)
+
+
+def read_records(records: list[Any], *, file: str, name: str = "dataset",
+                 strict: bool = False) -> Dataset:
+    """The dataset of OCSF-shaped Prowler ``records`` read from ``file`` (see the module)."""
+    report = LoadReport(file, strict=strict, records=len(records))
     rows = [r for i, rec in enumerate(records) if (r := _record(rec, i, report)) is not None]
     rows = _merge_duplicates(rows, report)
     assets: dict[str, dict[str, Any]] = {}
@@ -346,10 +356,10 @@ def read_prowler(path: Path, *, name: str = "dataset", strict: bool = False) -> 
         st = c.pop("statuses")
         c["status"] = "FAIL" if "FAIL" in st else "MANUAL" if "MANUAL" in st else "PASS"
         comp_rows.append(c)
-    a = normalize_assets(pd.DataFrame(list(assets.values())), source=path.name)
-    f = normalize_findings(pd.DataFrame(findings), source=path.name)
-    c = normalize_compliance(pd.DataFrame(comp_rows), source=path.name)
-    e = normalize_edges(exposure_edges(f, assets, categories), source=path.name)
-    ds = Dataset(a, e, f, c, normalize=False, name=name, source=path.name, kind="prowler")
+    a = normalize_assets(pd.DataFrame(list(assets.values())), source=file)
+    f = normalize_findings(pd.DataFrame(findings), source=file)
+    c = normalize_compliance(pd.DataFrame(comp_rows), source=file)
+    e = normalize_edges(exposure_edges(f, assets, categories), source=file)
+    ds = Dataset(a, e, f, c, normalize=False, name=name, source=file, kind="prowler")
     ds.load_report = report.to_dict()
     return ds
