@@ -250,3 +250,24 @@ def test_resource_types_of_each_provider_load_as_asset_types_keeping_the_origina
     ds = load_path(_write(tmp_path, [rec]))
     row = ds.assets.set_index("id").loc["arn:aws:s3:::res"]
     assert (row["asset_type"], row["metadata"]["original_type"]) == (expected, rtype)
+
+
+@pytest.mark.parametrize("text", [
+    "null", "1", '"text"', "[1, 2, 3]", "[[]]", "[null]", '[{"finding_info": "x"}]',
+    '{"finding_info": {"uid": "u"}}', '[{"finding_info": {"uid": "u"}, "resources": {}}]',
+    '[{"finding_info": {"uid": "u"}, "status_code": "FAIL", "resources": [{"uid": "r"}], '
+    '"unmapped": {"compliance": {"CIS": "1.1"}, "muted": "yes"}, "compliance": "x"}]',
+    '{"finding_info": 1}\n{"finding_info": 2}\n',
+])
+@pytest.mark.parametrize("kind", ["auto", "prowler"])
+def test_any_json_shape_loads_or_fails_with_a_load_error(
+        tmp_path: Path, text: str, kind: str) -> None:
+    path = tmp_path / "scan.ocsf.json"
+    path.write_text(text)
+    try:
+        ds = load_path(path, kind=kind)
+    except DatasetLoadError as err:
+        assert err.file == "scan.ocsf.json"
+        return
+    assert ds.kind == "prowler"
+    assert ds.load_report["records"] >= 1
