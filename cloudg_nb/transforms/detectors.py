@@ -360,7 +360,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         r"(?<![a-z])pat)"
         r"(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?([^\s\"',;&\x00\\]{4,})",
         "Assignments such as password=…, DB_PASSWORD: …, api_key=… in free text",
-        group=1, triggers=("pass", "pwd", "secret", "key", "token", "_pat", "-pat"), lower=True,
+        group=1, triggers=("pass", "pwd", "secret", "key", "token", "_pat"), lower=True,
     ),
     _d(
         "quoted_secret_assignment", "secret",
@@ -376,7 +376,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         r"(?:\s+(?:is|was|set to|reset to|changed to|now))+\s*[:=]?\s*[\"'`]?"
         r"([^\s\"'`\x00,;]{4,})",
         "Credentials written as prose: “the admin password is …”, “token set to …”",
-        group=1, triggers=("pass", "pwd", "secret", "token", "api key"), lower=True,
+        group=1, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
         validate=_not_a_word,
     ),
     _d(
@@ -406,7 +406,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "cli_user_password", "secret",
         r"(?:\s-u|--user)[ \t=]+[\"']?[^\s:\"'\x00]{1,64}:([^\s\"'\x00@]{3,})",
         "user:password given to curl -u / --user",
-        group=1, triggers=("-u ", "-u\t", "--user"),
+        group=1, triggers=("-u ", "--"),
     ),
     _d(
         "cli_login_token", "secret",

@@ -5,6 +5,7 @@ one-way redacted; strict pseudonyms come back as the real ids), on the demo esta
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,30 @@ async def test_every_demo_asset_and_finding_id_resolves(tmp_path: Path, policy: 
 async def test_every_scaled_5000_asset_and_finding_id_resolves(tmp_path: Path,
                                                                 policy: str) -> None:
     assert await _unresolved(tmp_path, policy, {"name": "scaled", "n": 5000}) == []
+
+
+CLOUDFRONT = "arn:aws:cloudfront::111122223333:distribution/E2QWRUHAPOMQZL"
+API_STAGE = "arn:aws:execute-api:us-east-1:111122223333:Ab3dE5fG7h/prod/GET/orders"
+
+
+async def test_random_looking_arns_survive_get_asset_and_subgraph_export_under_standard(
+        tmp_path: Path) -> None:
+    layer = make_layer(tmp_path, policy=_policy("standard"))  # type: ignore[arg-type]
+    assets = [{"id": arn, "arn": arn, "name": name, "asset_type": "OTHER", "provider": "AWS",
+               "account_id": "111122223333"}
+              for arn, name in ((CLOUDFRONT, "cdn"), (API_STAGE, "orders-api"))]
+    (tmp_path / "data" / "findings.json").write_text(json.dumps({
+        "assets": assets,
+        "findings": [{"id": "f-1", "resource_id": CLOUDFRONT, "severity": "LOW",
+                      "title": "No WAF", "source_tool": "test"}],
+    }))
+    loaded = await layer.call_tool("load_dataset", {"path": "findings.json"})
+    assert not loaded.is_error, loaded.text
+    found = await _pages(layer, "find_assets")
+    assert sorted(found) == sorted([CLOUDFRONT, API_STAGE])
+    for ref in found:
+        got = await layer.call_tool("get_asset", {"ref": ref})
+        assert not got.is_error and got.structured["id"] == ref
+    export = await layer.call_tool("subgraph_export", {"seeds": found})
+    assert not export.is_error, export.text
+    assert CLOUDFRONT in export.text and API_STAGE in export.text
