@@ -10,6 +10,7 @@ overrides the choice.
 
 from __future__ import annotations
 
+import abc
 import html
 import os
 import sys
@@ -94,7 +95,7 @@ class NullProgress:
         return None
 
 
-class _Coalesced:
+class _Coalesced(abc.ABC):
     """Keeps the latest reported state and renders it from one daemon thread: at most
     ``MAX_RATE`` times a second, the first render on the first update or after
     ``QUIET_SECONDS``, then a tick each ``TICK_SECONDS`` for the elapsed time. Subclasses
@@ -198,14 +199,17 @@ class _Coalesced:
             logging.getLogger("cloudg.notebook").debug("progress render failed",
                                                        exc_info=True)
 
+    @abc.abstractmethod
     def _show(self) -> None:
-        raise NotImplementedError
+        """Make the display visible (first update or after ``QUIET_SECONDS``)."""
 
+    @abc.abstractmethod
     def _render(self, progress: float, total: float | None, message: str | None) -> None:
-        raise NotImplementedError
+        """Draw one coalesced state."""
 
+    @abc.abstractmethod
     def _final(self, *, ok: bool, summary: str, quiet: bool) -> None:
-        raise NotImplementedError
+        """Draw the final state, then collapse to the one-line summary."""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
