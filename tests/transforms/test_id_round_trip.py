@@ -1,7 +1,8 @@
 """Acceptance: every asset id and finding id that ``find_assets`` / ``list_findings`` return
 under ``standard`` and ``strict`` resolves with ``get_asset`` / ``get_finding`` (ids are never
-one-way redacted; strict pseudonyms come back as the real ids), on the demo estate and on
-``scaled(5000)``."""
+one-way redacted; strict pseudonyms come back as the real ids), on the demo estate, on
+``scaled(5000)`` and on Prowler scans loaded with ``load_dataset`` (the scanner-only fixture and
+``prowler_id_estate``: random-looking ARNs, Azure ids, GCP names, Kubernetes uids)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prowler_id_estate import RESOURCES, write_scan
 
 from cloudg_nb import CloudGMCPLayer
 from cloudg_nb.policy.document import load_document
@@ -41,9 +43,15 @@ async def _pages(layer: CloudGMCPLayer, tool: str, **arguments: Any) -> list[str
             return ids
 
 
-async def _unresolved(tmp_path: Path, policy: str, sample: dict[str, Any]) -> list[str]:
+async def _unresolved(tmp_path: Path, policy: str, sample: dict[str, Any] | None = None,
+                      path: str | None = None) -> list[str]:
+    """Ids that find_assets / list_findings returned and get_asset / get_finding did not
+    resolve to themselves, on a sample estate or on a file loaded with load_dataset."""
     layer = make_layer(tmp_path, policy=_policy(policy))  # type: ignore[arg-type]
-    loaded = await layer.call_tool("sample_estate", sample)
+    if path is not None:
+        loaded = await layer.call_tool("load_dataset", {"path": path})
+    else:
+        loaded = await layer.call_tool("sample_estate", sample or {})
     assert not loaded.is_error, loaded.text
     assets = await _pages(layer, "find_assets")
     findings = await _pages(layer, "list_findings", include_suppressed=True)
@@ -69,6 +77,43 @@ async def test_every_demo_asset_and_finding_id_resolves(tmp_path: Path, policy: 
 async def test_every_scaled_5000_asset_and_finding_id_resolves(tmp_path: Path,
                                                                 policy: str) -> None:
     assert await _unresolved(tmp_path, policy, {"name": "scaled", "n": 5000}) == []
+
+
+SCANNER_ONLY = Path(__file__).resolve().parents[1] / "estate" / "data" / (
+    "scanner-only-estate.ocsf.json")
+
+
+@pytest.mark.parametrize("policy", ["standard", "strict"])
+async def test_every_id_of_the_scanner_only_prowler_scan_resolves(tmp_path: Path,
+                                                                   policy: str) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / SCANNER_ONLY.name).write_text(SCANNER_ONLY.read_text())
+    assert await _unresolved(tmp_path, policy, path=SCANNER_ONLY.name) == []
+
+
+@pytest.mark.parametrize("policy", ["standard", "strict"])
+async def test_every_id_of_a_loaded_multi_cloud_prowler_scan_resolves(tmp_path: Path,
+                                                                       policy: str) -> None:
+    (tmp_path / "data").mkdir()
+    path = write_scan(tmp_path / "data")
+    assert await _unresolved(tmp_path, policy, path=path.name) == []
+
+
+@pytest.mark.parametrize("policy", ["standard", "strict"])
+async def test_a_loaded_prowler_scan_lists_every_resource_and_failing_finding(
+        tmp_path: Path, policy: str) -> None:
+    (tmp_path / "data").mkdir()
+    path = write_scan(tmp_path / "data")
+    layer = make_layer(tmp_path, policy=_policy(policy))  # type: ignore[arg-type]
+    loaded = await layer.call_tool("load_dataset", {"path": path.name})
+    assert not loaded.is_error, loaded.text
+    assets = await _pages(layer, "find_assets")
+    findings = await _pages(layer, "list_findings", include_suppressed=True)
+    assert len(set(findings)) == len(findings) == len(RESOURCES)
+    # every resource plus one account (or cluster) asset per provider
+    assert len(set(assets)) == len(assets) == len(RESOURCES) + 4
+    if policy == "standard":
+        assert {uid for _, _, uid, *_ in RESOURCES} <= set(assets)
 
 
 CLOUDFRONT = "arn:aws:cloudfront::111122223333:distribution/E2QWRUHAPOMQZL"
