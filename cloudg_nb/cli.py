@@ -2,8 +2,9 @@
 
 ``lab`` starts JupyterLab with the extension (the main job); ``serve`` runs the layer as an
 MCP server (stdio or HTTP); ``config`` prints a client configuration; ``demo``, ``tools``,
-``call`` and ``read`` use an in-process layer (no server).
-JSON goes to stdout, messages to stderr, and a bad command line or setup exits with status 2.
+``call`` and ``read`` use an in-process layer (no server; ``--dataset`` parses are cached on
+disk across runs). Answers go to stdout, messages to stderr; a failed call exits with status
+1, a bad command line or setup with status 2.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def _layer(args: argparse.Namespace) -> Any:
         layer = CloudGMCPLayer(policy=args.policy, registry=registry)
     except PolicyError as exc:
         raise UsageError(f"--policy: {exc}") from None
+    if getattr(args, "dataset", None) and getattr(args, "cache", False):
+        from .estate.parse_cache import ParseCache
+
+        layer.workspace.parse_cache = ParseCache()
     if getattr(args, "dataset", None) or getattr(args, "sample", None):
         asyncio.run(_prepare_workspace(layer, args.dataset or (), args.sample))
     return layer
@@ -119,8 +124,42 @@ def _cmd_call(args: argparse.Namespace) -> int:
     except NotFoundError as exc:
         print(exc.message, file=sys.stderr)
         return 2
-    print(json.dumps(result.to_wire(), indent=2))
-    return 1 if result.is_error else 0
+    if result.is_error:
+        _print_error(args.tool, result.text, result.meta.get("cloudg/error_data"))
+        return 1
+    if args.text or result.structured is None:
+        print(result.text)
+    else:
+        print(json.dumps(result.structured, indent=2, default=str))
+    return 0
+
+
+#: Characters of error data shown on the terminal (the rest is cut, marked with ...).
+_MAX_ERROR_DATA = 600
+
+
+def _print_error(what: str, message: str, data: Any) -> None:
+    """One short block on stderr: the message, then the error data on one line."""
+    print(f"cloudg-nb: {what}: {message}", file=sys.stderr)
+    if data:
+        details = json.dumps(data, default=str)
+        if len(details) > _MAX_ERROR_DATA:
+            details = details[:_MAX_ERROR_DATA] + " ..."
+        print(f"  details: {details}", file=sys.stderr)
+
+
+def _content_body(wire: dict[str, Any]) -> Any:
+    """What a resource content says: parsed JSON for JSON text, the text, else its wire form
+    (binary contents)."""
+    text = wire.get("text")
+    if not isinstance(text, str):
+        return wire
+    if "json" in str(wire.get("mimeType") or ""):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    return text
 
 
 def _cmd_read(args: argparse.Namespace) -> int:
@@ -130,9 +169,13 @@ def _cmd_read(args: argparse.Namespace) -> int:
     try:
         contents = asyncio.run(layer.read_resource(args.uri))
     except MCPLayerError as exc:
-        print(exc.message, file=sys.stderr)
+        _print_error(args.uri, exc.message, exc.data)
         return 1
-    print(json.dumps([c.to_wire() for c in contents], indent=2))
+    bodies = [_content_body(c.to_wire()) for c in contents]
+    if len(bodies) == 1 and isinstance(bodies[0], str):
+        print(bodies[0])
+    else:
+        print(json.dumps(bodies[0] if len(bodies) == 1 else bodies, indent=2, default=str))
     return 0
 
 
@@ -160,6 +203,37 @@ async def _prepare_workspace(layer: Any, datasets: Sequence[str], sample: str | 
             data = result.meta.get("cloudg/error_data")
             details = f" (details: {json.dumps(data, default=str)})" if data else ""
             raise UsageError(f"{option} failed: {result.text}{details}")
+        if tool == "load_dataset":
+            _print_load_report(arguments["name"], result.structured or {},
+                               getattr(layer.workspace, "parse_cache", None))
+
+
+#: Skipped records and notes of a load listed on the terminal (load_report has up to 50).
+_MAX_LISTED = 5
+
+
+def _print_load_report(name: str, loaded: dict[str, Any], cache: Any) -> None:
+    """What a ``--dataset`` load did, on stderr: its counts explained, the first skipped
+    records and notes by index, warnings, and whether the parse came from the cache."""
+    report = loaded.get("load_report")
+    cached = " (cached parse)" if getattr(cache, "last", None) == "hit" else ""
+    if not isinstance(report, dict):
+        print(f"cloudg-nb: dataset {name}: {loaded.get('assets', 0)} assets, "
+              f"{loaded.get('findings', 0)} findings{cached}", file=sys.stderr)
+        return
+    print(f"cloudg-nb: dataset {name} ({report.get('file')}): {report.get('explanation')}"
+          f"{cached}", file=sys.stderr)
+    for label, key in (("skipped", "skipped_records"), ("note on", "notes")):
+        items = report.get(key) or []
+        for item in items[:_MAX_LISTED]:
+            where = f" of {item['file']}" if item.get("file") else ""
+            print(f"  {label} record #{item.get('index')}{where}: {item.get('field')}: "
+                  f"{item.get('reason')}", file=sys.stderr)
+        if len(items) > _MAX_LISTED:
+            print(f"  ... and more {key.replace('_', ' ')} (load_report lists them)",
+                  file=sys.stderr)
+    for warning in report.get("warnings") or []:
+        print(f"  warning: {warning}", file=sys.stderr)
 
 
 def _is_loopback(host: str) -> bool:
@@ -306,9 +380,15 @@ def _add_layer_options(parser: argparse.ArgumentParser, default: Any) -> None:
     )
 
 
-def _add_data_options(parser: argparse.ArgumentParser) -> None:
+def _add_data_options(parser: argparse.ArgumentParser, *, cache: bool = False) -> None:
     parser.add_argument("--dataset", action="append", metavar="NAME=PATH",
-                        help="load an estate file into the workspace first (repeatable)")
+                        help="load an estate file into the workspace first (repeatable)"
+                             + ("; the parse is cached in $XDG_CACHE_HOME/cloudg-nb (default "
+                                "~/.cache/cloudg-nb) while the file is unchanged" if cache
+                                else ""))
+    if cache:
+        parser.add_argument("--no-cache", dest="cache", action="store_false",
+                            help="parse --dataset files afresh and do not store the parse")
     parser.add_argument("--sample", metavar="NAME",
                         help="load a generated sample estate (e.g. demo) into the workspace "
                              "first")
@@ -371,15 +451,20 @@ def build_parser() -> argparse.ArgumentParser:
     tools = sub.add_parser("tools", help="list the tools")
     tools.add_argument("--json", action="store_true", help="print the MCP tool definitions")
     tools.set_defaults(fn=_cmd_tools)
-    call = sub.add_parser("call", help="call a tool and print the MCP result")
+    call = sub.add_parser(
+        "call", help="call a tool and print its structured result (JSON)",
+        description="Call a tool in-process and print its structured result as JSON (or its "
+                    "text when it has none). An error is printed on stderr and exits 1.")
     call.add_argument("tool")
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
+    call.add_argument("--text", action="store_true",
+                      help="print the result's text content instead of the structured JSON")
     call.set_defaults(fn=_cmd_call)
-    read = sub.add_parser("read", help="read a resource and print its contents")
+    read = sub.add_parser("read", help="read a resource and print its contents (JSON as JSON)")
     read.add_argument("uri")
     read.set_defaults(fn=_cmd_read)
     for command in (call, read):
-        _add_data_options(command)
+        _add_data_options(command, cache=True)
 
     serve = sub.add_parser("serve", help="serve the layer to MCP clients (stdio or HTTP)")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")

@@ -35,6 +35,7 @@ from .layer.listeners import Listeners
 
 if TYPE_CHECKING:
     from .estate.dataset import Dataset
+    from .estate.parse_cache import ParseCache
     from .estate.progress import ProgressFn
 
 __all__ = ["Workspace", "NoDatasetError", "ReferenceNotFoundError", "DatasetNameConflictError",
@@ -112,6 +113,9 @@ class Workspace:
         self._listeners = Listeners(logger, "workspace listener")
         self._unsubscribe: dict[str, Callable[[], None]] = {}
         self._lock = threading.RLock()
+        #: Optional ``load_path`` stand-in that keeps parses (``estate.parse_cache``); it sees
+        #: only paths ``resolve_path`` accepted, so it never widens what may be read.
+        self.parse_cache: ParseCache | None = None
 
     def __repr__(self) -> str:
         return f"Workspace(datasets={list(self.datasets)}, active={self.active!r})"
@@ -362,7 +366,8 @@ class Workspace:
             with self._lock:
                 if final in self.datasets and not replace:
                     raise DatasetNameConflictError(final, self.unique_name(final))
-        ds = load_path(resolved, kind=kind, name=final, progress=progress, strict=strict)
+        read = self.parse_cache.load if self.parse_cache is not None else load_path
+        ds = read(resolved, kind=kind, name=final, progress=progress, strict=strict)
         return self.add(ds, final, activate=activate, replace=replace)
 
     def load_sample(

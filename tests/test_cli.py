@@ -42,8 +42,7 @@ def test_tools_json_prints_mcp_definitions(capsys) -> None:
 def test_call_prints_the_structured_result(capsys) -> None:
     assert main(["--policy", "open", "call", "list_capabilities"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["isError"] is False
-    assert result["structuredContent"]["server"]["policy"] == "open"
+    assert result["server"]["policy"] == "open"
 
 
 def test_call_with_invalid_json_arguments_exits_2_without_echoing_them(capsys) -> None:
@@ -59,8 +58,7 @@ def test_call_of_unknown_tool_exits_2(capsys) -> None:
 
 def test_read_prints_resource_contents(capsys) -> None:
     assert main(["read", "cloudg://workspace"]) == 0
-    contents = json.loads(capsys.readouterr().out)
-    assert json.loads(contents[0]["text"]) == {
+    assert json.loads(capsys.readouterr().out) == {
         "datasets": [], "active": None, "max_datasets": 16, "loaded": []
     }
 
@@ -192,12 +190,12 @@ def test_a_bad_policy_is_a_usage_error_not_a_traceback(capsys) -> None:
 def test_call_can_load_the_sample_estate_first(capsys) -> None:
     assert main(["call", "blast_radius", "--sample", "demo",
                  "--args", '{"ref": "prod-data-key"}']) == 0
-    assert json.loads(capsys.readouterr().out)["structuredContent"]["total"] == 11
+    assert json.loads(capsys.readouterr().out)["total"] == 11
 
 
 def test_read_can_load_the_sample_estate_first(capsys) -> None:
     assert main(["read", "cloudg://datasets/demo/summary", "--sample", "demo"]) == 0
-    assert json.loads(capsys.readouterr().out)[0]["uri"] == "cloudg://datasets/demo/summary"
+    assert json.loads(capsys.readouterr().out)["name"] == "demo"
 
 
 def test_an_out_of_range_port_is_refused(capsys) -> None:
