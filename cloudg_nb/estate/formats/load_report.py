@@ -37,12 +37,18 @@ class LoadReport:
     notes_count: int = 0
     #: Replaces the scanner wording of ``explanation`` (tables have no passed checks).
     explanation: str | None = None
+    #: The source format's names of the fields a reader reports (a reader that maps its
+    #: records onto another reader's shape reports the names its user wrote).
+    aliases: dict[str, str] = field(default_factory=dict)
+    #: Indexes of valid records deliberately not loaded (``set_aside``).
+    set_aside_indexes: set[int] = field(default_factory=set)
 
     def skip(self, index: int, field_name: str, reason: str, *, file: str | None = None
              ) -> None:
         """Record ``index`` (of ``file``, when the load reads several) is not loaded; in
         strict mode the load fails here."""
         where = file or self.file
+        field_name = self.aliases.get(field_name, field_name)
         if self.strict:
             raise DatasetLoadError(
                 where, f"record {index} is not valid ({field_name}: {reason}); fix it, or "
@@ -55,8 +61,17 @@ class LoadReport:
                 entry["file"] = file
             self.skipped.append(entry)
 
+    def set_aside(self, index: int, field_name: str, reason: str) -> None:
+        """Record ``index`` is valid but not loaded (an archived finding): counted and
+        listed with the skipped records, and never a strict-mode failure."""
+        self.set_aside_indexes.add(index)
+        self.skipped_count += 1
+        if len(self.skipped) < MAX_LISTED:
+            self.skipped.append({"index": index, "field": field_name, "reason": reason})
+
     def note(self, index: int, field_name: str, reason: str) -> None:
         """Record ``index`` loaded, but ``field_name`` was not read as written."""
+        field_name = self.aliases.get(field_name, field_name)
         self.notes_count += 1
         if len(self.notes) < MAX_LISTED:
             self.notes.append({"index": index, "field": field_name, "reason": reason})

@@ -241,6 +241,10 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
     group = res.get("group")
     metadata = rec.get("metadata")
     remediation = rec.get("remediation")
+    product = metadata.get("product") if isinstance(metadata, dict) else None
+    tool = _text(product.get("name")) if isinstance(product, dict) else None
+    unmapped = rec.get("unmapped")
+    muted_reason = _text(unmapped.get("muted_reason")) if isinstance(unmapped, dict) else None
     return {
         "index": index, "provider": provider, "account_id": acct_id,
         "account_name": _text(account.get("name")) or acct_id,
@@ -256,6 +260,7 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
         "check": _text(metadata.get("event_code")) if isinstance(metadata, dict) else None,
         "detected_at": _detected_at(rec, info), "muted": _muted(rec),
         "reqs": _requirements(rec, index, report), "categories": _categories(rec),
+        "tool": (tool or "prowler").lower(), "muted_reason": muted_reason or "muted in Prowler",
     }
 
 
@@ -294,10 +299,17 @@ def read_prowler(path: Path, *, name: str = "dataset", strict: bool = False) -> 
 
 
 def read_records(records: list[Any], *, file: str, name: str = "dataset",
-                 strict: bool = False) -> Dataset:
-    """The dataset of OCSF-shaped Prowler ``records`` read from ``file`` (see the module)."""
-    report = LoadReport(file, strict=strict, records=len(records))
-    rows = [r for i, rec in enumerate(records) if (r := _record(rec, i, report)) is not None]
+                 strict: bool = False, kind: str = "prowler",
+                 report: LoadReport | None = None) -> Dataset:
+    """The dataset of OCSF-shaped Prowler ``records`` read from ``file`` (see the module).
+
+    A reader that maps another format onto these records may pass its own ``report``
+    (field aliases, records it set aside) and the dataset ``kind``; the product name
+    (``metadata.product.name``) is the findings' source tool and ``unmapped.muted_reason``
+    their suppression reason."""
+    report = report or LoadReport(file, strict=strict, records=len(records))
+    rows = [r for i, rec in enumerate(records) if i not in report.set_aside_indexes
+            and (r := _record(rec, i, report)) is not None]
     rows = _merge_duplicates(rows, report)
     assets: dict[str, dict[str, Any]] = {}
     findings: list[dict[str, Any]] = []
@@ -333,11 +345,11 @@ def read_records(records: list[Any], *, file: str, name: str = "dataset",
                 "resource_arn": uid if uid.startswith("arn:") else None,
                 "severity": row["severity"], "title": row["title"] or fid,
                 "description": row["desc"], "evidence": row["evidence"],
-                "remediation": row["remediation"], "source_tool": "prowler",
+                "remediation": row["remediation"], "source_tool": row["tool"],
                 "source_finding_id": row["check"] or fid,
                 "compliance_frameworks": sorted(reqs), "detected_at": row["detected_at"],
                 "is_suppressed": muted,
-                "suppression_reason": "muted in Prowler" if muted else None,
+                "suppression_reason": row["muted_reason"] if muted else None,
             })
         elif status == "PASS":
             report.passed += 1
@@ -360,6 +372,6 @@ def read_records(records: list[Any], *, file: str, name: str = "dataset",
     f = normalize_findings(pd.DataFrame(findings), source=file)
     c = normalize_compliance(pd.DataFrame(comp_rows), source=file)
     e = normalize_edges(exposure_edges(f, assets, categories), source=file)
-    ds = Dataset(a, e, f, c, normalize=False, name=name, source=file, kind="prowler")
+    ds = Dataset(a, e, f, c, normalize=False, name=name, source=file, kind=kind)
     ds.load_report = report.to_dict()
     return ds
