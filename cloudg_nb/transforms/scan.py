@@ -8,6 +8,9 @@ anything else runs over the joined text, each match mapped back to its string. O
 matches are settled by priority (detector order: secrets, credentials, identifiers ...),
 after shields (ids, public keys, certificates) have dropped the secret findings inside them:
 shield detectors that report nothing run only on strings that hold a secret finding.
+Strings a scan found clean are remembered (a bounded set keyed by the exact string, per
+scanner, so the same detectors decided): most values of a result repeat from call to call
+(types, regions, account ids, names), and a known-clean string is not scanned again.
 """
 
 from __future__ import annotations
@@ -24,6 +27,13 @@ from .detectors import Detector
 __all__ = ["Finding", "Scanner"]
 
 SEP = "\x00"
+#: Clean strings remembered per scanner; the set is emptied when full (cheap, rare).
+CLEAN_MEMO_SIZE = 65_536
+#: Longer strings (descriptions, evidence) rarely repeat: not remembered.
+CLEAN_MEMO_CHARS = 512
+#: A position anchor (``^``, ``$``, ``\A``, ``\Z``) in a pattern run over the joined text
+#: would make a string's result depend on its neighbours: such a scanner remembers nothing.
+_POSITIONAL = re.compile(r"(?<![\[\\])\^|(?<!\\)\$|\\[AZ]")
 
 
 @dataclass(slots=True)
@@ -42,6 +52,12 @@ class Scanner:
         self.detectors = list(detectors)
         #: Shields not among ``detectors``: run lazily, where a secret finding needs them.
         self.shields = [d for d in shields if d not in self.detectors]
+        #: Strings found clean (no finding): a batch scan finds per string exactly what a scan
+        #: of that string alone finds, so the answer holds wherever the string appears again.
+        #: None when a pattern over the joined text has a position anchor.
+        self._clean: dict[str, None] | None = None if any(
+            d.anchor is None and _POSITIONAL.search(d.pattern.pattern) is not None
+            for d in self.detectors) else {}
 
     def __bool__(self) -> bool:
         return bool(self.detectors)
@@ -84,9 +100,36 @@ class Scanner:
     # -- many strings ----------------------------------------------------------------------
 
     def scan_many(self, strings: Sequence[str]) -> dict[int, list[Finding]]:
-        """Findings per string index (only strings with findings), overlaps settled."""
+        """Findings per string index (only strings with findings), overlaps settled.
+
+        Strings remembered clean are skipped; the others are scanned together and those
+        found clean (short enough) are remembered."""
         if not strings or not self.detectors:
             return {}
+        clean = self._clean
+        if clean is None:
+            return self._scan_many(strings)
+        known = list(map(clean.__contains__, strings))
+        if any(known):
+            todo = list(compress(range(len(strings)), map(not_, known)))
+            if not todo:
+                return {}
+            found = self._scan_many(list(map(strings.__getitem__, todo)))
+            self._remember(clean, [strings[i] for j, i in enumerate(todo) if j not in found])
+            return {todo[j]: f for j, f in found.items()}
+        found = self._scan_many(strings)
+        self._remember(clean, [s for i, s in enumerate(strings) if i not in found])
+        return found
+
+    @staticmethod
+    def _remember(clean: dict[str, None], strings: list[str]) -> None:
+        if len(clean) + len(strings) > CLEAN_MEMO_SIZE:
+            clean.clear()
+        for s in strings:
+            if len(s) <= CLEAN_MEMO_CHARS:
+                clean[s] = None
+
+    def _scan_many(self, strings: Sequence[str]) -> dict[int, list[Finding]]:
         big = SEP.join(strings)
         if big.count(SEP) != len(strings) - 1:  # a string holds NUL itself: go one by one
             return self._one_by_one(strings)

@@ -40,3 +40,52 @@ def test_strings_holding_nul_are_scanned_one_by_one() -> None:
 def test_repeated_high_entropy_tokens_are_all_found() -> None:
     found = SCANNER.scan_many(["x", STRINGS[6]])
     assert [f.entity for f in found[1]] == ["high_entropy_string"] * 2
+
+
+def _counting_scanner(pattern: str) -> tuple[Scanner, list[str]]:
+    """A scanner whose one detector matches ``pattern`` and rejects every match, noting each
+    match its validator sees (so a rescan of a string shows up)."""
+    import re
+
+    from cloudg_nb.transforms.detectors import Detector
+
+    seen: list[str] = []
+
+    def reject(text: str) -> None:
+        seen.append(text)
+        return None
+
+    det = Detector("probe", "secret", re.compile(pattern), "test probe", validate=reject)
+    return Scanner([det]), seen
+
+
+def test_a_string_found_clean_is_not_scanned_again() -> None:
+    scanner, seen = _counting_scanner(r"x+")
+    assert scanner.scan_many(["axxb", "yy"]) == {}
+    assert scanner.scan_many(["yy", "axxb"]) == {}
+    assert seen == ["xx"]
+
+
+def test_repeated_batches_find_what_each_string_alone_holds() -> None:
+    first = SCANNER.scan_many(STRINGS)
+    shuffled = STRINGS[::-1]
+    again = SCANNER.scan_many(shuffled)
+    n = len(STRINGS)
+    assert {n - 1 - i: _plain(f) for i, f in again.items()} == {
+        i: _plain(f) for i, f in first.items()}
+
+
+def test_a_secret_among_remembered_clean_strings_is_found_at_its_place() -> None:
+    scanner = Scanner(BUILTIN_DETECTORS)
+    clean = [f"filler-{i}" for i in range(20)]
+    scanner.scan_many(clean)
+    found = scanner.scan_many([*clean[:7], "key AKIAHBRPOIG8F1CBFNO6", *clean[7:]])
+    assert {i: _plain(f) for i, f in found.items()} == {
+        7: [(4, 24, "aws_access_key_id")]}
+
+
+def test_a_scanner_with_a_position_anchored_pattern_rescans_every_time() -> None:
+    scanner, seen = _counting_scanner(r"x+$")
+    scanner.scan_many(["b", "axx"])
+    scanner.scan_many(["b", "axx"])
+    assert seen == ["xx", "xx"]
