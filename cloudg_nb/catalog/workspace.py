@@ -180,8 +180,9 @@ def load_dataset(
                     "paths start at the first allowed root.")],
     name: NewNameArg = None,
     kind: Annotated[str, Field(
-        max_length=16,
-        description="File format: auto (detect), inventory, tabular or prowler.")] = "auto",
+        max_length=32,
+        description="File format: auto (detect), inventory, tabular, prowler or "
+                    "prowler-compliance.")] = "auto",
     activate: Annotated[bool, Field(description="Make it the active dataset.")] = True,
     replace: Annotated[bool, Field(
         description="Replace a loaded dataset of the same name (else that is an error).")

@@ -26,6 +26,7 @@ from .inventory_map import (
 )
 from .jsonio import TOO_DEEP, parse_json, read_text
 from .prowler import looks_like_prowler, read_prowler
+from .prowler_compliance_csv import looks_like_prowler_compliance_csv, read_prowler_compliance_csv
 from .prowler_csv import looks_like_prowler_csv
 from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
 
@@ -33,7 +34,7 @@ __all__ = ["FORMATS", "detect_format", "load_path", "write_inventory_map", "writ
            "INVENTORY_FILE", "FINDINGS_FILE"]
 
 #: Accepted ``kind`` values of ``load_path`` (``auto`` detects).
-FORMATS = ("auto", "inventory", "tabular", "prowler")
+FORMATS = ("auto", "inventory", "tabular", "prowler", "prowler-compliance")
 
 
 def _sniff_json(path: Path) -> str | None:
@@ -98,6 +99,8 @@ def detect_format(path: Path) -> str:
         return "tabular"
     if suffix == ".csv" and looks_like_prowler_csv(_first_line(path)):
         return "prowler"
+    if suffix == ".csv" and looks_like_prowler_compliance_csv(_first_line(path)):
+        return "prowler-compliance"
     if suffix in (".json", ".jsonl", ".ndjson", ""):
         kind = _sniff_json(path)
         if kind == "json-invalid":
@@ -120,7 +123,7 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
     key = str(kind or "auto").strip().lower()
     if key not in FORMATS:
         raise InvalidArgumentsError(
-            "Unknown dataset kind; use auto, inventory, tabular or prowler.",
+            f"Unknown dataset kind; use one of {', '.join(FORMATS)}.",
             data={"field": "kind", "close_matches": close_matches(key, FORMATS),
                   "allowed": list(FORMATS)})
     ph = Phases(progress)
@@ -147,6 +150,8 @@ def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> 
         ds = read_inventory_map(target, name=name, check=check, strict=strict)
     elif fmt == "tabular":
         ds = read_tabular(path if path.is_dir() else path.parent, name=name, strict=strict)
+    elif fmt == "prowler-compliance":
+        ds = read_prowler_compliance_csv(path, name=name, strict=strict, forced=True)
     else:
         if path.is_dir():
             raise DatasetLoadError(path.name, "Prowler output is a file, not a folder")

@@ -89,9 +89,13 @@ def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False)
     text = read_text(path)
     header = text.split("\n", 1)[0]
     if not looks_like_prowler_csv(header):
+        from .prowler_compliance_csv import looks_like_prowler_compliance_csv
+
+        hint = ("; it is a Prowler compliance CSV: load it with kind prowler-compliance "
+                "(or auto)") if looks_like_prowler_compliance_csv(header) else ""
         raise DatasetLoadError(
             path.name, "not Prowler CSV output: the header lacks "
-                       + ", ".join(REQUIRED_COLUMNS) + " (semicolon-separated)",
+                       + ", ".join(REQUIRED_COLUMNS) + " (semicolon-separated)" + hint,
             data={"required_columns": list(REQUIRED_COLUMNS)})
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=";")
     try:

@@ -118,7 +118,7 @@ def test_folder_without_estate_files_is_refused(tmp_path: Path) -> None:
 def test_unknown_kind_has_close_matches(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgumentsError) as err:
         load_path(tmp_path, kind="prowlr")
-    assert err.value.data["close_matches"] == ["prowler"]
+    assert err.value.data["close_matches"][0] == "prowler"
 
 
 def test_a_bad_finding_row_is_skipped_by_index_and_the_others_load(tmp_path: Path) -> None:
