@@ -107,6 +107,7 @@ _KUBERNETES = {
 # "Firewall", "Bucket" ...), read only for that provider.
 _SHORT = {
     "GCP": {"instance": "GCE_INSTANCE", "firewall": "SECURITY_GROUP", "bucket": "GCS_BUCKET",
+            "firewallrule": "SECURITY_GROUP",
             "serviceaccount": "SERVICE_ACCOUNT", "cryptokey": "KMS_KEY", "network": "VPC",
             "subnet": "SUBNET", "subnetwork": "SUBNET", "project": "CLOUD_ACCOUNT",
             "cloudsql": "SQL_DATABASE", "databaseinstance": "SQL_DATABASE",
