@@ -43,17 +43,27 @@ def _stat_line(path: Path, root: Path) -> list[Any]:
     return [path.relative_to(root).as_posix(), st.st_size, st.st_mtime_ns]
 
 
+def _companions() -> frozenset[str]:
+    """Names of the files a reader may read beside the file it was given: an inventory map
+    reads findings.json, a table file reads the other tables of its folder."""
+    from .formats import FINDINGS_FILE, INVENTORY_FILE
+    from .formats.tabular import TABLES, TABULAR_SUFFIXES
+
+    return frozenset({INVENTORY_FILE, FINDINGS_FILE,
+                      *(f"{t}{s}" for t in TABLES for s in TABULAR_SUFFIXES)})
+
+
 def _files_fingerprint(path: Path) -> list[Any] | None:
-    """Size and mtime of ``path`` and of every file a reader may read with it: the files
-    beside a file (inventory maps read findings.json, tables read their folder), everything
-    under a folder. None when there are too many to check cheaply or one cannot be read."""
+    """Size and mtime of ``path`` and of every file a reader may read with it: its
+    companions beside a file, everything under a folder. None when there are too many to
+    check cheaply or one cannot be read."""
     try:
         if path.is_dir():
             files = [p for p in path.rglob("*") if p.is_file()]
             root = path
         else:
             root = path.parent
-            files = [p for p in root.iterdir() if p.is_file()]
+            files = [root / name for name in _companions() if (root / name).is_file()]
         if len(files) > MAX_FILES:
             return None
         return [_stat_line(path, root) if path.is_file() else path.name,

@@ -87,3 +87,24 @@ def test_old_entries_beyond_the_limit_are_deleted(tmp_path: Path, monkeypatch) -
 def test_the_cache_folder_follows_xdg_cache_home(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert default_cache_folder() == tmp_path / "cloudg-nb"
+
+
+def test_an_unrelated_file_written_beside_it_keeps_the_entry(tmp_path: Path,
+                                                             scan: Path) -> None:
+    cache = ParseCache(tmp_path / "cache")
+    cache.load(scan)
+    (scan.parent / "calls.log").write_text("output of the last run")
+    cache.load(scan)
+    assert cache.last == "hit"
+
+
+def test_a_table_file_is_parsed_again_when_another_table_of_its_folder_changes(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "assets.csv").write_text("id,name,asset_type,provider\ni-1,web,EC2,AWS\n")
+    cache = ParseCache(tmp_path / "cache")
+    cache.load(folder / "assets.csv")
+    (folder / "findings.csv").write_text("id,resource_id,severity,title\nf-1,i-1,HIGH,t\n")
+    ds = cache.load(folder / "assets.csv")
+    assert cache.last == "miss" and ds.findings["id"].tolist() == ["f-1"]
