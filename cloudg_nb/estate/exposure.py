@@ -1,7 +1,8 @@
 """Internet exposure and cross-account reach: ``internet_exposure`` lists entry points
 (flagged assets, INTERNET_EXPOSED edges — real or derived from findings — and resources
-behind groups admitting 0.0.0.0/0) with ports, protocols, sources, deriving findings and WAF
-protection; ``cross_account_edges`` lists edges between accounts, marking external ones.
+behind groups admitting 0.0.0.0/0, unless attached without a public IP) with ports,
+protocols, sources, deriving findings and WAF protection; ``cross_account_edges`` lists
+edges between accounts, marking external ones.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def internet_exposure(
     asset_owner = owners < n
     rule_rows, owners = rule_rows[asset_owner], owners[asset_owner]
     ph.step(30, "finding resources behind open rules")
-    att = np.flatnonzero(g.edge_code == EDGE_CODE["ATTACHED_TO"])
+    att = np.flatnonzero((g.edge_code == EDGE_CODE["ATTACHED_TO"]) & ~g.edge_no_public_ip)
     a_src, a_dst = g.edge_src[att], g.edge_dst[att]
     owner_set = set(owners.tolist())
     behind: dict[int, set[int]] = {}

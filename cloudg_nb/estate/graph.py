@@ -6,7 +6,8 @@ principals). Each view is a CSR adjacency built once per dataset version with nu
 
 - ``out`` / ``in`` / ``both``: edges as stored (plus internet → exposed assets);
 - ``flow`` / ``flow_in``: how traffic or an attacker moves (rules by direction, LB → target,
-  workload → role → resource, trusted principal → role, internet → entry points);
+  workload → role → resource, trusted principal → role, internet → entry points; a group
+  open to the internet does not lead on to a member attached with ``public_ip: false``);
 - ``dep`` / ``dep_in``: "depends on" and "is depended on by" (dependency direction per type);
 - ``identity`` / ``identity_in``: identity edges only, oriented like ``flow``.
 
@@ -379,6 +380,7 @@ class EstateGraph:
         check()
         direction = edges["direction"].to_numpy(dtype=object)
         self.edge_egress = np.array([d == "egress" for d in direction], dtype=bool)
+        self.edge_no_public_ip = _no_public_ip(edges, self.edge_code)
         self.is_exposed = np.zeros(self.n_nodes, dtype=bool)
         self.is_exposed[:n] = assets["is_internet_exposed"].to_numpy(dtype=bool)
         self.is_network_control = np.zeros(self.n_nodes, dtype=bool)
@@ -467,8 +469,13 @@ class EstateGraph:
         fw = np.isin(c, _FLOW_FORWARD) | egress
         rv = ingress | (c == _C["IAM_TRUST"])
         att = c == _C["ATTACHED_TO"]
-        att_rev = att & self.is_network_control[d]
-        att_fw = att & ~att_rev
+        to_control = att & self.is_network_control[d]
+        # a member without a public IP is not reached through its group's internet rules
+        world = np.zeros(self.n_nodes, dtype=bool)
+        open_rule = ingress & ((s == self.internet) | (d == self.internet))
+        world[np.where(s[open_rule] == self.internet, d[open_rule], s[open_rule])] = True
+        att_rev = to_control & ~(self.edge_no_public_ip & world[d])
+        att_fw = att & ~to_control
         peer = c == _C["PEERING"]
         exp = c == _C["INTERNET_EXPOSED"]
         exp_end = np.where(s[exp] == self.internet, d[exp], s[exp])
@@ -502,6 +509,17 @@ class EstateGraph:
         )
         count, labels = connected_components(mat, directed=False)
         return int(count), labels
+
+
+def _no_public_ip(edges: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
+    """Per edge: an ATTACHED_TO edge of a member without a public IP (inventory readers set
+    ``properties.public_ip`` false), which internet rules of the group do not reach."""
+    out = np.zeros(len(codes), dtype=bool)
+    rows = np.flatnonzero(codes == _C["ATTACHED_TO"])
+    if len(rows):
+        props = edges["properties"].to_numpy(dtype=object)[rows]
+        out[rows] = [isinstance(p, dict) and p.get("public_ip") is False for p in props]
+    return out
 
 
 def family_mask(family: EdgeFamily) -> np.ndarray:

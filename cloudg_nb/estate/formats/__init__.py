@@ -16,6 +16,7 @@ from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from ..models import close_matches
 from ..progress import CancelCheck, Phases, ProgressFn
+from .aws_files import AWS_CONFIG, AWS_DESCRIBE, aws_folder_kind, aws_kind_of, read_aws
 from .inventory_map import (
     FINDINGS_FILE,
     INVENTORY_FILE,
@@ -34,7 +35,8 @@ __all__ = ["FORMATS", "detect_format", "load_path", "write_inventory_map", "writ
            "INVENTORY_FILE", "FINDINGS_FILE"]
 
 #: Accepted ``kind`` values of ``load_path`` (``auto`` detects).
-FORMATS = ("auto", "inventory", "tabular", "prowler", "prowler-compliance")
+FORMATS = ("auto", "inventory", "tabular", "prowler", "prowler-compliance",
+           AWS_CONFIG, AWS_DESCRIBE)
 
 
 def _sniff_json(path: Path) -> str | None:
@@ -67,6 +69,7 @@ def _sniff_json(path: Path) -> str | None:
             return "inventory"
         if looks_like_prowler(doc):
             return "prowler"
+        return aws_kind_of(doc)
     return None
 
 
@@ -88,6 +91,9 @@ def detect_format(path: Path) -> str:
             return "tabular"
         if (path / FINDINGS_FILE).is_file():
             return "inventory"
+        aws = aws_folder_kind(path)
+        if aws:
+            return aws
         raise DatasetLoadError(
             path.name, f"the folder holds no estate files (expected {INVENTORY_FILE}, or "
                        "assets.csv / assets.jsonl / assets.parquet)")
@@ -148,6 +154,8 @@ def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> 
         if path.is_dir() and not target.is_file():
             target = path / FINDINGS_FILE
         ds = read_inventory_map(target, name=name, check=check, strict=strict)
+    elif fmt in (AWS_CONFIG, AWS_DESCRIBE):
+        ds = read_aws(path, kind=fmt, name=name, strict=strict)
     elif fmt == "tabular":
         ds = read_tabular(path if path.is_dir() else path.parent, name=name, strict=strict)
     elif fmt == "prowler-compliance":
