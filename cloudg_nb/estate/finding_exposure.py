@@ -54,7 +54,8 @@ _TITLE = re.compile(
     r"public (read |write |read or write )?access|exposed to (the )?internet|"
     r"open to (the )?(world|internet)|public ip|anonymous(ly)? access|"
     r"unrestricted (incoming|inbound|ingress|access)", re.IGNORECASE)
-_NOT_EXPOSURE_TITLE = re.compile(r"public access block|block public", re.IGNORECASE)
+#: ("should block public read access" is an exposure; "block public access" is a setting.)
+_NOT_EXPOSURE_TITLE = re.compile(r"public access block|block public access", re.IGNORECASE)
 _TITLE_PORT = re.compile(r"\bports?\s+(\d{1,5})(?:\s*(?:-|to)\s*(\d{1,5}))?", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+", re.IGNORECASE)
 _STORAGE = re.compile(r"bucket|blob|storage|container|s3_|cloudstorage", re.IGNORECASE)
@@ -146,7 +147,12 @@ def exposure_of_check(check_id: str | None, title: str | None = None,
 
 @functools.lru_cache(maxsize=4096)
 def _exposure_of(cid: str, text: str, cats: frozenset[str]) -> FindingExposure | None:
-    """``exposure_of_check`` without the detail (cached: scans repeat a few checks)."""
+    """``exposure_of_check`` without the detail (cached: scans repeat a few checks).
+
+    Only a snake_case check id (Prowler's) is read for words and ports: a control id such as
+    Security Hub's ``EC2.13`` names no port, so its title decides."""
+    if "_" not in cid:
+        cid = ""
     basis = None
     if cid and not _NOT_EXPOSURE_ID.search(cid) and (
             _NETWORK_ID.search(cid) or _PUBLIC_ID.search(cid)):

@@ -16,6 +16,7 @@ from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from ..models import close_matches
 from ..progress import CancelCheck, Phases, ProgressFn
+from .asff import looks_like_asff, looks_like_asff_document, read_asff
 from .aws_files import AWS_CONFIG, AWS_DESCRIBE, aws_folder_kind, aws_kind_of, read_aws
 from .inventory_map import (
     FINDINGS_FILE,
@@ -29,6 +30,7 @@ from .jsonio import TOO_DEEP, parse_json, read_text
 from .prowler import looks_like_prowler, read_prowler
 from .prowler_compliance_csv import looks_like_prowler_compliance_csv, read_prowler_compliance_csv
 from .prowler_csv import looks_like_prowler_csv
+from .prowler_native_json import looks_like_prowler_native, read_prowler_native
 from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
 
 __all__ = ["FORMATS", "detect_format", "load_path", "write_inventory_map", "write_tabular",
@@ -36,7 +38,19 @@ __all__ = ["FORMATS", "detect_format", "load_path", "write_inventory_map", "writ
 
 #: Accepted ``kind`` values of ``load_path`` (``auto`` detects).
 FORMATS = ("auto", "inventory", "tabular", "prowler", "prowler-compliance",
-           AWS_CONFIG, AWS_DESCRIBE)
+           AWS_CONFIG, AWS_DESCRIBE, "asff", "prowler-json")
+#: How messages name a format (``kind`` values not listed are named as they are).
+_FORMAT_NAMES = {"inventory": "an inventory map", "tabular": "a tabular folder",
+                 "prowler": "Prowler output (JSON-OCSF or CSV)",
+                 "asff": "JSON-ASFF (Prowler json-asff or Security Hub get-findings)",
+                 "prowler-json": "Prowler native JSON (-M json)"}
+
+
+def _scanner_kind(record: object) -> str | None:
+    """``asff`` or ``prowler-json`` when ``record`` is one finding of those formats."""
+    if looks_like_asff(record):
+        return "asff"
+    return "prowler-json" if looks_like_prowler_native(record) else None
 
 
 def _sniff_json(path: Path) -> str | None:
@@ -52,13 +66,15 @@ def _sniff_json(path: Path) -> str | None:
             raise DatasetLoadError(path.name, TOO_DEEP, data={"reason": "too_deep"}) from None
         except json.JSONDecodeError:
             return "prowler" if "finding_info" in text[:20000] else None
-        return "prowler" if looks_like_prowler(first) else None
+        return "prowler" if looks_like_prowler(first) else _scanner_kind(first)
     if head == "{":
         first_line = text.lstrip().split("\n", 1)[0]
         try:
             doc = parse_json(first_line, path.name)
             if looks_like_prowler(doc):
                 return "prowler"
+            if _scanner_kind(doc):
+                return _scanner_kind(doc)
         except json.JSONDecodeError:
             pass
         try:
@@ -69,6 +85,8 @@ def _sniff_json(path: Path) -> str | None:
             return "inventory"
         if looks_like_prowler(doc):
             return "prowler"
+        if looks_like_asff_document(doc):
+            return "asff"
         return aws_kind_of(doc)
     return None
 
@@ -142,10 +160,28 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
         ds = _read(path, fmt, name, ph.check, strict)
     except RecursionError:  # a value nested deeper than a later step can follow
         raise DatasetLoadError(path.name, TOO_DEEP, data={"reason": "too_deep"}) from None
+    except DatasetLoadError as err:
+        if key == "auto":
+            raise
+        raise _with_fitting_kind(err, path, fmt) from None
     ph.step(80, "indexing")
     ds.index  # noqa: B018  (build the reference index now, so the first query is quick)
     ph.done(f"loaded {len(ds.assets)} assets")
     return ds
+
+
+def _with_fitting_kind(err: DatasetLoadError, path: Path, forced: str) -> DatasetLoadError:
+    """``err`` of a forced reader; when another reader fits the file, it says which."""
+    try:
+        fits = detect_format(path)
+    except (DatasetLoadError, RecursionError):
+        return err
+    if fits == forced or f"kind={fits}" in err.problem:
+        return err
+    data = {k: v for k, v in (err.data or {}).items() if k not in ("file", "problem")}
+    return DatasetLoadError(
+        err.file, f"{err.problem}; this file looks like {_FORMAT_NAMES.get(fits, fits)}: "
+                  f"use kind={fits}", data={**data, "fitting_kind": fits})
 
 
 def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> Dataset:
@@ -158,6 +194,10 @@ def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> 
         ds = read_aws(path, kind=fmt, name=name, strict=strict)
     elif fmt == "tabular":
         ds = read_tabular(path if path.is_dir() else path.parent, name=name, strict=strict)
+    elif fmt == "asff":
+        ds = read_asff(path, name=name, strict=strict)
+    elif fmt == "prowler-json":
+        ds = read_prowler_native(path, name=name, strict=strict)
     elif fmt == "prowler-compliance":
         ds = read_prowler_compliance_csv(path, name=name, strict=strict, forced=True)
     else:
