@@ -37,7 +37,7 @@ from .jsonio import read_json, read_json_lines, read_text
 from .load_report import LoadReport
 from .resource_types import asset_type_of
 
-__all__ = ["read_prowler", "read_records", "looks_like_prowler"]
+__all__ = ["read_prowler", "read_records", "dataset_of_rows", "looks_like_prowler"]
 
 _REQ = re.compile(r"^\s*([^:]+):\s*(\[.*\])\s*$")
 _PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "google": "GCP",
@@ -310,6 +310,13 @@ def read_records(records: list[Any], *, file: str, name: str = "dataset",
     report = report or LoadReport(file, strict=strict, records=len(records))
     rows = [r for i, rec in enumerate(records) if i not in report.set_aside_indexes
             and (r := _record(rec, i, report)) is not None]
+    return dataset_of_rows(rows, report, file=file, name=name, kind=kind)
+
+
+def dataset_of_rows(rows: list[dict[str, Any]], report: LoadReport, *, file: str,
+                    name: str = "dataset", kind: str = "prowler") -> Dataset:
+    """The dataset of validated check results (the dicts ``_record`` returns, which a
+    columnar reader may build directly: the Prowler CSV), counted in ``report``."""
     rows = _merge_duplicates(rows, report)
     assets: dict[str, dict[str, Any]] = {}
     findings: list[dict[str, Any]] = []
