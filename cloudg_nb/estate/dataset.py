@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..layer.listeners import Listeners
 from .errors import ReferenceNotFoundError
+from .exposure_flags import derived_exposure, derived_only, exposed_flags
 from .frames import (
     empty_frame,
     normalize_assets,
@@ -454,7 +455,7 @@ class Dataset:
                 "account_id": col("account_id", [None] + [account_of_endpoint(x) for x in ext]),
                 "arn": col("arn", [None] + [x if x.startswith("arn:") else None for x in ext]),
                 "internet_exposed": np.concatenate(
-                    [a["is_internet_exposed"].to_numpy(dtype=bool), np.zeros(k, dtype=bool)]),
+                    [exposed_flags(self), np.zeros(k, dtype=bool)]),
             })
 
         return self.cached("node_table", build, label="node table")
@@ -480,15 +481,18 @@ class Dataset:
         a = self.columns("assets")
         fidx = self.finding_index()
         asset_id = a["id"][row]
-        return {
+        out = {
             "id": asset_id, "name": a["name"][row], "type": a["asset_type"][row],
             "provider": a["provider"][row], "region": a["region"][row],
             "account_id": a["account_id"][row], "arn": a["arn"][row],
-            "internet_exposed": bool(a["is_internet_exposed"][row]),
+            "internet_exposed": bool(exposed_flags(self)[row]),
             "open_findings": int(fidx.open_count[row]),
             "max_severity": _RANK_TO_SEVERITY.get(int(fidx.max_rank[row])),
             "uri": asset_uri(asset_id),
         }
+        if derived_exposure(self):
+            out["exposure_derived_from"] = derived_only(self, [row])[0]
+        return out
 
     def finding_rows_of(self, asset_row: int) -> list[int]:
         """Finding rows concerning asset ``asset_row``, in table order (cached grouping)."""
@@ -585,24 +589,30 @@ class Dataset:
         return Finding.from_row(self.record("findings", self.finding_row(finding_id)))
 
     def briefs(self, rows: np.ndarray | list[int] | None = None) -> pd.DataFrame:
-        """Asset briefs (BRIEF_COLUMNS) for asset ``rows`` (all assets when None)."""
+        """Asset briefs (BRIEF_COLUMNS) for asset ``rows`` (all assets when None); on a
+        dataset with exposure derived from findings, ``exposure_derived_from`` follows
+        ``internet_exposed`` (the findings, when they alone make the asset exposed)."""
         a = self._assets
         rows = np.arange(len(a)) if rows is None else np.asarray(rows, dtype=np.int64)
         fidx = self.finding_index()
         sub = a.iloc[rows]
         ids = sub["id"].astype(object).to_numpy()
-        return pd.DataFrame({
+        out = pd.DataFrame({
             "id": ids, "name": sub["name"].astype(object).to_numpy(),
             "type": sub["asset_type"].astype(object).to_numpy(),
             "provider": sub["provider"].astype(object).to_numpy(),
             "region": sub["region"].astype(object).to_numpy(),
             "account_id": sub["account_id"].astype(object).to_numpy(),
             "arn": sub["arn"].astype(object).to_numpy(),
-            "internet_exposed": sub["is_internet_exposed"].to_numpy(dtype=bool),
+            "internet_exposed": exposed_flags(self)[rows],
             "open_findings": fidx.open_count[rows],
             "max_severity": pd.Series(fidx.max_severity(rows), dtype=object).to_numpy(),
             "uri": np.array([asset_uri(i) for i in ids], dtype=object),
         }, columns=BRIEF_COLUMNS)
+        if derived_exposure(self):
+            out.insert(BRIEF_COLUMNS.index("internet_exposed") + 1, "exposure_derived_from",
+                       pd.Series(derived_only(self, rows), dtype=object).to_numpy())
+        return out
 
     def complete_refs(self, partial: str, limit: int = 100) -> list[str]:
         """Completion values for an asset reference (prefix on name/ARN/id, then substring)."""
@@ -629,7 +639,9 @@ class Dataset:
             "assets": len(a), "edges": len(e), "findings": len(f),
             "open_findings": len(open_f), "suppressed_findings": int(len(f) - len(open_f)),
             "orphan_findings": int((fidx.asset_row < 0).sum()),
-            "internet_exposed_assets": int(a["is_internet_exposed"].sum()) if len(a) else 0,
+            "internet_exposed_assets": int(exposed_flags(self).sum()),
+            "internet_exposed_by_findings_only": sum(
+                r is not None for r in derived_only(self, list(derived_exposure(self)))),
             "providers": {str(k): int(v) for k, v in a["provider"].value_counts().items()},
             "asset_types": {str(k): int(v) for k, v in a["asset_type"].value_counts().items()},
             "accounts": int(a["account_id"].nunique()),

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..layer.errors import InvalidArgumentsError
-from .dataset import BRIEF_COLUMNS, Dataset, asset_uri
+from .dataset import Dataset, asset_uri
+from .exposure_flags import derived_exposure, derived_only, exposed_flags
 from .graph import account_of_endpoint
 from .models import (
     ASSET_TYPE_INFO,
@@ -147,7 +148,7 @@ def asset_mask(
     if account_id:
         mask &= _in_codes(ds, "account_id", [str(account_id)])
     if internet_exposed is not None:
-        mask &= a["is_internet_exposed"].to_numpy(dtype=bool) == bool(internet_exposed)
+        mask &= exposed_flags(ds) == bool(internet_exposed)
     if has_findings is not None or min_severity:
         fidx = ds.finding_index()
         if has_findings is not None:
@@ -180,7 +181,7 @@ def _in_codes(ds: Dataset, column: str, values: list[str]) -> np.ndarray:
 
 
 def find_assets(ds: Dataset, *, sort_by: str = "name", **filters: Any) -> pd.DataFrame:
-    """Asset briefs (BRIEF_COLUMNS) matching ``filters`` (see ``asset_mask``), sorted.
+    """Asset briefs (``Dataset.briefs``) matching ``filters`` (see ``asset_mask``), sorted.
 
     ``sort_by``: name, id, type, provider, region, account_id, open_findings, max_severity,
     risk (max open finding risk); counts and severities sort descending, then by name.
@@ -203,7 +204,7 @@ def find_assets(ds: Dataset, *, sort_by: str = "name", **filters: Any) -> pd.Dat
     else:
         briefs = briefs.sort_values([col, "name", "id"], ascending=[asc, True, True],
                                     kind="stable", na_position="last")
-    return briefs[BRIEF_COLUMNS].reset_index(drop=True)
+    return briefs[[c for c in briefs.columns if not c.startswith("_")]].reset_index(drop=True)
 
 
 def select_fields(frame: pd.DataFrame, fields: Iterable[str] | None) -> pd.DataFrame:
@@ -234,7 +235,9 @@ def get_asset(ds: Dataset, ref: str) -> dict[str, Any]:
                                   "account_id")}
     out["tags"] = dict(record.get("tags") or {})
     out["metadata"] = dict(record.get("metadata") or {})
-    out["is_internet_exposed"] = bool(record["is_internet_exposed"])
+    out["is_internet_exposed"] = bool(exposed_flags(ds)[row])
+    if derived_exposure(ds):
+        out["exposure_derived_from"] = derived_only(ds, [row])[0]
     out["open_findings"] = int(fidx.open_count[row])
     out["max_severity"] = fidx.max_severity([row])[0]
     out["uri"] = asset_uri(str(record["id"]))
@@ -278,7 +281,7 @@ def count_assets(ds: Dataset, *, group_by: str = "asset_type", **filters: Any) -
         every = original_types(ds)
         keys = pd.Series([every[r] for r in rows], dtype=object)
     elif group_by == "internet_exposed":
-        keys = a["is_internet_exposed"].iloc[rows].astype(bool).reset_index(drop=True)
+        keys = pd.Series(exposed_flags(ds)[rows], dtype=bool)
     elif group_by in GROUP_KEYS:
         keys = a[group_by].iloc[rows].astype(object).reset_index(drop=True)
     else:
@@ -301,7 +304,7 @@ def list_accounts(ds: Dataset) -> pd.DataFrame:
     a = ds.assets
     fidx = ds.finding_index()
     frame = pd.DataFrame({"account_id": a["account_id"], "provider": a["provider"],
-                          "exposed": a["is_internet_exposed"].astype(int),
+                          "exposed": exposed_flags(ds).astype(int),
                           "open_findings": fidx.open_count})
     frame = frame[frame["account_id"].notna()]
     grouped = frame.groupby("account_id", sort=True).agg(

@@ -78,3 +78,74 @@ async def test_posture_review_of_scanner_data_names_derived_exposure_and_the_not
 async def test_posture_review_of_the_demo_estate_has_no_graph_note(layer) -> None:
     text = (await layer.get_prompt("security_posture_review", {})).messages[0].content.text
     assert "graph_note" not in text and "derived_from" not in text
+
+
+# -- exposure derived from findings counts everywhere ----------------------------------------
+
+
+async def _exposed_names(layer: CloudGMCPLayer) -> set[str]:
+    out = await ok(layer, "internet_exposure", {"dataset": "scan"})
+    return {r["name"] for r in out["items"]}
+
+
+async def test_dataset_summary_counts_the_assets_exposed_only_by_findings(
+        empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    summary = await ok(empty, "dataset_summary", {"dataset": "scan"})
+    exposed = await _exposed_names(empty)
+    assert summary["internet_exposed_assets"] == len(exposed) > 0
+    assert summary["internet_exposed_by_findings_only"] == len(exposed)
+
+
+async def test_the_summary_resource_agrees_with_the_summary_tool(empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    [content] = await empty.read_resource("cloudg://datasets/scan/summary")
+    summary = json.loads(content.text)
+    assert summary["internet_exposed_assets"] == len(await _exposed_names(empty))
+
+
+async def test_find_assets_internet_exposed_lists_finding_exposures_marked_derived(
+        empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "find_assets", {"dataset": "scan", "internet_exposed": True})
+    rows = {r["name"]: r for r in out["items"]}
+    assert set(rows) == await _exposed_names(empty)
+    assert rows["allow-rdp-anywhere"]["exposure_derived_from"][0].startswith(
+        "prowler-gcp-compute_firewall_rdp_access_from_the_internet_allowed")
+
+
+async def test_find_assets_not_exposed_leaves_out_the_finding_exposures(
+        empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "find_assets", {"dataset": "scan", "internet_exposed": False})
+    names = {r["name"] for r in out["items"]}
+    assert names and not names & await _exposed_names(empty)
+    assert all(r["exposure_derived_from"] is None for r in out["items"])
+
+
+async def test_count_assets_by_exposure_counts_the_finding_exposures(empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "count_assets", {"dataset": "scan", "group_by": "internet_exposed"})
+    counts = {g["group"]: g["count"] for g in out["groups"]}
+    assert counts[True] == len(await _exposed_names(empty))
+
+
+async def test_get_asset_marks_an_exposure_derived_from_a_finding(empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "get_asset", {"ref": FW, "dataset": "scan"})
+    assert out["is_internet_exposed"] is True
+    assert out["exposure_derived_from"][0].startswith("prowler-gcp-")
+
+
+async def test_list_accounts_counts_the_finding_exposures_of_each_account(
+        empty, tmp_path) -> None:
+    await _scan(empty, tmp_path)
+    out = await ok(empty, "list_accounts", {"dataset": "scan"})
+    assert sum(a["internet_exposed"] for a in out["items"]) == len(
+        await _exposed_names(empty))
+
+
+async def test_demo_estate_briefs_carry_no_derived_exposure_marker(layer) -> None:
+    out = await ok(layer, "find_assets", {"internet_exposed": True})
+    assert out["total"] == 4
+    assert all("exposure_derived_from" not in r for r in out["items"])
