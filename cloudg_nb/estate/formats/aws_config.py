@@ -20,7 +20,10 @@ from .load_report import LoadReport
 __all__ = ["config_items", "looks_like_aws_config", "read_config_items"]
 
 _DELETED = {"resourcedeleted", "resourcedeletednotrecorded"}
-_HOSTS = {"aws::ec2::instance", "aws::ec2::networkinterface"}
+_BALANCERS = {"aws::elasticloadbalancingv2::loadbalancer",
+              "aws::elasticloadbalancing::loadbalancer"}
+_HOSTS = {"aws::ec2::instance", "aws::ec2::networkinterface", "aws::rds::dbinstance",
+          *_BALANCERS}
 _SG = "aws::ec2::securitygroup"
 _ROLE = "aws::iam::role"
 _POLICIES = {"aws::iam::policy", "aws::iam::managedpolicy"}
@@ -84,7 +87,14 @@ def _item(raw: Any, index: int, report: LoadReport, file: str) -> dict[str, Any]
     return raw
 
 
-def _public_ip(rtype: str, cfg: Mapping[str, Any]) -> bool:
+def _public_ip(rtype: str, cfg: Mapping[str, Any]) -> bool | None:
+    """Whether the resource has a public address (None: not said by its configuration)."""
+    if rtype == "aws::rds::dbinstance":
+        flag = cfg.get("publiclyAccessible")
+        return flag if isinstance(flag, bool) else None
+    if rtype in _BALANCERS:
+        scheme = text_of(cfg.get("scheme"))
+        return None if scheme is None else scheme.lower() == "internet-facing"
     if rtype == "aws::ec2::networkinterface":
         assoc = cfg.get("association")
         return isinstance(assoc, dict) and text_of(assoc.get("publicIp")) is not None
@@ -130,7 +140,9 @@ def _relate(inv: AwsInventory, rid: str, rtype: str, rel: Any, index: int, k: in
     if not isinstance(rel, dict):
         inv.report.note(index, where, "not an object; this relationship was not read")
         return
-    other = text_of(rel.get("resourceId")) or text_of(rel.get("resourceName"))
+    other = text_of(rel.get("resourceId"))
+    if other is None and text_of(rel.get("resourceName")) is not None:
+        other = inv.named(str(text_of(rel.get("resourceName"))))
     otype = (text_of(rel.get("resourceType")) or "").lower()
     said = text_of(rel.get("name")) or text_of(rel.get("relationshipName"))
     verb = (said or "").lower()
@@ -192,8 +204,9 @@ def read_config_items(items: list[Any], inv: AwsInventory, *, file: str) -> None
             seen_at=text_of(item.get("configurationItemCaptureTime")))
         if not kept:
             continue
-        if rtype in _HOSTS:
-            inv.public_ip[rid] = _public_ip(rtype, cfg)
+        public_ip = _public_ip(rtype, cfg) if rtype in _HOSTS else None
+        if public_ip is not None:
+            inv.public_ip[rid] = public_ip
         if rtype == _SG:
             inv.add_rules(rid, cfg.get("ipPermissions"), egress=False, index=index,
                           where="configuration.ipPermissions")

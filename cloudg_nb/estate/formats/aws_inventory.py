@@ -88,7 +88,7 @@ class AwsInventory:
         #: Per host (instance, network interface): whether it has a public IP address.
         self.public_ip: dict[str, bool] = {}
         self._world_rules: dict[str, list[str]] = {}
-        self.relationships = 0
+        self._names: set[str] = set()
         #: Records of deleted or terminated resources (read, not loaded as assets).
         self.gone = 0
 
@@ -119,6 +119,34 @@ class AwsInventory:
                 "region": "global", "account_id": account_id, "tags": {}, "metadata": {}}
         return True
 
+    def named(self, name: str) -> str:
+        """A reference to the resource called ``name`` (a relationship that gives no id);
+        it becomes that asset's id when exactly one loaded asset has the name."""
+        self._names.add(name)
+        return name
+
+    def _resolve_names(self) -> None:
+        if not self._names:
+            return
+        ids: dict[str, list[str]] = {}
+        for asset in self.assets.values():
+            if asset["name"] in self._names and asset["name"] not in self.assets:
+                ids.setdefault(asset["name"], []).append(asset["id"])
+        unique = {name: found[0] for name, found in ids.items() if len(found) == 1}
+        if not unique:
+            return
+        edges = {}
+        for edge in self.edges.values():
+            src = unique.get(edge["source_id"], edge["source_id"])
+            dst = unique.get(edge["target_id"], edge["target_id"])
+            if (src, dst) != (edge["source_id"], edge["target_id"]):
+                edge = {**edge, "source_id": src, "target_id": dst,
+                        "id": f"{edge['edge_type'].lower()}:{src}->{dst}"}
+            edges.setdefault(edge["id"], edge)
+        self.edges = edges
+        self._attachments = {(unique.get(m, m), unique.get(g, g))
+                             for m, g in self._attachments}
+
     def fill_region(self, asset_id: str, region: str | None) -> None:
         """Set the region of an asset loaded without one (a VPC from its subnets)."""
         asset = self.assets.get(asset_id)
@@ -134,7 +162,6 @@ class AwsInventory:
         edge_id = f"{edge_type.lower()}:{source}->{target}"
         if edge_id in self.edges:
             return
-        self.relationships += 1
         self.edges[edge_id] = {
             "id": edge_id, "source_id": source, "target_id": target, "edge_type": edge_type,
             "relationship": relationship, "properties": properties or {},
@@ -223,24 +250,27 @@ class AwsInventory:
 
     def dataset(self, *, name: str, file: str, kind: str) -> Dataset:
         """The Dataset of everything added; ``load_report`` explains the counts."""
+        self._resolve_names()
         self._attachment_edges()
         assets = normalize_assets(pd.DataFrame(list(self.assets.values())), source=file)
         edges = normalize_edges(pd.DataFrame(list(self.edges.values())), source=file)
         report = self.report
         resources = sum(1 for a in self.assets if not a.startswith("account:"))
-        rules = len(self.edges) - self.relationships
+        relationships = sum(1 for e in self.edges.values()
+                            if e["edge_type"] != "SECURITY_GROUP_RULE")
+        rules = len(self.edges) - relationships
         world = sum(len(v) for v in self._world_rules.values())
         report.explanation = (
             f"{report.records} records read: {report.skipped_count} skipped, "
             f"{report.duplicates_merged} duplicates merged, {self.gone} deleted or terminated "
             f"resources not loaded; {resources} resources (plus "
-            f"{len(self.assets) - resources} accounts), {self.relationships} relationships and "
+            f"{len(self.assets) - resources} accounts), {relationships} relationships and "
             f"{rules} security-group rules ({world} open to the internet) loaded")
         ds = Dataset(assets, edges, None, None, normalize=False, name=name, source=file,
                      kind=kind)
         out = report.to_dict()
         out["loaded_records"] -= self.gone
         ds.load_report = {**out, "deleted_or_terminated": self.gone, "resources": resources,
-                          "relationships": self.relationships, "security_group_rules": rules,
+                          "relationships": relationships, "security_group_rules": rules,
                           "rules_open_to_internet": world}
         return ds

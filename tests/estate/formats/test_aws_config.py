@@ -200,3 +200,29 @@ def test_a_folder_of_snapshots_loads_as_one_dataset(tmp_path: Path) -> None:
     ds = load_path(folder)
     assert set(ds.assets["account_id"]) == {"111122223333", "444455556666"}
     assert len(ds.assets) == 16
+
+
+def test_a_relationship_naming_only_the_resource_links_the_asset_of_that_name(
+        tmp_path: Path) -> None:
+    role = _item(resourceType="AWS::IAM::Role", resourceId="AROA01", resourceName="app-role")
+    policy = _item(resourceType="AWS::IAM::Policy", resourceId="ANPA01", resourceName="read",
+                   relationships=[{"resourceType": "AWS::IAM::Role",
+                                   "resourceName": "app-role", "name": "Is attached to Role"}])
+    ds = load_path(_snapshot(tmp_path, [policy, role]))
+    assert _edge(ds, "AROA01", "ANPA01")["edge_type"] == "IAM_POLICY_ATTACHMENT"
+
+
+def test_a_database_not_publicly_accessible_is_not_exposed_by_its_open_group(
+        tmp_path: Path) -> None:
+    group = _item(resourceType="AWS::EC2::SecurityGroup", resourceId="sg-01", configuration={
+        "ipPermissions": [{"ipProtocol": "tcp", "fromPort": 5432, "toPort": 5432,
+                           "ipv4Ranges": [{"cidrIp": "0.0.0.0/0"}]}]})
+    rel = [{"resourceType": "AWS::EC2::SecurityGroup", "resourceId": "sg-01",
+            "name": "Is associated with SecurityGroup"}]
+    private = _item(resourceType="AWS::RDS::DBInstance", resourceId="db-private",
+                    relationships=rel, configuration={"publiclyAccessible": False})
+    public = _item(resourceType="AWS::RDS::DBInstance", resourceId="db-public",
+                   relationships=rel, configuration={"publiclyAccessible": True})
+    ds = load_path(_snapshot(tmp_path, [group, private, public]))
+    exposed = set(internet_exposure(ds).items["id"])
+    assert "db-public" in exposed and "db-private" not in exposed

@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from cloudg_nb.estate import Dataset, DatasetLoadError, detect_format, internet_exposure, load_path
+from cloudg_nb.estate import (
+    Dataset,
+    DatasetLoadError,
+    attack_paths,
+    detect_format,
+    internet_exposure,
+    load_path,
+)
 
 FOLDER = Path(__file__).parents[1] / "data" / "aws-describe"
 ACCOUNT = "777788889999"
@@ -150,3 +157,10 @@ def test_a_rule_without_a_protocol_is_noted_and_not_invented(tmp_path: Path) -> 
     ds = load_path(path)
     assert len(ds.edges) == 0
     assert ds.load_report["notes"][0]["field"] == "SecurityGroups[0].IpPermissions[0].IpProtocol"
+
+
+def test_a_private_instance_stays_reachable_through_group_to_group_rules() -> None:
+    ds = load_path(FOLDER)  # payments-db admits 5432 from members of payments-edge
+    out = attack_paths(ds, "i-0pay0db0003")
+    assert [n["id"] for n in out["paths"][0]["nodes"]] == [
+        "internet", "sg-0e0e0e88", "sg-0e0e0e99", "i-0pay0db0003"]
