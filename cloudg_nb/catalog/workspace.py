@@ -175,16 +175,18 @@ def load_dataset(
         min_length=1, max_length=4096,
         description="File or folder under an allowed root: an inventory-map.json (a "
                     "findings.json beside it is read too), a folder of assets/edges/findings "
-                    "tables (CSV, JSON lines or Parquet), or Prowler output (JSON-OCSF, or its "
-                    "default semicolon CSV), or an AWS inventory (AWS Config items, EC2 describe-* "
+                    "tables (CSV, JSON lines or Parquet), or Prowler output (JSON-OCSF, its "
+                    "default semicolon CSV, JSON-ASFF or native -M json), Security Hub "
+                    "get-findings output, or an AWS inventory (AWS Config items, EC2 describe-* "
                     "outputs; a file or a folder). Relative "
                     "paths start at the first allowed root.")],
     name: NewNameArg = None,
     kind: Annotated[str, Field(
         max_length=32,
         description="File format: auto (detect), inventory, tabular, prowler, "
-                    "prowler-compliance, aws-config (AWS Config items) or aws-describe (EC2 "
-                    "describe-* outputs).")] = "auto",
+                    "prowler-compliance, asff (JSON-ASFF / Security Hub get-findings), "
+                    "prowler-json (Prowler 2/3 -M json), aws-config (AWS Config items) or "
+                    "aws-describe (EC2 describe-* outputs).")] = "auto",
     activate: Annotated[bool, Field(description="Make it the active dataset.")] = True,
     replace: Annotated[bool, Field(
         description="Replace a loaded dataset of the same name (else that is an error).")
