@@ -20,7 +20,9 @@ import contextvars
 import logging
 import re
 import threading
+import weakref
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,6 +192,15 @@ class Workspace:
                 k += 1
 
     # -- datasets ------------------------------------------------------------------------
+
+    def identifier_sources(self) -> list[tuple[Any, str, Callable[[], list[str]]]]:
+        """(key, entity, values) per dataset version: identifiers a pseudonymising policy
+        must also find as bare words — the GCP project ids among the accounts (the privacy
+        vault reads them once per version; see ``Vault.add_source``)."""
+        with self._lock:
+            found = list(self.datasets.values())
+        return [((weakref.ref(ds), ds.version), "gcp_project", partial(_gcp_projects, ds))
+                for ds in found]
 
     def get(self, name: str | None = "") -> Dataset:
         """The dataset ``name``; the active one for ``""``/None. NoDatasetError otherwise."""
@@ -460,3 +471,12 @@ class Workspace:
                 for n, d in items
             ],
         }
+
+
+def _gcp_projects(ds: Dataset) -> list[str]:
+    """The accounts of ``ds``'s GCP assets (project ids)."""
+    frame = ds.assets
+    if frame.empty or "provider" not in frame or "account_id" not in frame:
+        return []
+    accounts = frame.loc[frame["provider"] == "GCP", "account_id"].dropna().unique()
+    return [str(a) for a in accounts]

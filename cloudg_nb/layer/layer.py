@@ -180,6 +180,12 @@ class CloudGMCPLayer:
         hook = getattr(workspace, "on_change", None)
         if callable(hook):
             hook(self.notify_change)
+        # Identifiers a pseudonymising policy must also find written bare (a GCP project id
+        # in a title or a group key) are learned from the workspace's datasets.
+        sources = getattr(workspace, "identifier_sources", None)
+        add_source = getattr(getattr(self.policy, "vault", None), "add_source", None)
+        if callable(sources) and callable(add_source):
+            add_source(sources)
 
     def __repr__(self) -> str:
         return f"CloudGMCPLayer(name={self.name!r}, prefix={self.prefix!r}, {self.registry!r})"

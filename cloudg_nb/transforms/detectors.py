@@ -25,6 +25,8 @@ __all__ = [
     "detector_names",
     "custom_detector",
     "looks_high_entropy",
+    "aws_service_host",
+    "GCP_PROJECT_ID",
 ]
 
 #: Detector kinds, most sensitive first (earlier kinds win when matches overlap).
@@ -207,12 +209,28 @@ _FILE_EXTENSIONS = frozenset((
 ))
 
 
+#: Endpoints AWS names after a customer's resource (``<db>.<id>.<region>.rds.amazonaws.com``):
+#: the labels before the service's public part identify the customer's database, cache,
+#: cluster or load balancer.
+_AWS_SERVICE_HOST = re.compile(
+    r"(?P<own>[a-z0-9.-]+?)\.(?P<public>(?:[a-z]{2}(?:-gov)?-[a-z]+-\d\.)?"
+    r"(?:rds|cache|redshift|redshift-serverless|es|aoss|docdb|neptune|elb|kafka|mq|"
+    r"memorydb|dax)\.amazonaws\.com(?:\.cn)?)"
+)
+
+
+def aws_service_host(host: str) -> tuple[str, str] | None:
+    """(customer part, public part) of an AWS service endpoint such as an RDS host name."""
+    m = _AWS_SERVICE_HOST.fullmatch(host.lower())
+    return (m.group("own"), m.group("public")) if m else None
+
+
 def _hostname(text: str) -> str | None:
     host = text.lower().rstrip(".")
     if host.rsplit(".", 1)[-1] in _FILE_EXTENSIONS:
         return None
     if any(host == s or host.endswith("." + s) for s in _PUBLIC_SUFFIXES):
-        return None
+        return "hostname" if aws_service_host(host) is not None else None
     return "hostname"
 
 
@@ -249,6 +267,8 @@ def _d(
 # it), which lets the regex engine skip ahead: scanning all text with them is as cheap as
 # looking for a trigger.
 _TOKEN = r"A-Za-z0-9._~+/=\-"
+#: A Google Cloud project id: 6 to 30 lower-case letters, digits and hyphens.
+GCP_PROJECT_ID = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
 _ARN_REST = r"[^\s\"'<>,;)\]}\x00\\]+"
 
 BUILTIN_DETECTORS: tuple[Detector, ...] = (
@@ -515,9 +535,27 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         literal=True, shield=True,
     ),
     _d(
+        "gcp_project_path", "identifier",
+        rf"(?<![\w.-])(?:[a-z0-9-]+-docker\.pkg\.dev|(?:[a-z]{{2,4}}\.)?gcr\.io)/"
+        rf"({GCP_PROJECT_ID})(?=/)",
+        "Google Cloud project ids in registry paths (europe-docker.pkg.dev/<project>/…, "
+        "gcr.io/<project>/…)",
+        group=1, triggers=("pkg.dev/", "gcr.io/"), entities=("gcp_project",),
+        validate=lambda _text: "gcp_project",
+    ),
+    _d(
+        "gcp_project_id", "identifier",
+        r"(?i:--project(?:-id)?(?:=|[ \t]+)|(?<![A-Za-z0-9_])(?:gcp[_-]?|google[_-]?cloud[_-]?)?"
+        r"project[_-]?(?:id)?(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?)"
+        rf"({GCP_PROJECT_ID})(?![A-Za-z0-9_-])",
+        "Google Cloud project ids written as project_id: …, \"projectId\": \"…\", --project …",
+        group=1, triggers=("project",), lower=True, entities=("gcp_project",),
+        validate=lambda _text: "gcp_project",
+    ),
+    _d(
         "aws_account_id", "identifier",
-        r"(?<![\w.+-])\d{12}(?![\w.])",
-        "Twelve-digit AWS account ids",
+        r"(?<![\w.+-])\d{12}(?:(?!\w|\.\w)|(?=\.dkr\.ecr[.-]))",
+        "Twelve-digit AWS account ids (also the first label of an ECR registry host)",
         validate=_account,
     ),
     _d(
@@ -538,7 +576,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     # -- network -----------------------------------------------------------------------------
     _d(
         "ipv4", "network",
-        r"(?<![\d.])\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d.])",
+        r"(?<![\d.])\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?!\d|\.\d)",
         "IPv4 addresses (reported as ipv4_private or ipv4_public)",
         validate=_ipv4, entities=("ipv4_private", "ipv4_public"), anchor=r"\.\d{1,3}\.\d{1,3}\.\d",
     ),

@@ -75,6 +75,8 @@ _IDENTIFIER_SUFFIXES: dict[tuple[str, ...], tuple[str, str]] = {
     ("account", "id"): ("aws_account_id", "identifier"),
     ("owner", "id"): ("aws_account_id", "identifier"),
     ("account", "number"): ("aws_account_id", "identifier"),
+    ("project", "id"): ("gcp_project", "identifier"), ("gcp", "project"): ("gcp_project",
+                                                                            "identifier"),
     ("hostname",): ("hostname", "network"), ("host", "name"): ("hostname", "network"),
     ("host",): ("hostname", "network"), ("fqdn",): ("hostname", "network"),
     ("dns", "name"): ("hostname", "network"), ("computer", "name"): ("hostname", "network"),

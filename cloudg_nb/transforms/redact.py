@@ -15,6 +15,7 @@ from .detectors import BUILTIN_DETECTORS, SHIELDS, Detector
 from .keys import KeyRules
 from .scan import Finding, Scanner
 from .strategies import DROP, StrategyTable, apply_strategy
+from .vault import KNOWN_ENTITIES
 
 __all__ = ["Redactor"]
 
@@ -54,6 +55,10 @@ class Redactor:
             secrets=key_rules, identifiers=self.identifiers, extra=extra_keys,
         )
         self._key_strategy: dict[str, str] = {}
+        #: Entities also found as bare words once learned (pseudonymised ones only).
+        self.known_entities = tuple(
+            e for e in KNOWN_ENTITIES if self.table.resolve(e, e, "identifier") == "pseudonymize"
+        )
 
     def _active(self, det: Detector) -> bool:
         if det.strategy is not None:

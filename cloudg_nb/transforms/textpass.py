@@ -6,7 +6,8 @@ copy on write: untouched dicts and lists are returned as the very same objects (
 subtrees are skipped whole), and the caller's value is never mutated. Key rules decide whole
 values (``password: …`` is redacted whatever it looks like; AWS-style
 ``{"Key": "db_password", "Value": …}`` tag pairs, ``TagKey``/``ParameterKey`` pairs,
-``{name, value, …}`` records and ``["db_password", "…"]`` lists too). ``Sanitize`` and
+``{name, value, …}`` records and ``["db_password", "…"]`` lists too); under pseudonymising
+policies, identifiers the vault learned are also found as bare words. ``Sanitize`` and
 ``Redact`` are this pass with one half switched off; the pipeline builder fuses them when
 both apply, which keeps the fixed order (sanitize, then redact) for every string.
 """
@@ -15,15 +16,16 @@ from __future__ import annotations
 
 import bisect
 import re
-from itertools import islice
+from itertools import accumulate, islice
 from typing import Any
 
-from .detectors import Detector
+from .detectors import GCP_PROJECT_ID, Detector
 from .keys import KeyRules
 from .redact import Redactor
 from .sanitize import INVISIBLE_ASCII_JOINED, INVISIBLE_JOINED, Sanitizer
 from .scan import SEP, Finding
 from .strategies import DROP
+from .vault import KNOWN_ENTITIES
 
 __all__ = ["TextPass", "Sanitize", "Redact"]
 
@@ -241,6 +243,8 @@ class TextPass:
                     det = self._hint_detector(entity, kind)
                     findings[i] = [Finding(0, len(strings[i]), entity, det, 0)]
             vault = ctx.vault
+            if vault is not None and red.known_entities:
+                _find_known(strings, findings, vault, red.known_entities)
             reserved: list[str] = []
             if vault is not None and findings and red.pseudonymizes:
                 # every real value of this batch is known before any pseudonym is issued, so
@@ -282,6 +286,70 @@ class TextPass:
             det = Detector(entity, kind, _NEVER, f"key-name hint for {entity}")
             self._hint_detectors[key] = det
         return det
+
+
+#: Where a GCP project id shows inside values other detectors found: resource names and
+#: service-account e-mails (an account under a key hint is a project when shaped like one).
+_PROJECT_IN_NAME = re.compile(rf"projects/({GCP_PROJECT_ID})(?:/|$)")
+_PROJECT_OF_ACCOUNT = re.compile(rf"@({GCP_PROJECT_ID})\.iam\.gserviceaccount\.com$")
+_PROJECT = re.compile(GCP_PROJECT_ID)
+_KNOWN_DETECTORS = {
+    entity: Detector(f"known_{entity}", "identifier", _NEVER,
+                     f"{entity} values seen elsewhere, found as words in any text",
+                     entities=(entity,))
+    for entity in KNOWN_ENTITIES
+}
+#: Findings of these entities teach the vault a project id (see ``_find_known``).
+_TEACHING = frozenset(("gcp_project", "gcp_resource_name", "aws_account_id", "email"))
+
+
+def _find_known(strings: list[str], findings: dict[int, list[Finding]], vault: Any,
+                entities: tuple[str, ...]) -> None:
+    """Add findings for identifiers written bare (a project id in a title, a name, a group
+    key): the values the vault learned for ``entities``, plus those this batch's findings
+    reveal (``projects/<p>/…``, a project under an account key, ``…@<p>.iam…``)."""
+    if "gcp_project" in entities:
+        found = set()
+        for i, fs in findings.items():
+            for f in fs:
+                entity = f.entity
+                if entity not in _TEACHING:
+                    continue
+                text = strings[i][f.start:f.end]
+                if entity == "gcp_project":
+                    found.add(text)
+                elif entity == "aws_account_id":
+                    if _PROJECT.fullmatch(text):
+                        found.add(text)
+                else:
+                    m = (_PROJECT_IN_NAME if entity == "gcp_resource_name"
+                         else _PROJECT_OF_ACCOUNT).search(text)
+                    if m is not None:
+                        found.add(m.group(1))
+        if found:
+            vault.learn("gcp_project", found)
+    starts: list[int] | None = None
+    big = ""
+    for entity in entities:
+        pattern = vault.known_pattern(entity)
+        if pattern is None:
+            continue
+        if starts is None:
+            big = SEP.join(strings)
+            starts = list(accumulate((len(s) + 1 for s in strings[:-1]), initial=0))
+        det = _KNOWN_DETECTORS[entity]
+        touched: set[int] = set()
+        for m in pattern.finditer(big):
+            idx = bisect.bisect_right(starts, m.start()) - 1
+            start, end = m.start() - starts[idx], m.end() - starts[idx]
+            current = findings.get(idx)
+            if current is not None and any(
+                    f.start < end and start < f.end for f in current):
+                continue  # inside something already found (an ARN, a secret, a hint)
+            findings.setdefault(idx, []).append(Finding(start, end, entity, det, 1 << 20))
+            touched.add(idx)
+        for idx in touched:
+            findings[idx].sort(key=lambda f: f.start)
 
 
 class _Walk:

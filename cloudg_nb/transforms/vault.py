@@ -9,7 +9,8 @@ seen as a real one: on a collision the HMAC is re-derived with a counter (``valu
 ``value|#2`` …) until the result is unused. So two values only get the same pseudonyms across
 restarts when the vault sees them in the same order (or the map is persisted with ``path``).
 With a ``path`` the map persists encrypted (AES-GCM from ``cryptography``), file mode 0600,
-written atomically.
+written atomically. GCP project ids are also learned as words (``learn``, ``add_source``) so
+``known_pattern`` finds them bare in titles, names and group keys.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .detectors import ipv4_octets
+from .detectors import GCP_PROJECT_ID, aws_service_host, ipv4_octets
 
 __all__ = ["Vault", "VaultError", "KEY_ENV"]
 
@@ -40,6 +41,11 @@ logger = logging.getLogger("cloudg.privacy")
 KEY_ENV = "CLOUDG_MCP_VAULT_KEY"
 _MAGIC = b"CGVAULT1"
 _HEX_ID = re.compile(r"^([a-z]{1,12}-)([0-9a-f]{8,32})$")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PROJECT = re.compile(GCP_PROJECT_ID)
+#: Entities whose originals are also found as plain words in any text (``known_pattern``):
+#: a GCP project id is written bare in titles, names and group keys.
+KNOWN_ENTITIES = ("gcp_project",)
 _AZURE_KEEP_NEXT = {"providers"}
 _GCP_KEEP_VALUES = {"zones", "regions", "locations"}
 #: How many re-derivations a colliding pseudonym gets before a long generic id is used.
@@ -87,6 +93,12 @@ class Vault:
         self._reserved: dict[str, int] = {}
         #: (value, round) while a pseudonym of ``value`` is re-derived after a collision.
         self._salt: tuple[str, int] | None = None
+        #: entity → originals to find as words in any text, and the pattern built from them.
+        self._known: dict[str, set[str]] = {}
+        self._known_pattern: dict[str, tuple[int, re.Pattern[str] | None]] = {}
+        #: Providers of identifier sources, and the source keys already learned from.
+        self._sources: list[Any] = []
+        self._learned_from: dict[Any, None] = {}
         self._lock = threading.RLock()
         self._dirty = False
         self._last_save = float("-inf")  # the first flush always saves
@@ -147,6 +159,13 @@ class Vault:
 
     def pseudonymize(self, entity: str, value: str) -> str:
         """The pseudonym of ``value``; remembered so it can be reversed."""
+        if entity == "aws_account_id" and not value.isdigit():
+            # an "account" that is a GCP project or an Azure subscription gets the pseudonym
+            # it has inside resource names (projects/<p>/…, /subscriptions/<uuid>/…)
+            if _UUID.fullmatch(value):
+                entity = "uuid"
+            elif _PROJECT.fullmatch(value):
+                entity = "gcp_project"
         if not self._warned and self.ephemeral:
             self._warned = True
             logger.warning(
@@ -210,6 +229,58 @@ class Vault:
                 else:
                     reserved.pop(v, None)
 
+    # -- identifiers written bare ----------------------------------------------------------
+
+    def learn(self, entity: str, values: Any) -> None:
+        """Remember ``values`` as originals of ``entity`` to find as words in any text (see
+        ``known_pattern``)."""
+        with self._lock:
+            known = self._known.setdefault(entity, set())
+            for v in values:
+                if type(v) is str and v and v not in self._reverse:
+                    known.add(v)
+
+    def add_source(self, provider: Any) -> None:
+        """Register ``provider() -> [(key, entity, values), ...]``: places (e.g. the datasets
+        of a workspace) whose identifiers are learned before any pattern is built, so a
+        project id is found bare even in the first answer that names it. ``values()`` runs
+        once per hashable ``key`` (e.g. a dataset version), and only for policies that ask
+        for patterns (those that pseudonymise): others never pay."""
+        if provider not in self._sources:
+            self._sources.append(provider)
+
+    def known_pattern(self, entity: str) -> re.Pattern[str] | None:
+        """A pattern finding the learned originals of ``entity`` as whole words (not inside
+        a longer name: no letter, digit, ``_`` or ``-`` next to them), or None."""
+        if self._sources:
+            self._drain()
+        known = self._known.get(entity)
+        if not known:
+            return None
+        cached = self._known_pattern.get(entity)
+        if cached is not None and cached[0] == len(known):
+            return cached[1]
+        with self._lock:
+            words = sorted(known, key=len, reverse=True)
+            pattern = re.compile(
+                r"(?<![A-Za-z0-9_-])(?:" + "|".join(map(re.escape, words))
+                + r")(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"
+            )
+            self._known_pattern[entity] = (len(words), pattern)
+            return pattern
+
+    def _drain(self) -> None:
+        learned = self._learned_from
+        for provider in self._sources:
+            for key, entity, values in provider():
+                if key in learned:
+                    continue
+                self.learn(entity, values())
+                with self._lock:
+                    if len(learned) >= 1024:
+                        learned.clear()
+                    learned[key] = None
+
     def _remember(self, token: str, entity: str, value: str) -> None:
         with self._lock:
             if self._reverse.get(token) is not None:  # only the overflow id can get here
@@ -221,6 +292,8 @@ class Vault:
             self._forward[(entity, value)] = token
             self._originals[value] = self._originals.get(value, 0) + 1
             self._dirty = True
+            if entity in KNOWN_ENTITIES:
+                self._known.setdefault(entity, set()).add(value)
 
     def _forget(self, token: str, entity: str, value: str) -> None:
         del self._reverse[token]
@@ -278,6 +351,8 @@ class Vault:
                 self._reverse[token] = (entity, value)
                 self._forward[(entity, value)] = token
                 self._originals[value] = self._originals.get(value, 0) + 1
+                if entity in KNOWN_ENTITIES:
+                    self._known.setdefault(entity, set()).add(value)
 
     def save(self) -> None:
         """Write the map now (encrypted, 0600, via a temporary file and os.replace)."""
@@ -509,7 +584,15 @@ def _hostname(vault: Vault, entity: str, value: str) -> str:
     labels = value.split(".")
     if len(labels) == 1:
         return _generic(vault, entity, value)
+    service = aws_service_host(value)
+    if service is not None:  # <db>.<id>.<region>.rds.amazonaws.com: the service part stays
+        own, public = service
+        return f"{vault._part('host_label', own, 'host', 8)}.{public}"
     return f"{vault._part('host_label', '.'.join(labels[:-1]).lower(), 'host', 8)}.{labels[-1]}"
+
+
+def _project(vault: Vault, entity: str, value: str) -> str:
+    return f"p-{_hex(vault, entity, value, 10)}"  # as inside resource names (see ``_gcp``)
 
 
 _FORMATS = {
@@ -525,4 +608,5 @@ _FORMATS = {
     "azure_resource_id": _azure,
     "gcp_resource_name": _gcp,
     "hostname": _hostname,
+    "gcp_project": _project,
 }
