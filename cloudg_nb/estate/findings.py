@@ -51,6 +51,9 @@ def _frame(ds: Dataset) -> pd.DataFrame:
             return np.where(known, vals, None)
 
         out = f.copy()
+        # a finding mapped to no framework lists none (the frame stores None for that)
+        out["compliance_frameworks"] = [v if isinstance(v, list) else []
+                                        for v in f["compliance_frameworks"].tolist()]
         out["resource_name"] = from_assets("name")
         out["resource_type"] = from_assets("asset_type")
         out["account_id"] = from_assets("account_id")

@@ -95,3 +95,14 @@ async def test_suppressing_makes_an_earlier_cursor_stale(layer) -> None:
     result = await fail(layer, "list_findings", {"limit": 5, "cursor": page["next_cursor"]})
     assert result.error_code == -32602
     assert error_data(result)["reason"] == "stale"
+
+
+async def test_a_finding_mapped_to_no_framework_lists_an_empty_framework_list(
+        empty, tmp_path) -> None:
+    folder = tmp_path / "data" / "tables"
+    folder.mkdir()
+    (folder / "assets.csv").write_text("id,name,asset_type,provider\ni-1,web,EC2,AWS\n")
+    (folder / "findings.csv").write_text("id,resource_id,severity,title\nf-1,i-1,HIGH,t\n")
+    await ok(empty, "load_dataset", {"path": "tables"})
+    out = await ok(empty, "list_findings")
+    assert [f["compliance_frameworks"] for f in out["items"]] == [[]]

@@ -67,3 +67,47 @@ async def test_load_dataset_of_tables_reports_a_skipped_row_with_its_file(
     assert out["load_report"]["skipped_records"] == [
         {"index": 1, "field": "resource_id", "file": "findings.csv",
          "reason": "some findings name no resource_id or resource_arn"}]
+
+
+def _good(n: int) -> dict[str, Any]:
+    return {**GOOD, "finding_info": {"uid": f"prowler-aws-s3-good-{n}", "title": "t"},
+            "resources": [{**GOOD["resources"][0], "uid": f"arn:aws:s3:::good-{n}",
+                           "name": f"good-{n}"}]}
+
+
+_BAD = {**GOOD, "resources": [{**GOOD["resources"][0], "uid": "arn:aws:s3:::bad",
+                               "name": "bad"}]}
+#: Issue 13 item 5: each case sits in the middle of three good records.
+ITEM_5 = {
+    "cloud_as_string": ({**_BAD, "cloud": "aws"}, "cloud"),
+    "missing_resources": ({k: v for k, v in _BAD.items() if k != "resources"}, "resources"),
+    "missing_finding_info": ({k: v for k, v in _BAD.items() if k != "finding_info"},
+                             "finding_info"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ITEM_5))
+async def test_load_dataset_result_explains_the_counts_around_a_bad_record(
+        empty, tmp_path: Path, case: str) -> None:
+    bad, field = ITEM_5[case]
+    out = await ok(empty, "load_dataset", {"path": _scan(tmp_path, [_good(0), bad, _good(1),
+                                                                    _good(2)])})
+    report = out["load_report"]
+    assert (out["findings"], report["records"], report["skipped"]) == (3, 4, 1)
+    assert [(s["index"], s["field"]) for s in report["skipped_records"]] == [(1, field)]
+    assert report["explanation"].startswith("4 records read: 1 skipped")
+    found = await ok(empty, "list_findings", {})
+    assert found["total"] == 3
+    assert "bad" not in {a["name"] for a in (await ok(empty, "find_assets", {}))["items"]}
+
+
+async def test_load_dataset_result_reports_a_missing_severity_loaded_as_unknown(
+        empty, tmp_path: Path) -> None:
+    no_severity = {k: v for k, v in _BAD.items() if k != "severity"}
+    out = await ok(empty, "load_dataset", {"path": _scan(tmp_path, [_good(0), no_severity,
+                                                                    _good(1)])})
+    assert (out["findings"], out["load_report"]["skipped"]) == (3, 0)
+    assert out["load_report"]["notes"] == [
+        {"index": 1, "field": "severity", "reason": "missing; loaded as UNKNOWN"}]
+    found = await ok(empty, "list_findings", {"severities": ["UNKNOWN"]})
+    assert [f["resource_name"] for f in found["items"]] == ["bad"]

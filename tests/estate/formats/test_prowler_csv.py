@@ -116,3 +116,49 @@ def test_a_csv_of_another_shape_forced_as_prowler_says_what_is_missing(
     assert "not Prowler CSV output" in err.value.problem
     assert err.value.data["required_columns"] == ["FINDING_UID", "CHECK_ID", "STATUS",
                                                   "RESOURCE_UID"]
+
+
+# -- bad rows (issue 13 item 5 for the CSV twin) ---------------------------------------------
+
+_GOOD_IDS = {"prowler-aws-ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22-"
+             "123456789012-eu-west-1-sg-0123",
+             "prowler-aws-cloudtrail_multi_region_enabled-123456789012-eu-west-1-main"}
+_BAD_ROWS = {
+    "no_finding_uid": (_row("x_check", "FAIL", "high", "arn:aws:s3:::b", "b", "AwsS3Bucket")
+                       .replace("prowler-aws-x_check-123456789012-eu-west-1-b", ""),
+                       "finding_info.uid"),
+    "unknown_status": (_row("x_check", "MAYBE", "high", "arn:aws:s3:::b", "b", "AwsS3Bucket"),
+                       "status_code"),
+    "truncated_row": ("profile: default;2024-12-01 09:30:00.000000;123456789012", "resources"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_ROWS))
+def test_a_bad_prowler_csv_row_in_the_middle_is_skipped_by_index_and_the_rest_load(
+        tmp_path: Path, case: str) -> None:
+    bad, field = _BAD_ROWS[case]
+    ds = load_path(_csv(tmp_path, [ROWS[0], bad, ROWS[2]]))
+    assert set(ds.findings["id"]) == _GOOD_IDS
+    assert [(s["index"], s["field"]) for s in ds.load_report["skipped_records"]] == [
+        (1, field)]
+    assert "b" not in set(ds.assets["name"])
+
+
+def test_a_prowler_csv_with_only_its_header_loads_as_an_empty_dataset(tmp_path: Path) -> None:
+    ds = load_path(_csv(tmp_path, []))
+    assert (len(ds.assets), len(ds.findings), ds.load_report["records"]) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("value", ["", "{'a': 1}", "[1, 2]", "9" * 40, "é\u202e", "=cmd()"])
+def test_odd_values_in_every_prowler_csv_column_never_raise_a_traceback(
+        tmp_path: Path, value: str) -> None:
+    rows = []
+    for column in COLUMNS:
+        cells = ROWS[0].split(";")
+        cells[COLUMNS.index(column)] = value
+        rows.append(";".join(cells))
+    report = load_path(_csv(tmp_path, rows)).load_report
+    assert report["records"] == len(rows)
+    assert report["records"] == (report["skipped"] + report["duplicates_merged"]
+                                 + report["findings"] + report["passed_checks"]
+                                 + report["manual_checks"])
