@@ -14,6 +14,7 @@ import asyncio
 import importlib
 import ipaddress
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -67,7 +68,14 @@ def _layer(args: argparse.Namespace) -> Any:
 
         layer.workspace.parse_cache = ParseCache()
     if getattr(args, "dataset", None) or getattr(args, "sample", None):
-        asyncio.run(_prepare_workspace(layer, args.dataset or (), args.sample))
+        # the tools' own log lines would repeat the load report printed for each --dataset
+        tool_log = logging.getLogger("cloudg.mcp")
+        level = tool_log.level
+        tool_log.setLevel(logging.ERROR)
+        try:
+            asyncio.run(_prepare_workspace(layer, args.dataset or (), args.sample))
+        finally:
+            tool_log.setLevel(level)
     return layer
 
 

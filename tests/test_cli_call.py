@@ -163,6 +163,7 @@ def test_a_scan_with_a_bad_record_loads_the_rest_and_reports_it_without_a_traceb
     assert "Traceback" not in out.stderr
     assert "3 records read: 1 skipped" in out.stderr
     assert "skipped record #1: cloud:" in out.stderr
+    assert out.stderr.count("skipped") == 2  # the report once, not the tool's log line again
     assert json.loads(out.stdout)["total"] == 2
 
 
