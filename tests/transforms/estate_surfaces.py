@@ -14,12 +14,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from cloudg_nb import CloudGMCPLayer
+from cloudg_nb.estate.findings import FINDING_GROUP_KEYS
+from cloudg_nb.estate.inventory import GROUP_KEYS
 
 #: Tools that change the workspace or need a caller's own value: not output surfaces here.
 SKIPPED_TOOLS = {"load_dataset", "sample_estate", "select_dataset", "unload_dataset",
                  "reveal_token", "suppress_findings", "unsuppress_findings",
                  "preview_transform"}
-#: Free-form group_by columns asked of the aggregate tools besides their enum choices.
+#: Free-form group_by columns asked of the aggregate tools besides their documented keys
+#: (and ``tag:<key>`` for every tag key of the estate): a group key is a surface too.
 EXTRA_GROUPS = ("title", "tag", "resource_id", "source_tool")
 PARTIALS = ("", "a", "h", "f", "i", "s")
 
@@ -86,9 +89,14 @@ async def collect_surfaces(
         for arg, schema in props.items():
             for choice in schema.get("enum", []) if arg in ("group_by", "sort_by") else []:
                 await tool(name, {**limit, arg: choice})
-    for arg in EXTRA_GROUPS:
-        await tool("findings_summary", {"group_by": arg})
-        await tool("count_assets", {"group_by": arg})
+    tag_keys: set[str] = set()
+    for ref in asset_ids:
+        asset = await layer.call_tool("get_asset", {"ref": ref, "dataset": dataset})
+        tag_keys.update((asset.structured or {}).get("tags") or {})
+    for arg in (*EXTRA_GROUPS, *FINDING_GROUP_KEYS):
+        await tool("findings_summary", {"dataset": dataset, "group_by": arg})
+    for arg in (*EXTRA_GROUPS, *GROUP_KEYS, *(f"tag:{k}" for k in sorted(tag_keys))):
+        await tool("count_assets", {"dataset": dataset, "group_by": arg})
     for uri in layer.registry.resources:
         got[f"resource {uri}"] = [_wire(c) for c in await layer.read_resource(uri)]
     uris = [f"cloudg://datasets/{dataset}/summary", f"cloudg://datasets/{dataset}/assets",
