@@ -193,6 +193,28 @@ def test_prowler_4_0_event_time_becomes_detected_at(tmp_path: Path) -> None:
     assert ds.findings["detected_at"].tolist() == ["2024-04-09T10:11:12.123456"]
 
 
+def test_prowler_4_finding_created_time_alone_becomes_detected_at(tmp_path: Path) -> None:
+    rec = _drop(_record("s3_bucket_public_access", "logs"), "time", "time_dt")
+    rec["finding_info"] = {"created_time": "2024-06-03T07:08:09.000001", "title": "t",
+                           "uid": "prowler-aws-s3-1"}
+    ds = load_path(_write(tmp_path, [rec]))
+    assert ds.findings["detected_at"].tolist() == ["2024-06-03T07:08:09.000001"]
+
+
+def test_finding_created_time_dt_is_read_when_the_record_has_no_time(tmp_path: Path) -> None:
+    rec = _drop(_record("s3_bucket_public_access", "logs"), "time", "time_dt")
+    rec["finding_info"] = {"created_time_dt": "2024-06-03T07:08:09Z", "title": "t",
+                           "uid": "prowler-aws-s3-1"}
+    ds = load_path(_write(tmp_path, [rec]))
+    assert ds.findings["detected_at"].tolist() == ["2024-06-03T07:08:09Z"]
+
+
+def test_the_scan_time_dt_wins_over_event_time_and_created_time(tmp_path: Path) -> None:
+    rec = _record("s3_bucket_public_access", "logs", event_time="2024-01-01T00:00:00")
+    ds = load_path(_write(tmp_path, [rec]))
+    assert ds.findings["detected_at"].tolist() == ["2024-11-30T20:53:20Z"]
+
+
 def test_an_epoch_time_alone_becomes_an_iso_detected_at(tmp_path: Path) -> None:
     rec = _drop(_record("s3_bucket_public_access", "logs"), "time_dt")
     rec["finding_info"] = {"title": "t", "uid": "prowler-aws-s3-1"}
