@@ -52,10 +52,32 @@ def _entities(text: str) -> list[tuple[str, str]]:
     ("acct 123456789012 ok", "aws_account_id", "123456789012"),
     ("id 3f2504e0-4f89-11d3-9a0c-0305e82c3301", "uuid", "3f2504e0-4f89-11d3-9a0c-0305e82c3301"),
     ("host db01.corp.internal up", "hostname", "db01.corp.internal"),
+    ("acct 123456789012.", "aws_account_id", "123456789012"),
+    ("image 210987654321.dkr.ecr.eu-west-1.amazonaws.com/api:1", "aws_account_id",
+     "210987654321"),
+    ("ping 192.168.31.200.", "ipv4_private", "192.168.31.200"),
+    ("db ledger-db.c9akciq32xyz.eu-west-1.rds.amazonaws.com:5432", "hostname",
+     "ledger-db.c9akciq32xyz.eu-west-1.rds.amazonaws.com"),
+    ("image europe-docker.pkg.dev/zephyr-billing-prod/ledger/api:2.0", "gcp_project",
+     "zephyr-billing-prod"),
+    ("image gcr.io/quartz-ml-sandbox/trainer:7", "gcp_project", "quartz-ml-sandbox"),
+    ('{"project_id": "zephyr-billing-prod", "region": "x"}', "gcp_project",
+     "zephyr-billing-prod"),
+    ("projectId: ledger-prod-42", "gcp_project", "ledger-prod-42"),
+    ("gcloud run deploy --project quartz-ml-sandbox", "gcp_project", "quartz-ml-sandbox"),
     ("at 2024-05-01T12:30:00Z", "timestamp", "2024-05-01T12:30:00Z"),
 ])
 def test_detector_finds_its_value(text: str, entity: str, found: str) -> None:
     assert (entity, found) in _entities(text)
+
+
+@pytest.mark.parametrize("text", [
+    "s3.eu-west-1.amazonaws.com", "ec2.us-east-1.amazonaws.com", "version 123456789012.5",
+    "the project: Apollo", "docker.io/library/nginx:1.27",
+])
+def test_public_endpoints_versions_and_prose_are_not_identifiers(text: str) -> None:
+    assert [e for e, _ in _entities(text) if e in ("hostname", "aws_account_id",
+                                                   "gcp_project")] == []
 
 
 def test_pem_private_key_is_found_whole_with_or_without_end_line() -> None:

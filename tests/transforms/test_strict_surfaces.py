@@ -276,3 +276,12 @@ async def test_a_project_named_in_prose_is_pseudonymised_in_the_first_answer(
     assert not finding.is_error, finding.text
     title = finding.structured["title"]
     assert title.startswith("Bucket of p-") and title.endswith(" is public")
+
+
+async def test_standard_leaves_identifiers_as_they_are(tmp_path: Path) -> None:
+    layer = await _layer(tmp_path, "standard")
+    got = await layer.call_tool("get_asset", {"ref": GCE, "dataset": "planted"})
+    assert got.structured["account_id"] == PROJECT
+    assert got.structured["metadata"]["image"] == GAR_IMAGE
+    db = await layer.call_tool("get_asset", {"ref": RDS, "dataset": "planted"})
+    assert db.structured["metadata"]["endpoint"] == RDS_HOST

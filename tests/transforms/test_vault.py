@@ -258,3 +258,58 @@ def test_same_key_and_same_order_give_the_same_pseudonyms_despite_collisions() -
     a = [first.pseudonymize("ipv4_private", ip) for ip in _REAL]
     b = [second.pseudonymize("ipv4_private", ip) for ip in _REAL]
     assert a == b and len(set(a)) == len(a)
+
+
+def test_a_non_numeric_account_gets_the_pseudonym_it_has_inside_resource_names() -> None:
+    vault = Vault("k")
+    project = vault.pseudonymize("aws_account_id", "acme-analytics")
+    name = vault.pseudonymize("gcp_resource_name", "projects/acme-analytics/topics/events")
+    assert project.startswith("p-") and name.startswith(f"projects/{project}/topics/")
+    sub = "6f1c2a9e-4b7d-4c1a-9e2f-3a5b7c9d1e0f"
+    azure = vault.pseudonymize("azure_resource_id", f"/subscriptions/{sub}/resourceGroups/rg")
+    assert azure.startswith(f"/subscriptions/{vault.pseudonymize('aws_account_id', sub)}/")
+    assert vault.reveal(project) == "acme-analytics"
+
+
+def test_an_rds_endpoint_pseudonym_keeps_region_and_service() -> None:
+    vault = Vault("k")
+    host = "ledger-db.c9akciq32xyz.eu-west-1.rds.amazonaws.com"
+    out = vault.pseudonymize("hostname", host)
+    assert out.endswith(".eu-west-1.rds.amazonaws.com") and "c9akciq32xyz" not in out
+    assert vault.reveal(out) == host
+
+
+def test_known_pattern_finds_learned_projects_as_whole_words_only() -> None:
+    vault = Vault("k")
+    assert vault.known_pattern("gcp_project") is None
+    vault.learn("gcp_project", ["acme-analytics"])
+    pattern = vault.known_pattern("gcp_project")
+    assert pattern is not None
+    text = "Project acme-analytics. acme-analytics-raw, x.acme-analytics.io, (acme-analytics)"
+    assert [m.span() for m in pattern.finditer(text)] == [(8, 22), (66, 80)]
+
+
+def test_pseudonymised_projects_are_learned_as_words() -> None:
+    vault = Vault("k")
+    vault.pseudonymize("gcp_resource_name", "projects/zephyr-billing-prod/topics/t")
+    pattern = vault.known_pattern("gcp_project")
+    assert pattern is not None and pattern.search("Project zephyr-billing-prod is public")
+
+
+def test_a_source_is_read_once_per_key_and_only_when_a_pattern_is_asked() -> None:
+    vault = Vault("k")
+    reads: list[str] = []
+
+    def projects() -> list[str]:
+        reads.append("read")
+        return ["quartz-ml-sandbox"]
+
+    key = ["v1"]
+    vault.add_source(lambda: [(key[0], "gcp_project", projects)])
+    assert reads == []  # policies that never ask for patterns never pay
+    assert vault.known_pattern("gcp_project").search("in quartz-ml-sandbox")  # type: ignore
+    vault.known_pattern("gcp_project")
+    assert reads == ["read"]
+    key[0] = "v2"  # a new dataset version is read again
+    vault.known_pattern("gcp_project")
+    assert reads == ["read", "read"]
