@@ -474,9 +474,10 @@ class Workspace:
 
 
 def _gcp_projects(ds: Dataset) -> list[str]:
-    """The accounts of ``ds``'s GCP assets (project ids)."""
+    """The accounts of ``ds``'s GCP assets that are project ids (project numbers are found
+    as numbers anyway)."""
     frame = ds.assets
     if frame.empty or "provider" not in frame or "account_id" not in frame:
         return []
     accounts = frame.loc[frame["provider"] == "GCP", "account_id"].dropna().unique()
-    return [str(a) for a in accounts]
+    return [str(a) for a in accounts if not str(a).isdigit()]

@@ -243,7 +243,7 @@ class TextPass:
                     det = self._hint_detector(entity, kind)
                     findings[i] = [Finding(0, len(strings[i]), entity, det, 0)]
             vault = ctx.vault
-            if vault is not None and red.known_entities:
+            if red.known_entities and hasattr(vault, "known_pattern"):
                 _find_known(strings, findings, vault, red.known_entities)
             reserved: list[str] = []
             if vault is not None and findings and red.pseudonymizes:
