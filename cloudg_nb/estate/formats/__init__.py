@@ -43,7 +43,9 @@ FORMATS = ("auto", "inventory", "tabular", "prowler", "prowler-compliance",
 _FORMAT_NAMES = {"inventory": "an inventory map", "tabular": "a tabular folder",
                  "prowler": "Prowler output (JSON-OCSF or CSV)",
                  "asff": "JSON-ASFF (Prowler json-asff or Security Hub get-findings)",
-                 "prowler-json": "Prowler native JSON (-M json)"}
+                 "prowler-json": "Prowler native JSON (-M json)",
+                 "prowler-compliance": "a Prowler compliance CSV",
+                 AWS_CONFIG: "AWS Config items", AWS_DESCRIBE: "EC2 describe-* output"}
 
 
 def _scanner_kind(record: object) -> str | None:
