@@ -1,9 +1,8 @@
-"""Estate file formats: detection, loading and writing.
-
-``load_path(path, kind="auto")`` reads an inventory map (file or folder holding
-``inventory-map.json``), a tabular folder (``assets.csv|jsonl|parquet`` ...) or Prowler
-output (JSON-OCSF, or its default semicolon CSV). Every problem is a ``DatasetLoadError``
-naming the file (its base name) and what was wrong; nothing is half-loaded.
+"""Estate file formats: detection, loading and writing. ``load_path(path, kind="auto")`` reads
+an inventory map (or a folder holding ``inventory-map.json``), a tabular folder, scanner output
+(Prowler JSON-OCSF / CSV / native JSON, JSON-ASFF, Security Hub findings) or an AWS inventory
+(AWS Config, EC2 describe-*). Every problem is a ``DatasetLoadError`` naming the file (its
+base name) and what was wrong; nothing is half-loaded.
 """
 
 from __future__ import annotations
@@ -135,8 +134,8 @@ def detect_format(path: Path) -> str:
             return kind
     raise DatasetLoadError(
         path.name, "the format is not recognised; expected an inventory map (JSON), a "
-                   "tabular folder (CSV / JSON lines / Parquet) or Prowler output (JSON-OCSF or "
-                   "CSV)",
+                   "tabular folder (CSV / JSON lines / Parquet), Prowler output (JSON-OCSF, "
+                   "CSV, native JSON), JSON-ASFF / Security Hub findings or an AWS inventory",
         data={"formats": list(FORMATS[1:])})
 
 
