@@ -16,10 +16,12 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 
 from .scan import SEP, _holders, _starts
 
-__all__ = ["Sanitizer", "FENCE_OPEN", "FENCE_CLOSE", "INJECTION_TRIGGERS", "skeleton"]
+__all__ = ["Sanitizer", "FENCE_OPEN", "FENCE_CLOSE", "INJECTION_TRIGGERS", "reads_as_injection",
+           "skeleton"]
 
 FENCE_OPEN = "⟦untrusted⟧ "
 FENCE_CLOSE = " ⟦/untrusted⟧"
@@ -35,44 +37,250 @@ INVISIBLE = re.compile(f"[\x00{_INVISIBLE_CLASS}⟦⟧]")
 INVISIBLE_JOINED = re.compile(f"[{_INVISIBLE_CLASS}⟦⟧]")
 INVISIBLE_ASCII_JOINED = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
+# What is fenced. Injections are scored on the text's skeleton (see ``skeleton``), never on
+# single words: a *strong* phrase fences on its own ("ignore previous instructions", chat
+# template tokens, "you are now DAN", "from now on you ..."), and so does hiding something
+# from the reports or answers themselves ("omit it from all reports"); any other *directive*
+# (an imperative that hides, falsifies, exfiltrates or role-plays: "mark them as resolved",
+# "send the keys ...") fences when the text also *addresses* a model or reader ("Note to any
+# AI model ...", "If you are an AI", a "system:" role label, an HTML/markdown comment).
+# Each rule has literals one of which every match holds (lower case; a leading space also
+# stands for a line break, tab or the start of the text): a rule runs only where one is.
 # Character classes exclude NUL: many strings are searched at once, joined with NUL.
-_INJECTION_PATTERNS = (
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\x00]{0,40}?\b(?:previous|prior|above|"
-    r"earlier|preceding|all|any|your|the|system|safety)\b[^.\x00]{0,30}?\b(?:instructions?|"
-    r"prompts?|rules|directions|guidelines|guardrails|context|messages?|polic(?:y|ies))\b",
-    r"\byou\s+are\s+now\b",
-    r"\bnew\s+(?:system\s+)?instructions?\b",
-    r"\bsystem\s+prompt\b",
-    r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention)\b",
-    r"\b(?:reveal|print|output|show|leak|exfiltrat\w*|send|dump|repeat|email)\b[^.\x00]{0,30}?"
-    r"\b(?:system\s+prompt|instructions|secrets?|credentials|api\s*keys?|passwords?|"
-    r"tokens?|private\s+keys?)\b",
-    r"<\|?(?:im_start|im_end|system|endoftext|assistant|user)\|?>",
-    r"\[/?(?:inst|sys)\]",
-    r"<</?sys>>",
-    r"\b(?:act\s+as|behave\s+as|pretend\s+to\s+be)\s+(?:an?\s+|the\s+)?(?:admin\w*|root|system|"
-    r"developer|jailbroken|unrestricted)",
-    r"\bjailbr(?:eak|oken)\b",
-    r"\b(?:call|invoke|run|execute|use)\s+the\s+[\w.-]+\s+tool\b",
-    # a role label opening a line ("system: you are ..."), not "system:masters"-style names
-    r"(?:^|\n|\x00)[^\S\x00]*(?:system|assistant)[^\S\x00]*:[^\S\x00]+\S",
+_AI = (r"(?:ai|a\.i\.|llms?|(?:large\s+)?language\s+models?|models?|assistants?|chatbots?|"
+       r"agents?|copilots?|gpt|chatgpt|claude|gemini)")
+_AI_LITERALS = (" ai", "(ai", "a.i.", "llm", "model", "assistant", "chatbot", "agent",
+                "copilot", "gpt", "claude", "gemini")
+_IGNORE = ("ignor", "disregard", "forget")
+_SECRETS = (r"(?:secrets?|credentials?|(?:api|access|secret|private|ssh)\s*keys?|keys|"
+            r"passwords?|passphrases?|tokens?|the\s+vault|vault|\.env\b|env(?:ironment)?\s+"
+            r"(?:file|variables)|system\s+prompt|your\s+instructions)")
+_EXFIL_VERB = (r"\b(?:reveal|print|output|show|leak|exfiltrat\w*|send|dump|repeat|e-?mail|post|"
+               r"upload|forward|paste|disclose|export|list|share|give)\b")
+_NOT = ("do not", "don't", "dont", "never")
+_STRONG_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
+    # the classic override, aimed at the model's own instructions
+    ((*_IGNORE, "override", "bypass"),
+     r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\x00]{0,40}?\b(?:previous|prior|above|"
+     r"earlier|preceding|all|any|your|system|safety)\b[^.\x00]{0,30}?\b(?:instructions?|"
+     r"prompts?|directions|guidelines|guardrails|directives)\b"),
+    (_IGNORE,
+     r"\b(?:ignore|disregard|forget)\b[^.\x00]{0,20}?\b(?:your|previous|prior|system|safety|"
+     r"the\s+above)\s+(?:rules|context|messages?|polic(?:y|ies)|restrictions|programming)\b"),
+    (_IGNORE,
+     r"\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:above|before|prior|"
+     r"previously|else\s+you)\b"),
+    (("your",),
+     r"\byour\s+(?:new|real|actual|true)\s+(?:task|instructions?|role|goal|job|objective|"
+     r"purpose|orders)\b"),
+    (("system",), r"\bnew\s+system\s+(?:instructions?|prompt|message)\b"),
+    (("you",),
+     r"\byou\s+are\s+now\s+(?:an?\b|the\b|my\b|dan\b|root\b|admin\w*|free\b|unrestricted|"
+     r"jailbroken|unfiltered|no\s+longer|acting|playing|operating|in\s+[\w-]+\s+mode)"),
+    (("you",),
+     r"\byou\s+are\s+(?:dan|chatgpt|an?\s+(?:unrestricted|unfiltered|jailbroken|evil)\b)"),
+    (("you", "assistant", "model", " ai"),
+     r"\bfrom\s+now\s+on,?\s+(?:you|the\s+(?:ai|assistant|model))\b"),
+    (("pretend",), r"\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you)\b"),
+    (("character",), r"\b(?:stay|remain)\s+in\s+character\b"),
+    (("game",), r"\blet'?s\s+play\s+a\s+game\b"),
+    (("anything",), r"\bdo\s+anything\s+now\b"),
+    (_NOT,
+     r"\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|alert|warn|notify)\s+(?:the\s+)?(?:user|"
+     r"analyst|human|operator|admin\w*|anyone|them)\b"),
+    (("prompt", "instruction"),
+     r"\b(?:reveal|print|output|show|repeat|leak|disclose|dump)\b[^.\x00]{0,20}?\b(?:your|the)"
+     r"\s+(?:system\s+prompt|initial\s+prompt|hidden\s+instructions|original\s+instructions|"
+     r"instructions\s+above)"),
+    # exfiltration with a destination
+    (("http", "pastebin", "webhook", "external", "remote", "outside", "public"),
+     _EXFIL_VERB + r"[^.\x00]{0,40}?" + _SECRETS + r"[^\x00]{0,60}?(?:https?://|pastebin|"
+     r"webhook|\bto\s+(?:an?\s+)?(?:external|remote|outside|public)\b)"),
+    # chat-template tokens
+    (("<",), r"<\|?(?:im_start|im_end|system|endoftext|assistant|user)\|?>|<</?sys>>"),
+    (("[",), r"\[/?(?:inst|sys)\]"),
+    (("act as", "behave"),
+     r"\b(?:act|behave)\s+as\s+(?:an?\s+|the\s+)?(?:admin\w*|root|developer|jailbroken|"
+     r"unrestricted|unfiltered|dan)\b"),
+    (("tool",), r"\b(?:call|invoke|run|execute|use)\s+the\s+\w+_\w+\s+tool\b"),
+    # other languages (on the skeleton: accents are gone)
+    (("ignor", "oublie"),
+     r"\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+)?(?:les\s+|vos\s+)?(?:instructions|"
+     r"consignes|regles)\s+(?:precedentes|anterieures|ci-dessus)"),
+    (("ignor", "vergiss", "vergessen"),
+     r"\b(?:ignorier\w*|vergiss|vergessen\s+sie)\s+(?:sie\s+)?(?:alle\s+)?(?:vorherigen|"
+     r"bisherigen|obigen|vorigen|fruheren)\s+(?:anweisungen|instruktionen|befehle|regeln)"),
+    (("ignor", "olvida"),
+     r"\b(?:ignora|ignore|ignorar|olvida)\s+(?:todas\s+)?(?:las\s+|as\s+|le\s+)?(?:"
+     r"instrucciones|indicaciones|reglas|instrucoes|istruzioni)\s+(?:anteriores|previas|"
+     r"precedenti)"),
+    (("忽略", "无视", "忽视", "忘记", "忘掉"),
+     r"(?:忽略|无视|忽视|忘记|忘掉)(?:之前|以前|上面|先前|前面|上述|此前)?的?(?:所有|全部|一切)?的?"
+     r"(?:指令|指示|说明|规则|提示)"),
+    (("無視",),
+     r"(?:以前|これまで|前|上記|先|今まで)の(?:指示|命令|ルール|指令)を(?:すべて|全て)?無視"),
 )
-INJECTION = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
+_SCOPE = (r"\b(?:from|out\s+of|in|to)\s+(?:(?:all|any|every|your|its|future)\s+)+(?:reports?|"
+          r"summar(?:y|ies)|answers?|responses?|replies|outputs?|analys[ie]s)\b")
+_HIDE = (r"\b(?:omit|hide|hidden|exclude|leave|skip|drop|suppress|remove|filter|withhold|censor|"
+         r"keep)\b")
+_UNSAID = (r"\b(?:do\s+not|don't|dont|never)\s+(?:ever\s+)?(?:mention|include|report|flag|list|"
+           r"show|reveal|disclose|discuss|bring\s+(?:it|this|them)\s+up|surface|raise)\b")
+#: Hiding from the reports, summaries or answers themselves: no addressee needed.
+_SCOPED_RULE = (("report", "summar", "answer", "response", "replies", "output", "analys"),
+                f"(?:{_HIDE}|{_UNSAID})[^.\\x00]{{0,60}}?{_SCOPE}")
+#: What else a scoped directive holds (a cheap second gate before its regex).
+_SCOPED_ALSO = ("omit", "hid", "exclu", "leave", "skip", "drop", "suppress", "remov", "filter",
+                "withhold", "censor", "keep", "do not", "don't", "dont", "never")
+_ADDRESSEE_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (_AI_LITERALS,
+     r"\b(?:notes?|messages?|reminders?|instructions?|hints?|memos?|notices?|attention|"
+     r"directives?|requests?|warnings?|psa)\s+(?:to|for)\s+(?:(?:any|all|every|the|each|an?|"
+     r"whichever|whatever|you)\s+)*" + _AI + r"\b"),
+    (_AI_LITERALS, r"\b(?:attention|dear|hey|hello|hi)\s*,?\s+(?:all\s+|any\s+|the\s+)?" + _AI
+     + r"\b"),
+    (_AI_LITERALS,
+     r"\bto\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:reading|summari[sz]ing|"
+     r"processing|reviewing|analy[sz]ing|that|who|which)\b"),
+    (("you",),
+     r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai\b|llm|(?:large\s+)?language\s+model|assistant|"
+     r"chatbot|bot\b|model|agent|gpt|claude)"),
+    (_AI_LITERALS,
+     r"\b" + _AI + r"\s+(?:that\s+|which\s+|who\s+)?(?:is\s+|are\s+)?(?:summari[sz]\w*|reading|"
+     r"reads\s+this|reviewing|analy[sz]ing|answering)\b"),
+    (_AI_LITERALS,
+     r"\b(?:ai|llms?|assistants?|models?|agents?|chatbots?|copilots?)\s+(?:must|should|shall|"
+     r"needs?\s+to|has\s+to|is\s+to)\b"),
+    (("summar",), r"\bwhen\s+(?:you\s+)?(?:are\s+)?summari[sz]\w*"),
+    (("whoever", "anyone", "anybody", "whatever"),
+     r"\b(?:whoever|anyone|anybody|whatever)\b[^.\x00]{0,30}?\b(?:reads?|reading|processes|"
+     r"summari[sz]es)\s+this\b"),
+    # a vocative or role label opening a line: "Assistant, ...", "### SYSTEM: ..."
+    (_AI_LITERALS,
+     r"(?:^|\n|\x00)[^\S\x00]*(?:dear\s+)?(?:ai\s+)?" + _AI + r"[^\S\x00]*[:,]"),
+    (("system", "developer", "assistant"),
+     r"(?:^|\n|\x00)[^\S\x00]*(?:#{1,6}[^\S\x00]*)?\[?[^\S\x00]*(?:system|developer|assistant)"
+     r"(?:\s+(?:override|message|note|prompt|update|notice))?[^\S\x00]*\]?[^\S\x00]*:"),
+    (("[",), r"\[\s*(?:system|admin)\s*(?:override|message|notice|update)?\s*\]"),
+    # text hidden from the analyst's view
+    (("<", "[", "display", "visibility"),
+     r"<!--|\[//\]\s*:\s*#|display\s*:\s*none|visibility\s*:\s*hidden"),
+    # other languages
+    ((" ia", "'ia", "’ia", " ai", "assistant", "model"),
+     r"\b(?:notes?|messages?|remarques?|consignes?|avis)\s+(?:pour|a)\s+(?:l'|l’|le\s+|la\s+|"
+     r"les\s+)?(?:ia|ai|assistant|modele)\b"),
+    ((" ki", "-ki", "model", "assistent"),
+     r"\b(?:hinweis|nachricht|notiz|anweisung)(?:en)?\s+(?:an|fur)\s+(?:das\s+|die\s+|den\s+|"
+     r"alle\s+)?(?:ki\b|ki-\w+|sprachmodell\w*|assistent\w*|modell\b)"),
+    ((" ia", "asistente", "model"),
+     r"\b(?:nota|mensaje|aviso|instrucciones?)\s+(?:para|a)\s+(?:el\s+|la\s+|los\s+)?"
+     r"(?:asistente|ia|modelo)\b"),
+    (("助手", "助理", "模型", "アシスタント", "モデル"),
+     r"(?:AI|人工智能|人工知能)\s*(?:助手|助理|模型|アシスタント|モデル)|大?语言模型|大模型|言語モデル"),
+)
+_DIRECTIVE_PATTERNS = (
+    _HIDE + r"[^.\x00]{0,60}?\b(?:from|out\s+of|in)\s+(?:(?:the|this|its|your|my|any|every|all)"
+    r"\s+)*(?:reports?|summar(?:y|ies)|answers?|responses?|replies|outputs?|analys[ie]s|"
+    r"analysts?|users?|humans?|operators?)\b",
+    r"\b(?:skip|drop|ignore|suppress|omit|hide)\s+(?:all\s+|the\s+|any\s+)?(?:[\w-]+\s+){0,3}?"
+    r"findings\b",
+    _UNSAID,
+    r"\b(?:mark|report|describe|classify|treat|consider|label|rate|present|state|say|claim|"
+    r"confirm|summari[sz]e|list|show)\b[^.\x00]{0,50}?\b(?:compliant|resolved|false\s+"
+    r"positives?|safe|secure|fully\s+patched|low[\s-]risk|informational|out\s+of\s+scope|"
+    r"accepted|restricted|enabled|(?:zero|no)\s+(?:[\w-]+\s+)?(?:issues|findings|risks?|"
+    r"vulnerabilities))\b",
+    r"\bapprov\w*\s+(?:all|every|any)\b",
+    _EXFIL_VERB + r"[^.\x00]{0,40}?" + _SECRETS,
+    r"\bunfiltered\b|\bno\s+(?:restrictions|filters|limits)\b|\bjailbr(?:eak|oken)\b|"
+    r"\bdeveloper\s+mode\b|\bwithout\s+(?:any\s+)?(?:restrictions|filters)\b",
+    # other languages
+    r"\bne\s+(?:mentionne[zr]?|signale[zr]?|inclue[zr]?|inclure|cite[zr]?|parle[zr]?|"
+    r"rapporte[zr]?)\s+(?:jamais|pas|rien)\b|\b(?:omettez|omets|cachez|masquez|excluez)\b",
+    r"\b(?:erwahne|erwahnen|melde|melden|nenne|nennen)\b[^.\x00]{0,40}?\bnicht\b|\bnicht\s+"
+    r"(?:erwahnen|melden|nennen|berichten)\b|\bin\s+keinem\s+(?:bericht|report)\b|\b(?:lass|"
+    r"lassen)\b[^.\x00]{0,40}?\bweg\b|\b(?:verschweige|verberge|verstecke)\w*",
+    r"\bno\s+(?:menciones|mencione|incluyas|incluya|informes|reportes|muestres)\b|\b(?:"
+    r"oculta|omite|excluye|esconde)\b",
+    r"不要(?:在[^。\x00]{0,20})?(?:提及|提到|报告|包含|显示|列出)|隐藏|省略|排除|无视",
+    r"除外|報告しない|言及しない|隠して|省略して|無視",
+)
 
-#: Lower-case literals one of which every injection match contains (a cheap pre-check).
-INJECTION_TRIGGERS = (
-    "ignore", "disregard", "forget", "override", "bypass", "now", "instruction", "prompt",
-    "tell", "inform", "mention", "secret", "credential", "key", "password", "token", "<", "[",
-    "act", "behave", "pretend", "jailbr", "tool", "system", "assistant",
-)
 
-#: Rarer literals one of which every injection match holds (on its skeleton, lower case):
-#: they pick the strings worth a regex search out of a whole value.
-_HOLDER_TRIGGERS = (
-    "ignore", "disregard", "forget", "override", "bypass", "you", "instruction", "prompt",
-    "tell", "inform", "mention", "secret", "credential", "key", "password", "token", "<",
-    "inst]", "sys]", "act", "behave", "pretend", "jailbr", "tool", "system", "assistant",
+@dataclass(frozen=True, slots=True, eq=False)
+class _Rule:
+    strong: bool  # fences alone (else: an addressee, fencing with any directive)
+    literals: tuple[str, ...]  # one of them is in every match (lower case)
+    also: tuple[str, ...]  # and one of these, when given
+    pattern: re.Pattern[str]
+
+    def holds(self, skel: str, low: str) -> bool:
+        if self.also and not any(a in low for a in self.also):
+            return False
+        return self.pattern.search(skel) is not None
+
+
+_RULES = tuple(
+    _Rule(strong, lits, also, re.compile(p, re.IGNORECASE))
+    for strong, rules, also in ((True, _STRONG_RULES, ()), (True, (_SCOPED_RULE,), _SCOPED_ALSO),
+                                (False, _ADDRESSEE_RULES, ()))
+    for lits, p in rules
 )
+_RULE_ORDER = {rule: n for n, rule in enumerate(_RULES)}
+#: Any directive (only looked for once an addressee is found).
+DIRECTIVE = re.compile("|".join(f"(?:{p})" for p in _DIRECTIVE_PATTERNS), re.IGNORECASE)
+_SPACES = re.compile(r"[\s\x00]+")
+
+
+def _verdict(skel: str, rules: Iterable[_Rule]) -> bool:
+    """Whether ``skel`` reads as an injection, trying only ``rules`` (those whose literals
+    it holds)."""
+    low = " " + _SPACES.sub(" ", skel.lower())
+    addressed = False
+    for rule in rules:
+        if rule.strong:
+            if rule.holds(skel, low):
+                return True
+        elif not addressed and rule.holds(skel, low):
+            addressed = True
+    return addressed and DIRECTIVE.search(skel) is not None
+
+
+def reads_as_injection(skel: str) -> bool:
+    """Whether the skeleton of a text is an instruction to a model (see the notes above)."""
+    low = " " + _SPACES.sub(" ", skel.lower())
+    return _verdict(skel, (r for r in _RULES if any(lit in low for lit in r.literals)))
+
+
+def _trigger_map() -> dict[str, tuple[_Rule, ...]]:
+    """The rules' literals as found in NUL-joined lower-case text (a leading space also as a
+    line break, tab or NUL; a space inside also as a line break or tab), with their rules."""
+    out: dict[str, list[_Rule]] = {}
+    for rule in _RULES:
+        for lit in rule.literals:
+            if not lit.isascii():
+                continue  # non-ASCII strings are always tested in full
+            if lit.startswith(" "):
+                forms = [ws + lit[1:] for ws in (" ", "\n", "\t", SEP)]
+            elif " " in lit:
+                forms = [lit, lit.replace(" ", "\n"), lit.replace(" ", "\t")]
+            else:
+                forms = [lit]
+            for form in forms:
+                out.setdefault(form, []).append(rule)
+    # a trigger holding another is found through it ("your" through "you"): one find less
+    for longer in sorted(out, key=len, reverse=True):
+        inner = next((t for t in out if t != longer and t in longer), None)
+        if inner is not None:
+            out[inner].extend(out.pop(longer))
+    return {t: tuple(dict.fromkeys(rules)) for t, rules in out.items()}
+
+
+_TRIGGER_RULES = _trigger_map()
+
+#: Lower-case literals one of which every text ``reads_as_injection`` holds, unless its
+#: skeleton differs from it (non-ASCII, spaced-out letters, control characters).
+INJECTION_TRIGGERS = tuple(_TRIGGER_RULES)
 
 #: Names and ids ("bypass-all-rules-sg", "system:serviceaccount:kube-system:x"): no spaces,
 #: identifier characters only. They are not sentences a model would follow, and fencing them
@@ -82,6 +290,39 @@ _IDENTIFIER_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@+=-]{0,127}")
 
 def _identifier_like(text: str) -> bool:
     return _IDENTIFIER_LIKE.fullmatch(text) is not None and _SPACED.search(text) is None
+
+
+_READABLE_MARKS = (" ", "\n", "\t", "\r", "<", "[")
+
+
+def _not_ascii(text: str) -> bool:
+    return not text.isascii()
+
+
+def _strings_with(big: str, mark: str) -> list[int]:
+    """Indices of the NUL-joined strings of ``big`` that hold ``mark`` (C-level finds and
+    counts, a few per holder string: no offset table needed)."""
+    out: list[int] = []
+    idx = last = 0
+    pos = big.find(mark)
+    while pos != -1:
+        idx += big.count(SEP, last, pos)
+        out.append(idx)
+        end = big.find(SEP, pos)
+        if end == -1:
+            break
+        idx += 1
+        last = end + 1
+        pos = big.find(mark, last)
+    return out
+
+
+def _readable(text: str) -> bool:
+    """Whether ``text`` can read as an instruction: a sentence or markup (white space, ``<``
+    or ``[``) or non-ASCII text; never an identifier-like name."""
+    if not text.isascii():
+        return not _identifier_like(text)
+    return any(m in text for m in _READABLE_MARKS)
 
 
 # -- the detection skeleton ------------------------------------------------------------------
@@ -126,6 +367,8 @@ def skeleton(text: str) -> str:
         text = INVISIBLE_JOINED.sub("", text)
         text = _MARKS.sub("", unicodedata.normalize("NFKD", text))
         text = unicodedata.normalize("NFKC", text.translate(_CONFUSABLES))
+    elif INVISIBLE_ASCII_JOINED.search(text) is not None:
+        text = INVISIBLE_ASCII_JOINED.sub("", text)
     if _SPACED.search(text) is not None:  # one string: the full pattern is cheap enough
         text = _SPACED.sub(_join_letters, text)
     return text
@@ -181,10 +424,10 @@ class Sanitizer:
         return INVISIBLE.sub(sub, text), removed
 
     def has_injection(self, text: str, lowered: str | None = None) -> bool:
-        if not self.fence_injections or self.is_fenced(text) or _identifier_like(text):
+        if not self.fence_injections or self.is_fenced(text) or not _readable(text):
             return False
         skel = skeleton(text)
-        if INJECTION.search(skel) is not None:
+        if reads_as_injection(skel):
             return True
         return any(p.search(text) or p.search(skel) for p in self.extra_patterns)
 
@@ -194,43 +437,70 @@ class Sanitizer:
             return False
         if self.extra_patterns or not joined_lower.isascii():
             return True
-        if _maybe_spaced(joined_lower):
+        if _maybe_spaced(joined_lower) or INVISIBLE_ASCII_JOINED.search(joined_lower):
             return True
         return any(t in joined_lower for t in INJECTION_TRIGGERS)
 
     def injected(self, strings: Sequence[str]) -> list[int]:
-        """Indices of the strings holding an injection phrase (fenced ones excepted).
+        """Indices of the strings holding an injection (fenced ones excepted).
 
-        The strings are joined with NUL and lower-cased once; only the strings holding a
-        trigger literal (found with C-level ``str.find``) are searched with the regex, and
-        only non-ASCII or spaced-out strings pay for a skeleton of their own."""
+        Only sentences and markup can (strings with white space, ``<`` or ``[``, found with
+        C-level ``str`` calls, plus non-ASCII ones): they are joined with NUL and lower-cased
+        once, and only those holding a trigger literal pay for the full test; strings whose
+        skeleton differs from their text (non-ASCII, spaced-out letters, control characters)
+        always do."""
         if not self.fence_injections or not strings:
             return []
         big = SEP.join(strings)
-        if big.count(SEP) != len(strings) - 1:  # a string holds NUL: one by one
+        if big.count(SEP) != len(strings) - 1 or self.extra_patterns:  # one by one
             return [i for i, s in enumerate(strings) if self.has_injection(s)]
-        if self.extra_patterns:
-            return [i for i, s in enumerate(strings) if self.has_injection(s)]
-        low = big.lower()
-        if len(low) != len(big):  # case mapping changed lengths
-            return [i for i, s in enumerate(strings) if self.has_injection(s)]
+        marks = [m for m in _READABLE_MARKS if m in big]
+        ascii_only = big.isascii()
+        if not marks and ascii_only:
+            return []
+        if len(marks) == 1:
+            readable = _strings_with(big, marks[0])
+        else:
+            readable = sorted({i for m in marks for i in _strings_with(big, m)})
+        if not ascii_only:
+            readable = sorted({*readable, *compress(range(len(strings)),
+                                                    map(_not_ascii, strings))})
+        if not readable:
+            return []
+        hay_strings = [strings[i] for i in readable]
+        hay = SEP.join(hay_strings)
+        low = hay.lower()
+        if len(low) != len(hay):  # case mapping changed lengths
+            return [i for i in readable if self.has_injection(strings[i])]
+        full: set[int] = set()  # tested with every rule
+        if not ascii_only or INVISIBLE_ASCII_JOINED.search(hay) is not None or (
+                _maybe_spaced(low)):
+            # the few strings whose skeleton differs from the text are tested on their own
+            full.update(
+                i for i in readable if not strings[i].isascii()
+                or _SPACED.search(strings[i]) is not None
+                or INVISIBLE_ASCII_JOINED.search(strings[i]) is not None)
+        hits: dict[int, set[_Rule]] = {}  # the rules whose literals a string holds
         starts: list[int] | None = None
-        found: set[int] = set()
-        if not big.isascii() or _maybe_spaced(low):
-            # the few strings whose skeleton differs from the text are checked on their own
-            for i, s in enumerate(strings):
-                if not s.isascii() or _SPACED.search(s) is not None:
-                    found.add(i)
-        for t in _HOLDER_TRIGGERS:
+        for t, rules in _TRIGGER_RULES.items():
             if t in low:
                 if starts is None:
-                    starts = _starts(strings)
-                found.update(_holders(low, t, starts, strings))
-        return [
-            i for i in sorted(found)
-            if INJECTION.search(skeleton(strings[i])) is not None
-            and not self.is_fenced(strings[i]) and not _identifier_like(strings[i])
-        ]
+                    starts = _starts(hay_strings)
+                for j in _holders(low, t, starts, hay_strings):
+                    hits.setdefault(readable[j], set()).update(rules)
+            elif t[0] == SEP and low.startswith(t[1:]):  # the first string has no NUL before
+                hits.setdefault(readable[0], set()).update(rules)
+        out = []
+        for i in sorted(full | hits.keys()):
+            text = strings[i]
+            if self.is_fenced(text) or not _readable(text):
+                continue
+            if i in full:
+                if reads_as_injection(skeleton(text)):
+                    out.append(i)
+            elif _verdict(text, sorted(hits[i], key=_RULE_ORDER.__getitem__)):
+                out.append(i)
+        return out
 
     @staticmethod
     def fence(text: str) -> str:
@@ -245,7 +515,7 @@ class Sanitizer:
         lines = text.split("\n")
         hits = [
             i for i, line in enumerate(lines)
-            if not self.is_fenced(line.strip()) and INJECTION.search(skeleton(line))
+            if not self.is_fenced(line.strip()) and reads_as_injection(skeleton(line))
         ]
         if not hits:
             already = any(self.is_fenced(line.strip()) for line in lines)
