@@ -3,7 +3,9 @@
 Argument types with their descriptions and constraints (``DatasetArg``: empty = the active
 dataset; ``LimitArg``/``CursorArg`` for paging; ``RefArg`` for asset references), the dataset
 lookup, and ``page`` — the paging envelope whose cursor fingerprints the dataset version and
-the call's filter arguments, so it goes stale when either changes.
+the call's filter arguments, so it goes stale when either changes. ``inline_when_cached``
+lets a sync list tool answer a small page on the event loop when everything it reads is
+cached (``ToolSpec.inline``).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from pydantic import Field
 
 from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, frame_records, json_safe, paginate
 from ..estate.dataset import CacheMiss
+from ..estate.paging import FrameRows
 from ..layer.context import ToolContext
-from ..layer.workers import LIGHT
+from ..layer.workers import LIGHT, RunInWorker
 
 __all__ = [
     "DatasetArg", "LimitArg", "CursorArg", "RefArg", "OptionalRefArg", "StrList",
     "dataset_of", "page", "filters", "progress_of", "CHANGED_SINCE", "delta_base",
-    "request_meta", "query_key", "point_lookup",
+    "request_meta", "query_key", "point_lookup", "inline_when_cached", "INLINE_ROWS",
 ]
 
 T = TypeVar("T")
@@ -68,6 +71,36 @@ async def point_lookup(ctx: ToolContext, ds: Dataset, fn: Callable[..., T], /,
             return fn(*args)
     except CacheMiss:
         return await ctx.layer.workers.run(LIGHT, ctx.principal.id, fn, *args)
+
+
+#: Pages of at most this many rows may answer on the event loop (``inline_when_cached``).
+INLINE_ROWS = 50
+
+
+def inline_when_cached(handler: Callable[..., T], *, max_depth: int | None = None
+                       ) -> Callable[..., T]:
+    """The ``inline`` fast path of a sync list tool: ``handler`` itself, run on the event
+    loop inside ``Dataset.cache_only`` for a page of at most ``INLINE_ROWS`` rows (and, with
+    ``max_depth``, a ``depth`` no deeper), not a delta. Then it only slices a cached query or
+    walks one hop over built graph views: tens of µs, less than the hop to a worker thread
+    and back. Anything else — a query or index not built yet, an unknown reference (its
+    error computes close matches) — raises ``RunInWorker`` and the handler runs in its
+    worker lane as before, with the same answer."""
+
+    def inline(ctx: ToolContext, **kwargs: Any) -> T:
+        limit = kwargs.get("limit", DEFAULT_LIMIT)
+        if not isinstance(limit, int) or limit > INLINE_ROWS or (
+                max_depth is not None and kwargs.get("depth", 1) > max_depth) or (
+                CHANGED_SINCE in request_meta(ctx)):
+            raise RunInWorker
+        ds = dataset_of(ctx, kwargs.get("dataset", ""))
+        try:
+            with ds.cache_only():
+                return handler(ctx, **kwargs)
+        except CacheMiss:
+            raise RunInWorker from None
+
+    return inline
 
 
 def progress_of(ctx: ToolContext) -> Any:
@@ -113,6 +146,7 @@ def page(
     *,
     ctx: ToolContext | None = None,
     delta_keys: Sequence[str] = (),
+    rows_key: str | None = None,
     **summary: Any,
 ) -> dict[str, Any]:
     """``{dataset, dataset_version, **summary, total, offset, returned, next_cursor,
@@ -129,6 +163,10 @@ def page(
     result order, and ``delta`` = ``{since, keys, key_columns, positions}``: drop the rows
     whose key columns hold one of ``keys``, then put each item at its position in the new
     result of ``total`` rows. Otherwise the answer is an ordinary page.
+
+    ``rows_key`` names a DataFrame ``items`` that is the same for the same key while the
+    dataset version holds (a cached query's result, with any column selection in the key):
+    its rows are converted once for every page read from it (``FrameRows``).
     """
     base = {"delta_base": delta_base(ds, version)} if delta_keys else {}
     since = request_meta(ctx).get(CHANGED_SINCE) if delta_keys and ctx is not None else None
@@ -140,10 +178,29 @@ def page(
                     **json_safe(summary), "total": len(items), "offset": 0,
                     "returned": len(rows), "next_cursor": None, "truncated": False,
                     "items": rows, "delta": info}
+    if rows_key is not None and isinstance(items, pd.DataFrame):
+        items = _frame_rows(ds, version, rows_key, items)
     envelope = paginate(items, dataset=ds.name, version=version, args=args, limit=limit,
                         cursor=cursor)
     return {"dataset": ds.name, "dataset_version": version, **base, **json_safe(summary),
             **envelope}
+
+
+#: Queries whose converted rows a dataset version keeps (the store empties when full).
+ROWS_KEPT = 16
+
+
+def _frame_rows(ds: Dataset, version: int, key: str, frame: pd.DataFrame) -> FrameRows:
+    """The converted rows kept for ``key`` of dataset ``version`` (made on first use; the
+    version is the one read before the query ran, as in ``page``)."""
+    store: dict[str, FrameRows] = ds.cached("page_rows", dict)
+    key = f"{version}:{key}"
+    rows = store.get(key)
+    if rows is None:
+        if len(store) >= ROWS_KEPT:
+            store.clear()
+        rows = store[key] = FrameRows(frame)
+    return rows
 
 
 def request_meta(ctx: ToolContext | None) -> Mapping[str, Any]:

@@ -23,6 +23,7 @@ from .conventions import (
     StrList,
     dataset_of,
     filters,
+    inline_when_cached,
     page,
     point_lookup,
     progress_of,
@@ -68,15 +69,17 @@ def list_findings(
     """List security findings matching every filter (severity, scanner, framework, asset,
     text), worst first, with risk score, the asset concerned and whether it is in the
     inventory; suppressed findings only when asked."""
+    # A worker thread runs the query (seconds on a large estate); a small page of a query
+    # already cached answers on the loop instead (registered inline_when_cached).
     ds = dataset_of(ctx, dataset)
     version = ds.version
     args = filters(severities=severities, min_severity=min_severity, source_tool=source_tool,
                    framework=framework, resource=resource, query=query,
                    include_suppressed=include_suppressed)
-    frame = ds.cached_query(query_key("list_findings", args, sort_by=sort_by),
-                            lambda: estate.list_findings(ds, sort_by=sort_by, **args))
+    key = query_key("list_findings", args, sort_by=sort_by)
+    frame = ds.cached_query(key, lambda: estate.list_findings(ds, sort_by=sort_by, **args))
     return page(ds, version, frame, {**args, "sort_by": sort_by}, limit, cursor, ctx=ctx,
-                delta_keys=("id", "resource_id"))
+                delta_keys=("id", "resource_id"), rows_key=key)
 
 
 _FINDING_ROW = obj({"id": STR, "severity": STR, "risk_score": NUM, "title": STR,
@@ -181,7 +184,8 @@ def _mutation_schema(key: str) -> dict[str, Any]:
 def register(registry: Registry) -> None:
     f = {"category": "findings"}
     registry.tool(list_findings, title="List findings",
-                  output_schema=page_schema(_FINDING_ROW, delta=True), **f)
+                  output_schema=page_schema(_FINDING_ROW, delta=True),
+                  inline=inline_when_cached(list_findings), **f)
     registry.tool(get_finding, title="Get a finding", output_schema=_FINDING, **f)
     registry.tool(findings_summary, title="Findings summary", output_schema=_SUMMARY, **f)
     registry.tool(top_risks, title="Top risks", output_schema=page_schema(_RISK), lane="heavy",

@@ -3,7 +3,9 @@
 Thin wrappers over ``cloudg_nb.estate.inventory``: they resolve the dataset, page list
 answers with cursors, and leave enum parsing (case-insensitive, close matches) to the estate.
 ``get_asset`` runs on the event loop (a point lookup over cached indexes); the rest filter or
-group whole tables, so they run in worker threads (find_assets and list_tags in the heavy lane).
+group whole tables, so they run in worker threads (find_assets and list_tags in the heavy lane),
+except that a small page of a find_assets query already cached is only a slice: it answers on
+the loop (``inline_when_cached``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .conventions import (
     StrList,
     dataset_of,
     filters,
+    inline_when_cached,
     page,
     point_lookup,
     query_key,
@@ -89,11 +92,11 @@ def find_assets(
                    account_id=account_id, tag=tag, internet_exposed=internet_exposed,
                    has_findings=has_findings, min_severity=min_severity,
                    original_type=original_type)
-    frame = ds.cached_query(query_key("find_assets", args, sort_by=sort_by),
-                            lambda: estate.find_assets(ds, sort_by=sort_by, **args))
+    key = query_key("find_assets", args, sort_by=sort_by)
+    frame = ds.cached_query(key, lambda: estate.find_assets(ds, sort_by=sort_by, **args))
     frame = estate.select_fields(frame, fields)
     return page(ds, version, frame, {**args, "sort_by": sort_by, "fields": fields}, limit,
-                cursor, ctx=ctx, delta_keys=("id",))
+                cursor, ctx=ctx, delta_keys=("id",), rows_key=query_key(key, fields=fields))
 
 
 async def get_asset(ctx: ToolContext, ref: RefArg, dataset: DatasetArg = ""
@@ -213,7 +216,7 @@ def register(registry: Registry) -> None:
     registry.tool(find_assets, title="Find assets",
                   output_schema=page_schema(obj({**BRIEF["properties"]}, required=["id"]),
                                             delta=True),
-                  lane="heavy", **inv)
+                  lane="heavy", inline=inline_when_cached(find_assets), **inv)
     registry.tool(get_asset, title="Get an asset", output_schema=_ASSET, **inv)
     registry.tool(count_assets, title="Count assets by group", output_schema=_COUNTS, **inv)
     registry.tool(list_accounts, title="List cloud accounts",

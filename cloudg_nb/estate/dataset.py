@@ -388,7 +388,16 @@ class Dataset:
 
     def cached_query(self, key: str, build: Callable[[], T]) -> T:
         """A query result of this version, kept for the ``QUERY_CACHE`` most recent keys
-        (the pages of one query, read one after another, share one computation)."""
+        (the pages of one query, read one after another, share one computation). Inside
+        ``cache_only`` a key not cached raises CacheMiss."""
+        if _CACHE_ONLY.get():  # never wait for the lock: a worker may be building a query
+            cached: OrderedDict[str, Any] | None = self._cache.get("queries")
+            if cached is None or key not in cached:
+                raise CacheMiss(key)
+            with contextlib.suppress(KeyError):  # evicted meanwhile by a worker
+                cached.move_to_end(key)
+                return cached[key]
+            raise CacheMiss(key)
         with self._lock:
             queries: OrderedDict[str, Any] = self._cache.setdefault("queries", OrderedDict())
             if key in queries:
@@ -419,6 +428,8 @@ class Dataset:
 
     def view(self, name: str, progress: ProgressFn | None = None) -> Any:
         """``graph().view(name)``; progress covers whichever of the two is built first."""
+        if _CACHE_ONLY.get() and name not in self.graph()._views:
+            raise CacheMiss(f"view:{name}")
         if "graph" not in self._cache and progress is not None:
             g = self.graph(rescaled(progress, 0, 0.5))
             return g.view(name, rescaled(progress, 0.5, 1))

@@ -3,7 +3,8 @@
 A cursor fingerprints (dataset name, dataset version, filter arguments except ``limit`` and
 ``cursor``) with sha256, so it goes stale when the dataset changes or the filters differ;
 a stale or malformed cursor raises InvalidArgumentsError (-32602). ``paginate`` slices a
-DataFrame or list into ``{total, offset, returned, next_cursor, truncated, items}``.
+DataFrame, a list or ``FrameRows`` (a query result's rows converted once, for the pages read
+again and again) into ``{total, offset, returned, next_cursor, truncated, items}``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pandas as pd
 from ..layer.errors import InvalidArgumentsError
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "encode_cursor", "decode_cursor", "paginate",
-           "frame_records", "json_safe", "check_limit"]
+           "frame_records", "json_safe", "check_limit", "FrameRows"]
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -110,8 +111,60 @@ def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
             for row in frame.to_numpy(dtype=object).tolist()]
 
 
+class FrameRows:
+    """The rows of a DataFrame that is not changed any more (a cached query result) as
+    JSON-safe dicts: the first ``cached_rows`` are converted once, ``chunk`` rows at a time
+    on first read (a page of 20 rows through pandas costs ~0.2 ms, its copy ~20 µs); later
+    rows are converted on each read. A read returns fresh dicts and lists: callers may change
+    them."""
+
+    __slots__ = ("_chunks", "cached_rows", "chunk", "frame")
+
+    def __init__(self, frame: pd.DataFrame, *, chunk: int = 100, cached_rows: int = 2_000
+                 ) -> None:
+        self.frame = frame
+        self.chunk = chunk
+        self.cached_rows = cached_rows
+        self._chunks: dict[int, list[dict[str, Any]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """Rows ``start`` to ``stop`` (clipped to the frame)."""
+        stop = min(stop, len(self.frame))
+        out: list[dict[str, Any]] = []
+        size = self.chunk
+        pos = max(start, 0)
+        while pos < stop:
+            if pos >= self.cached_rows:
+                out.extend(frame_records(self.frame.iloc[pos:stop]))
+                break
+            n = pos // size
+            chunk = self._chunks.get(n)
+            if chunk is None:
+                chunk = self._chunks[n] = frame_records(self.frame.iloc[n * size:(n + 1) * size])
+            end = min(stop - n * size, size)
+            out.extend(map(_fresh, chunk[pos - n * size:end]))
+            pos = n * size + end
+        return out
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of a JSON value's containers (strings and numbers are immutable: shared)."""
+    t = type(value)
+    if t is dict:
+        return {k: _fresh(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
+    if t is list:
+        return [_fresh(v) if type(v) in _CONTAINERS else v for v in value]
+    return value
+
+
+_CONTAINERS = (dict, list)
+
+
 def paginate(
-    items: pd.DataFrame | Sequence[Any],
+    items: pd.DataFrame | FrameRows | Sequence[Any],
     *,
     dataset: str,
     version: int,
@@ -130,7 +183,9 @@ def paginate(
         raise InvalidArgumentsError(
             "The cursor points past the end of the results; repeat the query without a cursor.",
             data={"field": "cursor", "reason": "stale"})
-    if isinstance(items, pd.DataFrame):
+    if isinstance(items, FrameRows):
+        page = items.rows(offset, offset + size)
+    elif isinstance(items, pd.DataFrame):
         page = frame_records(items.iloc[offset:offset + size])
     else:
         page = [json_safe(x) for x in list(items[offset:offset + size])]

@@ -40,7 +40,7 @@ from .middleware import (
 from .registry import Registry
 from .schema import validate_arguments
 from .specs import PromptArgument, PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec
-from .workers import WorkerPool
+from .workers import RunInWorker, WorkerPool
 
 __all__ = [
     "AccessDeniedError", "Annotations", "CallCancelledError", "InputBounds", "WorkerPool",
@@ -50,6 +50,6 @@ __all__ = [
     "InvalidArgumentsError", "MCPLayerError", "MetricsMiddleware", "Middleware",
     "NotFoundError", "Principal", "PromptArgument", "PromptMessage", "PromptResult",
     "PromptSpec", "RateLimitedError", "Registry", "ResourceLink", "ResourceSpec",
-    "ResourceTemplateSpec", "RetryMiddleware", "Sensitivity", "TextContent",
+    "ResourceTemplateSpec", "RetryMiddleware", "RunInWorker", "Sensitivity", "TextContent",
     "TextResourceContents", "ToolContext", "ToolResult", "ToolSpec", "validate_arguments",
 ]

@@ -61,7 +61,7 @@ from .surfaces import (
     transform_meta,
     transform_resource_contents,
 )
-from .workers import LIGHT, WorkerPool
+from .workers import LIGHT, RunInWorker, WorkerPool
 
 __all__ = ["CloudGMCPLayer", "CallInfo", "Middleware", "ChangeListener"]
 
@@ -316,8 +316,10 @@ class CloudGMCPLayer:
         return loop
 
     async def _invoke(self, fn: Callable[..., Any], ctx: ToolContext, kwargs: dict,
-                      lane: str = LIGHT) -> Any:
-        """Coroutine functions run on the loop; plain functions in a thread of ``lane``.
+                      lane: str = LIGHT, *, inline: Callable[..., Any] | None = None) -> Any:
+        """Coroutine functions run on the loop; plain functions in a thread of ``lane``,
+        unless their ``inline`` fast path answers on the loop (it raises ``RunInWorker``
+        when it cannot; progress it reported is delivered before its result).
 
         A cancellation (timeout, client cancel or disconnect) marks the context: progress
         and logs stop, and the thread stops at its next ``ctx.check_cancelled()``.
@@ -329,6 +331,15 @@ class CloudGMCPLayer:
             except asyncio.CancelledError:
                 ctx.cancel()
                 raise
+        if inline is not None:
+            try:
+                result = inline(ctx, **kwargs)
+            except RunInWorker:
+                pass  # progress already reported is not repeated (values must increase)
+            else:
+                if ctx._pending:
+                    await ctx.flush_progress()
+                return result
         try:
             result = await self.workers.run(lane, ctx.principal.id, fn, ctx, **kwargs)
         except asyncio.CancelledError:
@@ -591,7 +602,8 @@ class CloudGMCPLayer:
         scope = asyncio.timeout(timeout) if timeout else nullcontext()
         try:
             async with scope:  # type: ignore[attr-defined]
-                raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane)
+                raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane,
+                                         inline=spec.inline)
         except MCPLayerError:
             raise
         except CallCancelledError as exc:  # cancelled from elsewhere (e.g. the adapter)

@@ -156,6 +156,10 @@ class ToolSpec(_SpecBase):
     transform_hints: dict[str, Any] = field(default_factory=dict)
     timeout_seconds: float | None = None
     arguments_model: type[BaseModel] | None = field(default=None, repr=False)
+    #: A sync tool's fast path: ``inline(ctx, **arguments)`` runs on the event loop first
+    #: (no thread hop) and answers from cached reads, or raises ``RunInWorker`` before doing
+    #: anything slow; then ``handler`` runs in its worker lane as usual.
+    inline: Callable[..., Any] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.kind = "tool"

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LIGHT", "HEAVY", "LANES", "WorkerPool", "LaneStats"]
+__all__ = ["LIGHT", "HEAVY", "LANES", "WorkerPool", "LaneStats", "RunInWorker"]
 
 logger = logging.getLogger("cloudg.mcp")
 
@@ -29,6 +29,11 @@ HEAVY = "heavy"
 LANES = (LIGHT, HEAVY)
 #: Seconds an idle worker thread waits for work before it exits.
 IDLE_SECONDS = 20.0
+
+
+class RunInWorker(Exception):
+    """Raised by a tool's ``inline`` fast path (run on the event loop): this call needs more
+    than cached reads, so the layer runs the tool's handler in its worker lane instead."""
 #: Least seconds between two returns of freed heap memory to the system.
 TRIM_INTERVAL = 2.0
 

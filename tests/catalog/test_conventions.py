@@ -158,3 +158,55 @@ def test_the_pages_of_one_query_share_one_computation_until_the_data_changes(
 
     ids = asyncio.run(scenario())
     assert len(ids) == len(set(ids)) == 60
+
+
+# -- small pages of cached queries on the loop (inline_when_cached) -------------------------
+
+_SMALL_PAGES = {
+    "find_assets": {"limit": 20},
+    "list_findings": {"limit": 20},
+    "neighbors": {"ref": "web-alb", "depth": 1, "limit": 20},
+}
+
+
+def _count_worker_runs(layer) -> list[str]:
+    runs: list[str] = []
+    run = layer.workers.run
+
+    async def counted(lane, owner, fn, *args, **kwargs):
+        runs.append(getattr(fn, "__name__", "?"))
+        return await run(lane, owner, fn, *args, **kwargs)
+
+    layer.workers.run = counted
+    return runs
+
+
+@pytest.mark.parametrize("tool", list(_SMALL_PAGES))
+async def test_a_repeated_small_page_answers_on_the_loop_with_the_same_result(
+        layer, tool: str) -> None:
+    first = await layer.call_tool(tool, _SMALL_PAGES[tool])
+    runs = _count_worker_runs(layer)
+    again = await layer.call_tool(tool, _SMALL_PAGES[tool])
+    assert runs == []
+    assert again.structured == first.structured and again.text == first.text
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("neighbors", {"ref": "web-alb", "depth": 2, "limit": 20}),
+    ("find_assets", {"limit": 200}),
+])
+async def test_deeper_walks_and_large_pages_run_in_a_worker(layer, tool, arguments) -> None:
+    await layer.call_tool(tool, arguments)
+    runs = _count_worker_runs(layer)
+    await layer.call_tool(tool, arguments)
+    assert runs == [tool]
+
+
+async def test_a_page_after_a_change_is_computed_again_and_shows_it(layer) -> None:
+    first = await layer.call_tool("list_findings", {"limit": 20})
+    worst = first.structured["items"][0]["id"]
+    await layer.call_tool("suppress_findings", {"ids": [worst], "reason": "accepted"})
+    runs = _count_worker_runs(layer)
+    after = await layer.call_tool("list_findings", {"limit": 20})
+    assert runs == ["list_findings"]
+    assert worst not in [row["id"] for row in after.structured["items"]]

@@ -65,3 +65,33 @@ def test_page_items_are_json_safe(ds) -> None:
     org = next(i for i in page["items"] if i["name"] == "acme-org")
     assert org["account_id"] is None and org["open_findings"] == 0
     assert type(org["internet_exposed"]) is bool
+
+
+def _frame_rows_case():
+    from cloudg_nb.estate import demo, frame_records
+    from cloudg_nb.estate.paging import FrameRows
+
+    frame = find_assets(demo(), sort_by="name")
+    rows = FrameRows(frame, chunk=7, cached_rows=30)  # pages cross chunk borders
+    return frame, rows, frame_records
+
+
+@pytest.mark.parametrize(("start", "stop"), [(0, 20), (5, 9), (6, 8), (25, 45), (55, 80)])
+def test_frame_rows_read_the_same_rows_as_the_frame(start: int, stop: int) -> None:
+    frame, rows, frame_records = _frame_rows_case()
+    rows.rows(0, 3)  # a chunk already converted
+    assert rows.rows(start, stop) == frame_records(frame.iloc[start:stop])
+
+
+def test_frame_rows_hand_out_fresh_rows_each_read() -> None:
+    _, rows, _ = _frame_rows_case()
+    first = rows.rows(0, 2)
+    first[0]["name"] = "changed"
+    assert rows.rows(0, 2)[0]["name"] != "changed"
+
+
+def test_paginate_pages_frame_rows_like_the_frame() -> None:
+    frame, rows, _ = _frame_rows_case()
+    args = {"sort_by": "name"}
+    assert paginate(rows, dataset="d", version=1, args=args, limit=10) == paginate(
+        frame, dataset="d", version=1, args=args, limit=10)

@@ -62,3 +62,21 @@ def test_get_finding_lists_the_controls_that_name_it() -> None:
                  "status": r["status"]}
                 for r in controls.to_dict("records") if finding_id in (r["finding_ids"] or [])]
     assert get_finding(ds, finding_id)["controls"] == expected
+
+
+def test_cache_only_refuses_a_query_not_cached_and_answers_a_cached_one() -> None:
+    ds = demo()
+    with ds.cache_only(), pytest.raises(CacheMiss):
+        ds.cached_query("q", lambda: "built")
+    assert ds.cached_query("q", lambda: "built") == "built"
+    with ds.cache_only():
+        assert ds.cached_query("q", lambda: "again") == "built"
+
+
+def test_cache_only_refuses_a_graph_view_not_built_yet() -> None:
+    ds = demo()
+    ds.view("out")
+    with ds.cache_only():
+        assert ds.view("out") is ds.view("out")
+        with pytest.raises(CacheMiss):
+            ds.view("both")
