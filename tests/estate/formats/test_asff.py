@@ -290,3 +290,20 @@ def test_any_json_shape_given_to_the_asff_reader_loads_or_fails_with_a_load_erro
         assert err.file == "findings.json"
         return
     assert ds.load_report["records"] >= 1
+
+
+def test_asff_findings_as_json_lines_load_like_the_array(tmp_path: Path) -> None:
+    path = tmp_path / "scan.asff.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _prowler_records()))
+    ds = load_path(path)
+    assert (ds.kind, len(ds.findings), ds.load_report["passed_checks"]) == ("asff", 3, 1)
+
+
+def test_a_requirement_cut_at_63_characters_by_prowler_is_noted(tmp_path: Path) -> None:
+    rec = _prowler_records()[0]
+    entry = ("ENS-RD2022 " + " ".join(f"op.exp.{n}.aws.ct.{n}" for n in range(1, 9)))[:63]
+    rec["Compliance"]["RelatedRequirements"] = [entry]
+    rec["Compliance"]["AssociatedStandards"] = [{"StandardsId": "ENS-RD2022"}]
+    ds = load_path(_write(tmp_path, [rec]))
+    assert set(ds.compliance["framework"]) == {"ENS-RD2022"}
+    assert ds.load_report["notes"][0]["field"] == "Compliance.RelatedRequirements[0]"

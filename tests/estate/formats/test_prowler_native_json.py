@@ -273,3 +273,17 @@ def test_any_json_shape_given_to_the_native_reader_loads_or_fails_with_a_load_er
         assert err.file == "prowler-output.json"
         return
     assert ds.load_report["records"] >= 1
+
+
+def test_kubernetes_native_json_uses_the_context_as_cluster_account(tmp_path: Path) -> None:
+    rec = dict(_records(AWS)[0], Provider="kubernetes", CheckID="core_minimize_root_containers",
+               FindingUniqueId="prowler-kubernetes-core_minimize_root_containers-pod-1",
+               ResourceType="Pod", ResourceId="3f1c9a2e-pod-uid", ResourceName="web-5d8f",
+               Context="shop-prod-cluster", Namespace="shop")
+    for aws_only in ("AccountId", "Region", "ResourceArn", "OrganizationsInfo", "Profile"):
+        rec.pop(aws_only)
+    a = load_path(_write(tmp_path, [rec])).assets.set_index("id")
+    assert (a.at["3f1c9a2e-pod-uid", "provider"], a.at["3f1c9a2e-pod-uid", "account_id"],
+            a.at["3f1c9a2e-pod-uid", "asset_type"], a.at["3f1c9a2e-pod-uid", "region"]) == (
+        "KUBERNETES", "shop-prod-cluster", "CONTAINER_WORKLOAD", "shop")
+    assert a.at["account:shop-prod-cluster", "asset_type"] == "KUBERNETES_CLUSTER"
