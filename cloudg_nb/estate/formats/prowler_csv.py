@@ -2,26 +2,38 @@
 semicolon-separated table with one row per check result (AUTH_METHOD;TIMESTAMP;ACCOUNT_UID;
 ...;FINDING_UID;PROVIDER;CHECK_ID;...;STATUS;...;SEVERITY;RESOURCE_TYPE;RESOURCE_UID;...).
 
-Each row is turned into the OCSF record the JSON-OCSF writer would have produced for it and
-read by the same validating reader (``prowler.read_records``), so both formats load alike.
-COMPLIANCE is ``FRAMEWORK: control, control | FRAMEWORK: ...``; tags are ``k=v | k=v``.
+pandas parses the file; each row is validated like its JSON-OCSF record would be
+(``prowler._record``: same fields, skip reasons and notes) and handed to the same dataset
+builder (``prowler.dataset_of_rows``), so both formats load alike. COMPLIANCE is
+``FRAMEWORK: control, control | FRAMEWORK: ...``; tags are ``k=v | k=v``.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import warnings
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from .jsonio import read_text
+from .load_report import LoadReport
+from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES, dataset_of_rows
 
 __all__ = ["looks_like_prowler_csv", "read_prowler_csv", "REQUIRED_COLUMNS"]
 
 #: Columns without which a CSV is not Prowler's (the others are read when present).
 REQUIRED_COLUMNS = ("FINDING_UID", "CHECK_ID", "STATUS", "RESOURCE_UID")
+#: The columns this reader uses, in the order ``_check_results`` unpacks them.
+_READ_COLUMNS = (
+    "PROVIDER", "ACCOUNT_UID", "ACCOUNT_NAME", "REGION", "RESOURCE_UID", "RESOURCE_NAME",
+    "RESOURCE_TYPE", "RESOURCE_TAGS", "SERVICE_NAME", "FINDING_UID", "STATUS", "SEVERITY",
+    "CHECK_TITLE", "DESCRIPTION", "STATUS_EXTENDED", "REMEDIATION_RECOMMENDATION_TEXT",
+    "CHECK_ID", "TIMESTAMP", "MUTED", "COMPLIANCE", "CATEGORIES")
 
 
 def looks_like_prowler_csv(header_line: str) -> bool:
@@ -49,43 +61,85 @@ def _tags(text: str) -> list[dict[str, str]]:
     return [{"Key": k, "Value": v} for k, v in _pairs(text, sep)]
 
 
-def _record(row: dict[str, str]) -> dict[str, Any]:
-    """The OCSF-shaped record of one CSV row (empty cells stay absent, never invented)."""
-    def cell(name: str) -> str | None:
-        value = (row.get(name) or "").strip()
-        return value or None
+def _columns(path: Path, text: str) -> tuple[dict[str, list[str]], int]:
+    """Each column's cells (header names stripped, upper case; cells stripped) and the row
+    count. pandas' C parser reads the file (extra cells of a row are dropped); a file it
+    refuses (an unterminated quote) is read again by the csv module, as before."""
+    try:
+        with warnings.catch_warnings():  # extra cells in a row: dropped, like the csv module
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, sep=";", dtype=object, keep_default_na=False,
+                                na_filter=False, encoding="utf-8-sig", index_col=False)
+        names = {str(k).strip().upper(): k for k in reversed(frame.columns)}
+        return ({c: [v.strip() if isinstance(v, str) else "" for v in frame[names[c]].tolist()]
+                 for c in _READ_COLUMNS if c in names}, len(frame))
+    except (pd.errors.ParserError, ValueError, csv.Error):
+        pass
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline=""), delimiter=";"))
+    except csv.Error:
+        raise DatasetLoadError(path.name, "the CSV is malformed (an unterminated quote?)"
+                               ) from None
+    header = next(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=";"), [])
+    names = {str(k).strip().upper(): k for k in reversed(header)}
+    return ({c: [v.strip() if isinstance(v := row.get(names[c]), str) else "" for row in rows]
+             for c in _READ_COLUMNS if c in names}, len(rows))
 
-    resource = {k: v for k, v in {
-        "uid": cell("RESOURCE_UID"), "name": cell("RESOURCE_NAME"),
-        "type": cell("RESOURCE_TYPE"), "region": cell("REGION"),
-        "labels": _tags(cell("RESOURCE_TAGS") or ""),
-        "group": {"name": cell("SERVICE_NAME")} if cell("SERVICE_NAME") else None,
-    }.items() if v}
-    record: dict[str, Any] = {
-        "finding_info": {k: v for k, v in {"uid": cell("FINDING_UID"),
-                                           "title": cell("CHECK_TITLE"),
-                                           "desc": cell("DESCRIPTION")}.items() if v},
-        "metadata": {"event_code": cell("CHECK_ID")},
-        "resources": [resource] if resource.get("uid") or resource.get("name") else [],
-        "cloud": {"provider": cell("PROVIDER"), "region": cell("REGION"),
-                  "account": {"uid": cell("ACCOUNT_UID"), "name": cell("ACCOUNT_NAME")}},
-        "status_detail": cell("STATUS_EXTENDED"), "time_dt": cell("TIMESTAMP"),
-        "remediation": {"desc": cell("REMEDIATION_RECOMMENDATION_TEXT")},
-        "unmapped": {"compliance": _compliance(cell("COMPLIANCE") or ""),
-                     "categories": [c.strip() for c in (cell("CATEGORIES") or "").split(",")
-                                    if c.strip()],
-                     "muted": (cell("MUTED") or "").lower() == "true"},
-    }
-    for key, column in (("status_code", "STATUS"), ("severity", "SEVERITY")):
-        if cell(column):
-            record[key] = cell(column)
-    return record
+
+def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
+                   ) -> list[dict[str, Any]]:
+    """The validated check result of each row (what ``prowler._record`` returns for the
+    row's OCSF record); bad rows are skipped and reported as that reader would."""
+    blank = [""] * n
+    compliance_of: dict[str, dict[str, list[str]]] = {}  # a check's mapping repeats per row
+    tags_of: dict[str, list[dict[str, str]]] = {}  # and tag sets repeat across resources
+    out = []
+    for (i, provider_word, account_uid, account_name, region, uid, res_name, res_type, tags,
+         service, fid, status_word, severity_word, title, desc, evidence, remediation, check,
+         time_dt, muted, compliance, categories) in zip(
+            range(n), *(cols.get(c, blank) for c in _READ_COLUMNS), strict=True):
+        resource = uid or res_name
+        if not resource:
+            report.skip(i, "resources", "missing or empty: the finding names no resource")
+            continue
+        if not fid:
+            report.skip(i, "finding_info.uid", "missing: the finding has no id")
+            continue
+        status = _STATUSES.get(status_word.lower())
+        if status is None:
+            report.skip(i, "status_code", "missing or not PASS, FAIL or MANUAL")
+            continue
+        severity = _SEVERITIES.get(severity_word.lower())
+        if severity is None:
+            reason = "not a severity this reader knows" if severity_word else "missing"
+            report.note(i, "severity", f"{reason}; loaded as UNKNOWN")
+            severity = "UNKNOWN"
+        provider = _PROVIDERS.get(provider_word.lower(), "OTHER")
+        acct_id = account_uid or (account_name if provider == "KUBERNETES" else "") or None
+        reqs = compliance_of.get(compliance)
+        if reqs is None:
+            reqs = compliance_of[compliance] = _compliance(compliance)
+        labels = tags_of.get(tags)
+        if labels is None:
+            labels = tags_of[tags] = _tags(tags)
+        out.append({
+            "index": i, "provider": provider, "account_id": acct_id,
+            "account_name": account_name or acct_id, "cloud_region": region or None,
+            "uid": resource, "res_name": res_name or None, "res_type": res_type,
+            "res_region": region or None, "labels": labels,
+            "service": service or None, "fid": fid, "status": status, "severity": severity,
+            "title": title or None, "desc": desc or None, "evidence": evidence or None,
+            "remediation": remediation or None, "check": check or None,
+            "detected_at": time_dt or None, "muted": muted.lower() == "true", "reqs": reqs,
+            "categories": [c.strip() for c in categories.split(",") if c.strip()]
+            if categories else [],
+            "tool": "prowler", "muted_reason": "muted in Prowler",
+        })
+    return out
 
 
 def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False) -> Dataset:
     """Load Prowler CSV output as a dataset, like its JSON-OCSF twin (see ``read_prowler``)."""
-    from .prowler import read_records
-
     text = read_text(path)
     header = text.split("\n", 1)[0]
     if not looks_like_prowler_csv(header):
@@ -97,12 +151,6 @@ def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False)
             path.name, "not Prowler CSV output: the header lacks "
                        + ", ".join(REQUIRED_COLUMNS) + " (semicolon-separated)" + hint,
             data={"required_columns": list(REQUIRED_COLUMNS)})
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=";")
-    try:
-        rows = list(reader)
-    except csv.Error:
-        raise DatasetLoadError(path.name, "the CSV is malformed (an unterminated quote?)"
-                               ) from None
-    records = [_record({str(k).strip().upper(): v for k, v in row.items()
-                        if k is not None and isinstance(v, str)}) for row in rows]
-    return read_records(records, file=path.name, name=name, strict=strict)
+    cols, n = _columns(path, text)
+    report = LoadReport(path.name, strict=strict, records=n)
+    return dataset_of_rows(_check_results(cols, n, report), report, file=path.name, name=name)

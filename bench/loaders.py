@@ -1,0 +1,311 @@
+"""Loading Prowler output, side by side with pandas parsing the same file.
+
+Generates a Prowler JSON-OCSF file and a Prowler CSV (default semicolon columns) of about
+``--mb`` MB each (realistic records: varied providers, services, resource types, severities,
+statuses, compliance mappings) into a temporary folder, then times ``load_path`` (parse,
+validate every record, build the dataset and its reference index) next to
+``pandas.read_json`` / ``pandas.read_csv(sep=";")`` of the same file. Each measurement runs in
+a fresh process: time is the median of ``--rounds`` runs, peak memory is the process's peak
+RSS minus its RSS before the load (imports excluded).
+
+Target: load_path ≤ 3× pandas' own parse time. Run from the repository root:
+``python bench/loaders.py [--mb 50] [--rounds 3] [--json]``. Figures, never a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TARGET_RATIO = 3.0
+_SEVERITIES = (("critical", 5, 0.05), ("high", 4, 0.2), ("medium", 3, 0.4), ("low", 2, 0.25),
+               ("informational", 1, 0.1))
+_STATUSES = (("FAIL", 0.35), ("PASS", 0.6), ("MANUAL", 0.05))
+#: (provider, service, Prowler resource type, check id, uid template)
+_CHECKS = (
+    ("aws", "ec2", "AwsEc2SecurityGroup",
+     "ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22",
+     "arn:aws:ec2:{region}:{account}:security-group/sg-{hex}"),
+    ("aws", "ec2", "AwsEc2Instance", "ec2_instance_imdsv2_enabled",
+     "arn:aws:ec2:{region}:{account}:instance/i-{hex}"),
+    ("aws", "s3", "AwsS3Bucket", "s3_bucket_public_access", "arn:aws:s3:::{name}"),
+    ("aws", "s3", "AwsS3Bucket", "s3_bucket_default_encryption", "arn:aws:s3:::{name}"),
+    ("aws", "iam", "AwsIamRole", "iam_role_administratoraccess_policy",
+     "arn:aws:iam::{account}:role/{name}"),
+    ("aws", "rds", "AwsRdsDbInstance", "rds_instance_no_public_access",
+     "arn:aws:rds:{region}:{account}:db:{name}"),
+    ("aws", "cloudtrail", "AwsCloudTrailTrail", "cloudtrail_multi_region_enabled",
+     "arn:aws:cloudtrail:{region}:{account}:trail/{name}"),
+    ("aws", "kms", "AwsKmsKey", "kms_cmk_rotation_enabled",
+     "arn:aws:kms:{region}:{account}:key/{uuid}"),
+    ("azure", "network", "Microsoft.Network/networkSecurityGroups",
+     "network_ssh_internet_access_restricted",
+     "/subscriptions/{uuid}/resourceGroups/rg-{word}/providers/Microsoft.Network/"
+     "networkSecurityGroups/{name}"),
+    ("azure", "storage", "Microsoft.Storage/storageAccounts", "storage_secure_transfer_required",
+     "/subscriptions/{uuid}/resourceGroups/rg-{word}/providers/Microsoft.Storage/"
+     "storageAccounts/{word}{hex}"),
+    ("gcp", "compute", "compute.googleapis.com/Firewall",
+     "compute_firewall_rdp_access_from_the_internet_allowed", "{digits}"),
+    ("gcp", "cloudstorage", "storage.googleapis.com/Bucket", "cloudstorage_bucket_public_access",
+     "{name}"),
+)
+_REGIONS = {"aws": ("eu-west-1", "us-east-1", "ap-southeast-2", "eu-central-1"),
+            "azure": ("westeurope", "eastus", "northeurope"),
+            "gcp": ("europe-west1", "us-central1", "global")}
+_ACCOUNTS = {"aws": ("123456789012", "210987654321", "555566667777"),
+             "azure": ("5c1d2e3f-0000-4aaa-8bbb-0123456789ab",),
+             "gcp": ("shop-prod-4711", "shop-dev-0815")}
+_WORDS = ("payments", "billing", "search", "checkout", "ledger", "analytics", "reporting",
+          "ingest", "catalog", "identity", "gateway", "worker", "cache", "queue", "frontend")
+_CSV_HEADER = (
+    "AUTH_METHOD;TIMESTAMP;ACCOUNT_UID;ACCOUNT_NAME;ACCOUNT_EMAIL;ACCOUNT_ORGANIZATION_UID;"
+    "ACCOUNT_ORGANIZATION_NAME;ACCOUNT_TAGS;FINDING_UID;PROVIDER;CHECK_ID;CHECK_TITLE;"
+    "CHECK_TYPE;STATUS;STATUS_EXTENDED;MUTED;SERVICE_NAME;SUBSERVICE_NAME;SEVERITY;"
+    "RESOURCE_TYPE;RESOURCE_UID;RESOURCE_NAME;RESOURCE_DETAILS;RESOURCE_TAGS;PARTITION;REGION;"
+    "DESCRIPTION;RISK;RELATED_URL;REMEDIATION_RECOMMENDATION_TEXT;"
+    "REMEDIATION_RECOMMENDATION_URL;REMEDIATION_CODE_NATIVEIAC;REMEDIATION_CODE_TERRAFORM;"
+    "REMEDIATION_CODE_CLI;REMEDIATION_CODE_OTHER;COMPLIANCE;CATEGORIES;DEPENDS_ON;RELATED_TO;"
+    "NOTES;PROWLER_VERSION")
+CSV_COLUMNS = _CSV_HEADER.split(";")
+
+
+def _mapping(rnd: random.Random) -> dict[str, list[str]]:
+    """A check's compliance mapping (Prowler's check metadata: the same on every result)."""
+    out = {"CIS-2.0": [f"{rnd.randint(1, 5)}.{rnd.randint(1, 20)}"
+                       for _ in range(rnd.randint(1, 2))],
+           "ISO27001-2013": [f"A.{rnd.randint(5, 18)}.{rnd.randint(1, 4)}"]}
+    if rnd.random() < 0.5:
+        out["PCI-4.0"] = [f"{rnd.randint(1, 12)}.{rnd.randint(1, 8)}.1"]
+    return out
+
+
+_COMPLIANCE = {check[3]: _mapping(random.Random(check[3])) for check in _CHECKS}
+
+
+def _pick(rnd: random.Random, weighted: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+    return rnd.choices(weighted, weights=[w[-1] for w in weighted])[0]
+
+
+def _result(rnd: random.Random, i: int) -> dict[str, Any]:
+    """One check result's values, shared by its OCSF record and its CSV row."""
+    provider, service, rtype, check, template = rnd.choice(_CHECKS)
+    region = rnd.choice(_REGIONS[provider])
+    account = rnd.choice(_ACCOUNTS[provider])
+    name = f"{rnd.choice(_WORDS)}-{rnd.choice(['prod', 'stage', 'dev'])}-{i:06d}"
+    uid = template.format(region=region, account=account, name=name, word=rnd.choice(_WORDS),
+                          hex=f"{rnd.getrandbits(64):016x}", digits=str(rnd.getrandbits(60)),
+                          uuid=f"{rnd.getrandbits(32):08x}-0000-4aaa-8bbb-{i:012d}")
+    severity, severity_id, _ = _pick(rnd, _SEVERITIES)
+    status = _pick(rnd, _STATUSES)[0]
+    second = rnd.randint(0, 59)
+    return {
+        "provider": provider, "service": service, "rtype": rtype, "check": check,
+        "region": region, "account": account, "name": name, "uid": uid,
+        "severity": severity, "severity_id": severity_id, "status": status,
+        "muted": rnd.random() < 0.05,
+        "time": f"2025-03-04T10:{second // 10:02d}:{second:02d}.123456+00:00",
+        "fid": f"prowler-{provider}-{check}-{account}-{region}-{name}",
+        "title": check.replace("_", " ").capitalize(),
+        "detail": f"{name} {'fails' if status == 'FAIL' else 'passes'} {check} in {region}.",
+        "compliance": _COMPLIANCE[check],
+        "categories": ["internet-exposed"] if "internet" in check or "public" in check else [],
+        "tags": {"env": rnd.choice(["prod", "stage", "dev"]), "team": rnd.choice(_WORDS)},
+    }
+
+
+def _ocsf(r: dict[str, Any]) -> dict[str, Any]:
+    """The record as Prowler 5 writes it in JSON-OCSF."""
+    return {
+        "message": r["detail"],
+        "metadata": {"event_code": r["check"], "product": {"name": "Prowler", "uid": "prowler",
+                     "vendor_name": "Prowler", "version": "5.4.0"},
+                     "profiles": ["cloud", "datetime"], "tenant_uid": "", "version": "1.4.0"},
+        "severity_id": r["severity_id"], "severity": r["severity"].capitalize(),
+        "status": "Suppressed" if r["muted"] else "New", "status_code": r["status"],
+        "status_detail": r["detail"], "status_id": 3 if r["muted"] else 1,
+        "unmapped": {"related_url": "", "categories": r["categories"], "depends_on": [],
+                     "related_to": [], "notes": "", "compliance": r["compliance"],
+                     "muted": r["muted"]},
+        "activity_name": "Create", "activity_id": 1,
+        "finding_info": {"created_time": 1741082400, "created_time_dt": r["time"],
+                         "desc": f"Check {r['check']} on {r['service']}.", "product_uid": "prowler",
+                         "title": r["title"], "types": ["Software and Configuration Checks"],
+                         "uid": r["fid"]},
+        "resources": [{"cloud_partition": "aws" if r["provider"] == "aws" else None,
+                       "region": r["region"], "data": {"details": "", "metadata": {
+                           "name": r["name"], "arn": r["uid"]}},
+                       "group": {"name": r["service"]},
+                       "labels": [f"{k}:{v}" for k, v in r["tags"].items()],
+                       "name": r["name"], "type": r["rtype"], "uid": r["uid"]}],
+        "category_name": "Findings", "category_uid": 2, "class_name": "Detection Finding",
+        "class_uid": 2004,
+        "cloud": {"account": {"name": f"acct-{r['account'][:6]}", "type": "AWS Account",
+                              "type_id": 10, "uid": r["account"], "labels": []},
+                  "org": {"name": "", "uid": ""}, "provider": r["provider"],
+                  "region": r["region"]},
+        "remediation": {"desc": f"Fix {r['check']} on the resource.",
+                        "references": ["https://docs.prowler.com/"]},
+        "risk_details": "An attacker could take advantage of the misconfiguration.",
+        "time": 1741082400, "time_dt": r["time"], "type_uid": 200401, "type_name": "Create",
+    }
+
+
+def _csv_row(r: dict[str, Any]) -> str:
+    values = dict.fromkeys(CSV_COLUMNS, "")
+    values.update({
+        "AUTH_METHOD": "profile: default", "TIMESTAMP": r["time"], "ACCOUNT_UID": r["account"],
+        "ACCOUNT_NAME": f"acct-{r['account'][:6]}", "FINDING_UID": r["fid"],
+        "PROVIDER": r["provider"], "CHECK_ID": r["check"], "CHECK_TITLE": r["title"],
+        "CHECK_TYPE": "Software and Configuration Checks", "STATUS": r["status"],
+        "STATUS_EXTENDED": r["detail"], "MUTED": str(r["muted"]), "SERVICE_NAME": r["service"],
+        "SEVERITY": r["severity"], "RESOURCE_TYPE": r["rtype"], "RESOURCE_UID": r["uid"],
+        "RESOURCE_NAME": r["name"],
+        "RESOURCE_TAGS": " | ".join(f"{k}={v}" for k, v in r["tags"].items()),
+        "PARTITION": "aws", "REGION": r["region"],
+        "DESCRIPTION": f"Check {r['check']} on {r['service']}.",
+        "RISK": "An attacker could take advantage of the misconfiguration.",
+        "REMEDIATION_RECOMMENDATION_TEXT": f"Fix {r['check']} on the resource.",
+        "REMEDIATION_RECOMMENDATION_URL": "https://docs.prowler.com/",
+        "COMPLIANCE": " | ".join(f"{k}: {', '.join(v)}" for k, v in r["compliance"].items()),
+        "CATEGORIES": ",".join(r["categories"]), "PROWLER_VERSION": "5.4.0"})
+    return ";".join(values[c] for c in CSV_COLUMNS)
+
+
+def generate(folder: Path, mb: float, seed: int = 7) -> tuple[Path, Path, int, int]:
+    """Write scan.ocsf.json and scan.csv of about ``mb`` MB each; their record counts."""
+    target = int(mb * 1_000_000)
+    rnd = random.Random(seed)
+    ocsf_path, csv_path = folder / "scan.ocsf.json", folder / "scan.csv"
+    with ocsf_path.open("w") as fh:
+        fh.write("[")
+        size, n_json = 1, 0
+        while size < target:
+            text = ("," if n_json else "") + json.dumps(_ocsf(_result(rnd, n_json)))
+            fh.write(text)
+            size += len(text)
+            n_json += 1
+        fh.write("]")
+    rnd = random.Random(seed)
+    with csv_path.open("w") as fh:
+        header = ";".join(CSV_COLUMNS) + "\n"
+        fh.write(header)
+        size, n_csv = len(header), 0
+        while size < target:
+            line = _csv_row(_result(rnd, n_csv)) + "\n"
+            fh.write(line)
+            size += len(line)
+            n_csv += 1
+    return ocsf_path, csv_path, n_json, n_csv
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        found = re.search(r"VmRSS:\s+(\d+)", fh.read())
+    return int(found.group(1)) / 1024 if found else 0.0
+
+
+def _child(reader: str, path: str) -> None:
+    """One measurement in this (fresh) process; prints {seconds, peak_mb, rows} as JSON."""
+    import resource
+
+    import pandas as pd
+
+    from cloudg_nb.estate import load_path
+
+    before = _rss_mb()
+    start = time.perf_counter()
+    if reader == "load_path":
+        rows = len(load_path(Path(path)).findings)
+    elif reader == "pandas.read_json":
+        rows = len(pd.read_json(path))
+    else:
+        rows = len(pd.read_csv(path, sep=";"))
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "peak_mb": max(peak - before, 0.0), "rows": rows}))
+
+
+def _measure(reader: str, path: Path, rounds: int) -> dict[str, Any]:
+    runs = []
+    for _ in range(rounds):
+        proc = subprocess.run([sys.executable, __file__, "--child", reader, str(path)],
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SystemExit(f"{reader} failed on {path.name}:\n{proc.stderr}")
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return {"reader": reader, "seconds": statistics.median(r["seconds"] for r in runs),
+            "rounds_s": [round(r["seconds"], 3) for r in runs],
+            "peak_mb": statistics.median(r["peak_mb"] for r in runs), "rows": runs[0]["rows"]}
+
+
+def run(mb: float, rounds: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="cloudg-bench-loaders-") as tmp:
+        ocsf_path, csv_path, n_json, n_csv = generate(Path(tmp), mb)
+        files = [("Prowler OCSF", ocsf_path, n_json, "pandas.read_json"),
+                 ("Prowler CSV", csv_path, n_csv, "pandas.read_csv")]
+        rows = []
+        for label, path, records, peer in files:
+            path.read_bytes()  # warm the page cache so neither side pays the first disk read
+            ours, theirs = _measure("load_path", path, rounds), _measure(peer, path, rounds)
+            ratio = ours["seconds"] / theirs["seconds"] if theirs["seconds"] else float("inf")
+            rows.append({"file": label, "mb": round(path.stat().st_size / 1e6, 1),
+                         "records": records, "findings": ours["rows"], "ours": ours,
+                         "pandas": theirs, "ratio": round(ratio, 2),
+                         "memory_ratio": round(ours["peak_mb"] / theirs["peak_mb"], 2)
+                         if theirs["peak_mb"] else None,
+                         "target": TARGET_RATIO, "pass": ratio <= TARGET_RATIO})
+    return {"rows": rows, "rounds": rounds, "mb": mb,
+            "environment": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                            "machine": platform.machine()}}
+
+
+def _table(report: dict[str, Any]) -> str:
+    head = (f"{'file':<14}{'MB':>6}{'records':>9}  {'reader':<18}{'time s':>8}{'peak MB':>9}"
+            f"   {'time ratio':>10}{'mem ratio':>10}  target")
+    lines = [f"Prowler loaders vs pandas, median of {report['rounds']} fresh processes each",
+             head, "-" * len(head)]
+    for row in report["rows"]:
+        for side in ("ours", "pandas"):
+            m = row[side]
+            tail = (f"   {row['ratio']:>9.2f}x{(row['memory_ratio'] or 0):>9.2f}x  "
+                    f"<= {row['target']:.0f}x {'ok' if row['pass'] else 'MISS'}"
+                    if side == "ours" else "")
+            lines.append(f"{row['file'] if side == 'ours' else '':<14}"
+                         f"{row['mb'] if side == 'ours' else '':>6}"
+                         f"{row['records'] if side == 'ours' else '':>9}  {m['reader']:<18}"
+                         f"{m['seconds']:>8.2f}{m['peak_mb']:>9.0f}{tail}")
+    env = report["environment"]
+    lines.append(f"python {env['python']}, {env['cpus']} CPUs; peak MB = peak RSS minus RSS "
+                 "before the load")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=float, default=50.0, help="size of each file in MB")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh processes per figure")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
+    report = run(args.mb, max(1, args.rounds))
+    print(json.dumps(report, indent=2) if args.json else _table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
