@@ -60,7 +60,7 @@ def _edge_types(edge_types: Any) -> list[EdgeType] | None:
 @functools.lru_cache(maxsize=32)
 def _column_index(extra: tuple[str, ...]) -> pd.Index:
     """Column labels built once (pandas would otherwise convert them on every result)."""
-    return pd.Index([*NODE_COLUMNS, *extra], dtype=object)
+    return pd.Index(["depth", *NODE_COLUMNS, *extra], dtype=object)
 
 
 def _reach_frame(ds: Dataset, adj: Adjacency, reach: Reach, *, via: str = "via_id",
@@ -69,12 +69,14 @@ def _reach_frame(ds: Dataset, adj: Adjacency, reach: Reach, *, via: str = "via_i
     reached from (column ``via``) and the edge used."""
     # One object block gathered with few fancy indexes, handed to pandas at once: on
     # mid-sized results, building the frame column by column costs more than the walk.
+    # The depth column rides in the block and is then set as int64: cheaper than inserting
+    # a column in front (pandas rebuilds its column index for an insert).
     nodes = reach.nodes
     rows = adj.arc_edge[reach.arc]
     extra = [via, "edge_id", "edge_type"] + (["edge_direction"] if with_direction else [])
-    width = len(NODE_COLUMNS)
+    width = len(NODE_COLUMNS) + 1
     block = np.empty((len(nodes), width + len(extra)), dtype=object)
-    block[:, :width] = node_matrix(ds)[nodes]
+    block[:, 1:width] = node_matrix(ds)[nodes]
     block[:, width] = ds.node_arrays()["id"][reach.parent]
     real = rows >= 0
     edge_ids = np.full(len(rows), None, dtype=object)
@@ -84,7 +86,7 @@ def _reach_frame(ds: Dataset, adj: Adjacency, reach: Reach, *, via: str = "via_i
     if with_direction:
         block[:, width + 3] = np.where(adj.arc_forward[reach.arc], "out", "in")
     frame = pd.DataFrame(block, columns=_column_index(tuple(extra)), dtype=object, copy=False)
-    frame.insert(0, "depth", reach.depth.astype(np.int64))
+    frame["depth"] = reach.depth.astype(np.int64)
     return frame
 
 

@@ -68,6 +68,15 @@ class Scanner:
         """Findings in ``text``, overlaps settled, ordered by position."""
         if not text:
             return []
+        clean = self._clean
+        if clean is not None and text in clean:
+            return []
+        found = self._scan(text)
+        if not found and clean is not None:
+            self._remember(clean, [text])
+        return found
+
+    def _scan(self, text: str) -> list[Finding]:
         found: list[Finding] = []
         lowered: str | None = None
         for rank, det in enumerate(self.detectors):

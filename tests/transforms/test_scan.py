@@ -89,3 +89,11 @@ def test_a_scanner_with_a_position_anchored_pattern_rescans_every_time() -> None
     scanner.scan_many(["b", "axx"])
     scanner.scan_many(["b", "axx"])
     assert seen == ["xx", "xx"]
+
+
+def test_a_single_string_found_clean_is_not_scanned_again() -> None:
+    scanner, seen = _counting_scanner(r"x+")
+    assert scanner.scan("axxb") == []
+    assert scanner.scan_many(["axxb"]) == {}
+    assert scanner.scan("axxb") == []
+    assert seen == ["xx"]
