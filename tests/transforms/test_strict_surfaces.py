@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -157,8 +158,10 @@ async def _ids(layer: CloudGMCPLayer, dataset: str) -> tuple[list[str], list[str
             [f["id"] for f in findings.structured["items"]])
 
 
-async def _raw_identifiers_shown(tmp_path: Path, policy: str) -> dict[str, list[str]]:
-    """Label → the surfaces showing that raw identifier."""
+async def _walk(tmp_path: Path, policy: str) -> dict[str, list[str]]:
+    """Every surface over the planted estate and the demo, called with the ids the policy
+    shows (pseudonyms under strict, as a model would pass them back)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     layer = await _layer(tmp_path, policy)
     asset_ids, finding_ids = await _ids(layer, "planted")
     assert len(asset_ids) == len(_ASSETS) and len(finding_ids) == len(_FINDINGS)
@@ -170,6 +173,11 @@ async def _raw_identifiers_shown(tmp_path: Path, policy: str) -> dict[str, list[
     demo = await collect_surfaces(layer, dataset="demo", base="planted",
                                   asset_ids=asset_ids[::6], finding_ids=finding_ids[::4])
     surfaces.update({f"demo {k}": v for k, v in demo.items()})
+    return surfaces
+
+
+def _raw_identifiers_shown(surfaces: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Label → the surfaces showing that raw identifier."""
     shown: dict[str, list[str]] = {}
     for surface, strings in surfaces.items():
         hay = "\x00".join(strings)
@@ -179,14 +187,33 @@ async def _raw_identifiers_shown(tmp_path: Path, policy: str) -> dict[str, list[
     return shown
 
 
+def _failed_tools(surfaces: dict[str, list[str]]) -> Counter[str]:
+    """Tool name → how many of its calls answered with an error."""
+    failed: Counter[str] = Counter()
+    for surface, strings in surfaces.items():
+        words = surface.removeprefix("demo ").split()
+        if words[0] == "tool" and '"isError": true' in strings[-1]:
+            failed[words[1]] += 1
+    return failed
+
+
 async def test_no_raw_identifier_reaches_any_surface_under_strict(tmp_path: Path) -> None:
-    shown = await _raw_identifiers_shown(tmp_path, "strict")
+    shown = _raw_identifiers_shown(await _walk(tmp_path, "strict"))
     assert {label: where[:4] for label, where in shown.items()} == {}
 
 
 async def test_every_planted_identifier_is_visible_under_open(tmp_path: Path) -> None:
-    shown = await _raw_identifiers_shown(tmp_path, "open")
+    shown = _raw_identifiers_shown(await _walk(tmp_path, "open"))
     assert sorted((set(PLANTED) | set(DEMO)) - set(shown)) == []
+
+
+async def test_every_tool_answers_with_pseudonymised_ids_as_it_does_with_real_ones(
+        tmp_path: Path) -> None:
+    failed_open = _failed_tools(await _walk(tmp_path / "open", "open"))
+    failed_strict = _failed_tools(await _walk(tmp_path / "strict", "strict"))
+    assert "export_dataset" not in failed_open
+    assert failed_strict.pop("export_dataset") == 2  # strict denies file writes
+    assert failed_strict == failed_open  # the rest: invalid group_by keys, both policies
 
 
 async def _strict_assets(tmp_path: Path) -> tuple[CloudGMCPLayer, dict[str, dict[str, Any]]]:
