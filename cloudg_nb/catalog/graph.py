@@ -220,7 +220,8 @@ def internet_exposure(
     cursor: CursorArg = None,
 ) -> dict[str, Any]:
     """What the internet can reach directly: assets flagged exposed, resources behind
-    security groups or NSGs open to 0.0.0.0/0, and assets a scanner finding says are open
+    security groups or NSGs open to 0.0.0.0/0 (not those an inventory says have no public
+    IP: counted in without_public_ip), and assets a scanner finding says are open
     (derived_from names the finding), with the ports, protocols and source ranges open to
     the world, the sensitive ones, and whether a WAF protects them; most sensitive first."""
     ds = dataset_of(ctx, dataset)
@@ -241,7 +242,7 @@ _EXPOSED = obj({"id": STR, "name": NSTR, "type": STR, "provider": STR, "account_
 _EXPOSURE = page_schema(_EXPOSED, exposed_assets=INT, with_sensitive_ports=INT,
                         waf_protected=INT, unprotected=INT, open_world_rules=INT,
                         reachable_from_internet=INT, sensitive_ports_checked=arr(INT),
-                        derived_from_findings=INT)
+                        derived_from_findings=INT, without_public_ip=INT)
 
 
 def blast_radius(

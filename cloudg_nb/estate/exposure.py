@@ -82,8 +82,9 @@ def internet_exposure(
     Items: id, name, type, provider, account_id, exposure (direct | security_group |
     both | finding: only derived from findings), via (rule-owning groups), open_ports,
     sensitive_ports, all_ports, protocols, sources (CIDRs), derived_from (finding ids),
-    waf_protected, protected_by, open_findings, max_severity. Summary: counts and the
-    number of assets reachable from the internet over the flow view.
+    waf_protected, protected_by, open_findings, max_severity. Summary: counts, the
+    number of assets reachable from the internet over the flow view, and
+    ``without_public_ip`` (members of open groups left out for want of a public IP).
     """
     ph = Phases(progress)
     ph.step(0, "collecting internet rules")
@@ -96,6 +97,10 @@ def internet_exposure(
     att = np.flatnonzero((g.edge_code == EDGE_CODE["ATTACHED_TO"]) & ~g.edge_no_public_ip)
     a_src, a_dst = g.edge_src[att], g.edge_dst[att]
     owner_set = set(owners.tolist())
+    unaddressed = np.flatnonzero((g.edge_code == EDGE_CODE["ATTACHED_TO"]) & g.edge_no_public_ip)
+    without_public_ip = {int(s) for s, d in zip(g.edge_src[unaddressed].tolist(),
+                                                g.edge_dst[unaddressed].tolist(), strict=True)
+                         if d in owner_set and s < n}
     behind: dict[int, set[int]] = {}
     for s, d in zip(a_src.tolist(), a_dst.tolist(), strict=True):
         if d in owner_set and s < n:
@@ -180,6 +185,7 @@ def internet_exposure(
         "waf_protected": int(items["waf_protected"].sum()) if len(items) else 0,
         "unprotected": int((~items["waf_protected"].astype(bool)).sum()) if len(items) else 0,
         "open_world_rules": len(rule_rows),
+        "without_public_ip": len(without_public_ip),
         "derived_from_findings": int(derived[exp_rows].sum()) if len(exp_rows) else 0,
         "reachable_from_internet": reachable,
         "sensitive_ports_checked": list(SENSITIVE_PORTS),

@@ -50,7 +50,7 @@ async def test_internet_exposure_lists_the_described_instance_with_port_22_and_i
     rows = {r["id"]: r for r in out["items"]}
     assert 22 in rows["i-0pay0edge01"]["sensitive_ports"]
     assert rows["i-0pay0edge01"]["via"] == ["payments-edge"]
-    assert "i-0pay0batch2" not in rows
+    assert "i-0pay0batch2" not in rows and out["without_public_ip"] == 1
 
 
 async def test_attack_paths_reach_the_described_instance_through_its_security_group(

@@ -94,11 +94,13 @@ def test_ip_permissions_become_rules_for_cidrs_groups_and_port_ranges() -> None:
 
 def test_exposure_covers_instances_with_a_public_ip_only_and_says_so() -> None:
     ds = load_path(FOLDER)
-    items = internet_exposure(ds).items.set_index("id")
+    result = internet_exposure(ds)
+    items = result.items.set_index("id")
     assert items.loc["i-0pay0edge01", "open_ports"] == [22, 443]
     assert items.loc["i-0pay0edge01", "via"] == ["payments-edge"]
     assert items.loc["i-0pay0edge01", "sources"] == ["0.0.0.0/0", "::/0"]
     assert "i-0pay0batch2" not in items.index  # same group, no public IP
+    assert result.summary["without_public_ip"] == 1
     warning = next(w for w in ds.load_report["warnings"] if "without a public IP" in w)
     assert "i-0pay0batch2" in warning and "sg-0e0e0e88" in warning
 
