@@ -1,11 +1,8 @@
-"""AWS Config items: configuration snapshots (``{"fileVersion", "configurationItems": [...]}``),
-``select-resource-config`` output (``{"Results": ["<item JSON>", ...]}``) and
-``batch-get-resource-config`` output (``baseConfigurationItems``).
-
-Each item is a resource (id = resourceId); its ``relationships`` become edges (containment,
-attachment, roles, policies, keys) and a security group's ``ipPermissions`` become rules.
-Items are validated one by one: one without a resourceType or resourceId is skipped and
-reported by index; deleted resources are not loaded (counted in a warning).
+"""AWS Config items (configuration snapshots, ``select-resource-config`` ``Results`` given as
+JSON text, ``batch-get-resource-config``): each item is a resource (id = resourceId), its
+``relationships`` become edges (containment, attachment, roles, policies, keys) and a security
+group's ``ipPermissions`` become rules. An item without resourceType or resourceId is skipped
+and reported by index; deleted resources are not loaded (counted in a warning).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""EC2 ``describe-*`` outputs of the AWS CLI: ``describe-instances`` (``Reservations``),
-``describe-security-groups`` (``SecurityGroups``), ``describe-subnets`` (``Subnets``) and
-``describe-vpcs`` (``Vpcs``), one file each or several keys in one file.
-
-Edges: VPC contains subnet contains instance, VPC contains security group, instance attached
-to its groups, instance runs as its instance profile; groups' IpPermissions become rules.
-Regions come from ARNs or availability zones (a VPC's from its subnets, a group's from its
-VPC). Records without their id are skipped and reported by index (``Key[i]``).
+"""EC2 ``describe-*`` outputs (``Reservations``, ``SecurityGroups``, ``Subnets``, ``Vpcs``):
+VPC contains subnet contains instance, VPC contains group, instance attached to its groups
+and running as its instance profile; IpPermissions become rules. Regions come from ARNs or
+availability zones (a VPC's from its subnets, a group's from its VPC). A record without its
+id is skipped and reported by index (field ``Key[i]...``); terminated instances are not loaded.
 """
 
 from __future__ import annotations

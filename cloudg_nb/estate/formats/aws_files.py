@@ -1,10 +1,8 @@
-"""AWS inventory files: which reader fits a document or a folder, and reading them.
-
-``aws_kind_of(doc)`` says ``aws-config`` or ``aws-describe`` for a parsed document;
-``aws_folder_kind(folder)`` looks at the start of each ``*.json`` file. ``read_aws(path,
-kind=...)`` reads one file, or every AWS file of a folder (Config and describe-* files merge
-into one dataset; other JSON files are named in a warning). A single file of the other AWS
-kind is refused with the kind that fits.
+"""AWS inventory files: ``aws_kind_of(doc)`` says ``aws-config`` or ``aws-describe`` for a
+parsed document, ``aws_folder_kind`` for a folder (by the start of each ``*.json``), and
+``read_aws`` reads one file, or every AWS file of a folder into one dataset (other JSON files
+are named in a warning). A single file of the other AWS kind is refused naming the kind that
+fits.
 """
 
 from __future__ import annotations

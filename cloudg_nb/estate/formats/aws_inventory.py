@@ -1,10 +1,8 @@
-"""The AWS inventory both AWS readers build (Config items, EC2 ``describe-*`` outputs).
-
-``AwsInventory`` collects assets (id = the AWS resource id, ``AWS::…`` types mapped by
-``resource_types``), relationship edges and security-group rules, and turns them into a
-Dataset. A rule open to ``0.0.0.0/0`` / ``::/0`` is a SECURITY_GROUP_RULE edge to the internet;
-a member without a public IP is attached with ``properties.public_ip = false``, which keeps
-the internet from reaching it through that group (and is said in the load report).
+"""The AWS inventory both AWS readers build: ``AwsInventory`` collects assets (id = the AWS
+resource id, ``AWS::…`` types mapped by ``resource_types``), relationship edges and
+security-group rules (``0.0.0.0/0`` / ``::/0`` ones lead to the internet) and makes a Dataset.
+A member without a public IP is attached with ``properties.public_ip = false``, which keeps
+the internet from reaching it through that group; the load report names such members.
 """
 
 from __future__ import annotations
