@@ -159,8 +159,11 @@ def _requirements(rec: dict[str, Any], index: int, report: LoadReport
 
 
 def _resource_name(uid: Any) -> str | None:
-    """The last part of an ARN's resource (``sg-0123`` of ``…:security-group/sg-0123``)."""
+    """The last part of an ARN's resource (``sg-0123`` of ``…:security-group/sg-0123``); the
+    account id of Security Hub's account resource (``AWS::::Account:111122223333``)."""
     text = _text(uid)
+    if text and text.startswith("AWS::::Account:"):
+        return text.rsplit(":", 1)[-1] or None
     m = _ARN.match(text or "")
     if not m:
         return None

@@ -168,6 +168,12 @@ def test_security_hub_assets_keep_account_region_and_type() -> None:
     assert "arn:aws:ec2:us-east-1:111122223333:security-group/sg-0default1" not in a.index
 
 
+def test_security_hub_account_resource_is_named_by_its_account_id() -> None:
+    a = load_path(SECURITY_HUB).assets.set_index("id")
+    row = a.loc["AWS::::Account:111122223333"]
+    assert (row["name"], row["asset_type"]) == ("111122223333", "CLOUD_ACCOUNT")
+
+
 # --- empty, bad and odd input -----------------------------------------------------------------
 
 def test_an_empty_security_hub_answer_loads_as_an_empty_dataset(tmp_path: Path) -> None:
