@@ -40,7 +40,8 @@ class LoadReport:
     #: The source format's names of the fields a reader reports (a reader that maps its
     #: records onto another reader's shape reports the names its user wrote).
     aliases: dict[str, str] = field(default_factory=dict)
-    #: Indexes of valid records deliberately not loaded (``set_aside``).
+    #: Indexes already accounted for before the record reader runs (``set_aside``, or skipped
+    #: by a reader's own pre-check); ``prowler.read_records`` does not read them again.
     set_aside_indexes: set[int] = field(default_factory=set)
 
     def skip(self, index: int, field_name: str, reason: str, *, file: str | None = None
