@@ -179,13 +179,12 @@ def _map_enum(
     elif mapped.isna().any():
         raise DatasetLoadError(source, f"column '{column}' is empty on some rows")
     fell_back = None
-    if fallback is not None:
-        raw_known = series.map(
-            lambda u: _missing(u) or aliases.get(
-                str(u).strip().upper().replace("-", "_").replace(" ", "_"),
-                str(u).strip().upper().replace("-", "_").replace(" ", "_")) in allowed
-        )
-        fell_back = ~raw_known.astype(bool)
+    if fallback is not None:  # decided per distinct value; a missing value never falls back
+        unknown_values = [u for u in uniques if aliases.get(
+            key := str(u).strip().upper().replace("-", "_").replace(" ", "_"), key)
+            not in allowed]
+        fell_back = series.isin(unknown_values) if unknown_values else pd.Series(
+            False, index=series.index)
     return mapped.astype(object), fell_back
 
 
@@ -201,7 +200,8 @@ def _require(df: pd.DataFrame, columns: list[str], source: str) -> None:
 def _text_col(df: pd.DataFrame, col: str) -> pd.Series:
     if col not in df.columns:
         return pd.Series([None] * len(df), index=df.index, dtype=object)
-    return pd.Series([_text(v) for v in df[col].tolist()], index=df.index, dtype=object)
+    return pd.Series([v if type(v) is str and v else _text(v) for v in df[col].tolist()],
+                     index=df.index, dtype=object)
 
 
 def _obj_col(df: pd.DataFrame, col: str, reader: Callable[[Any], Any]) -> pd.Series:

@@ -375,9 +375,11 @@ def dataset_of_rows(rows: list[dict[str, Any]], report: LoadReport, *, file: str
         st = c.pop("statuses")
         c["status"] = "FAIL" if "FAIL" in st else "MANUAL" if "MANUAL" in st else "PASS"
         comp_rows.append(c)
-    a = normalize_assets(pd.DataFrame(list(assets.values())), source=file)
-    f = normalize_findings(pd.DataFrame(findings), source=file)
-    c = normalize_compliance(pd.DataFrame(comp_rows), source=file)
+    # object columns: the normalisers read Python values, so pandas' string inference (and
+    # its conversion back) would be wasted work
+    a = normalize_assets(pd.DataFrame(list(assets.values()), dtype=object), source=file)
+    f = normalize_findings(pd.DataFrame(findings, dtype=object), source=file)
+    c = normalize_compliance(pd.DataFrame(comp_rows, dtype=object), source=file)
     e = normalize_edges(exposure_edges(f, assets, categories), source=file)
     ds = Dataset(a, e, f, c, normalize=False, name=name, source=file, kind=kind)
     ds.load_report = report.to_dict()
