@@ -195,12 +195,16 @@ class Workspace:
 
     def identifier_sources(self) -> list[tuple[Any, str, Callable[[], list[str]]]]:
         """(key, entity, values) per dataset version: identifiers a pseudonymising policy
-        must also find as bare words — the GCP project ids among the accounts (the privacy
-        vault reads them once per version; see ``Vault.add_source``)."""
+        must also find as bare words — the accounts: GCP project ids and AWS account ids
+        (the privacy vault reads them once per version; see ``Vault.add_source``)."""
         with self._lock:
             found = list(self.datasets.values())
-        return [((weakref.ref(ds), ds.version), "gcp_project", partial(_gcp_projects, ds))
-                for ds in found]
+        out: list[tuple[Any, str, Callable[[], list[str]]]] = []
+        for ds in found:
+            key = (weakref.ref(ds), ds.version)
+            out.append(((*key, "gcp"), "gcp_project", partial(_accounts, ds, "GCP")))
+            out.append(((*key, "aws"), "aws_account_id", partial(_accounts, ds, "AWS")))
+        return out
 
     def get(self, name: str | None = "") -> Dataset:
         """The dataset ``name``; the active one for ``""``/None. NoDatasetError otherwise."""
@@ -473,11 +477,11 @@ class Workspace:
         }
 
 
-def _gcp_projects(ds: Dataset) -> list[str]:
-    """The accounts of ``ds``'s GCP assets that are project ids (project numbers are found
-    as numbers anyway)."""
+def _accounts(ds: Dataset, provider: str) -> list[str]:
+    """The accounts of ``ds``'s assets of ``provider`` (the vault keeps those shaped like
+    its identifiers: project ids, twelve-digit account ids)."""
     frame = ds.assets
     if frame.empty or "provider" not in frame or "account_id" not in frame:
         return []
-    accounts = frame.loc[frame["provider"] == "GCP", "account_id"].dropna().unique()
-    return [str(a) for a in accounts if not str(a).isdigit()]
+    accounts = frame.loc[frame["provider"] == provider, "account_id"].dropna().unique()
+    return [str(a) for a in accounts]

@@ -23,6 +23,7 @@ _SHAPES = (
       for name in ("aws_arn", "azure_resource_id", "gcp_resource_name", "email", "uuid",
                    "mac_address", "ipv6", "ipv4", "aws_account_id", "hostname")),
     re.compile(r"(?<![\w-])[a-z]{1,12}-[0-9a-f]{6,32}(?![\w-])"),
+    re.compile(r"(?<!\d)\d{12}(?!\d)"),  # an account id inside a name (bucket-<account>-…)
 )
 
 

@@ -243,7 +243,7 @@ class TextPass:
                     det = self._hint_detector(entity, kind)
                     findings[i] = [Finding(0, len(strings[i]), entity, det, 0)]
             vault = ctx.vault
-            if red.known_entities and hasattr(vault, "known_pattern"):
+            if red.known_entities and hasattr(vault, "find_known"):
                 _find_known(strings, findings, vault, red.known_entities)
             reserved: list[str] = []
             if vault is not None and findings and red.pseudonymizes:
@@ -293,55 +293,62 @@ class TextPass:
 _PROJECT_IN_NAME = re.compile(rf"projects/({GCP_PROJECT_ID})(?:/|$)")
 _PROJECT_OF_ACCOUNT = re.compile(rf"@({GCP_PROJECT_ID})\.iam\.gserviceaccount\.com$")
 _PROJECT = re.compile(GCP_PROJECT_ID)
+_ARN_ACCOUNT = re.compile(r"arn:[^:]*:[^:]*:[^:]*:(\d{12}):")
 _KNOWN_DETECTORS = {
     entity: Detector(f"known_{entity}", "identifier", _NEVER,
                      f"{entity} values seen elsewhere, found as words in any text",
                      entities=(entity,))
     for entity in KNOWN_ENTITIES
 }
-#: Findings of these entities teach the vault a project id (see ``_find_known``).
-_TEACHING = frozenset(("gcp_project", "gcp_resource_name", "aws_account_id", "email"))
+
+
+def _learned(strings: list[str], findings: dict[int, list[Finding]]) -> dict[str, set[str]]:
+    """Project and account ids this batch's findings reveal: ``projects/<p>/…``, a project
+    or an account under an account key, ``…@<p>.iam…``, the account field of an ARN."""
+    projects: set[str] = set()
+    accounts: set[str] = set()
+    for i, fs in findings.items():
+        for f in fs:
+            entity = f.entity
+            if entity == "gcp_project":
+                projects.add(strings[i][f.start:f.end])
+            elif entity == "aws_account_id":
+                text = strings[i][f.start:f.end]
+                if text.isdigit():
+                    accounts.add(text)
+                elif _PROJECT.fullmatch(text):
+                    projects.add(text)
+            elif entity == "gcp_resource_name" or entity == "email":
+                m = (_PROJECT_IN_NAME if entity == "gcp_resource_name"
+                     else _PROJECT_OF_ACCOUNT).search(strings[i], f.start, f.end)
+                if m is not None:
+                    projects.add(m.group(1))
+            elif entity == "aws_arn":
+                m = _ARN_ACCOUNT.match(strings[i], f.start, f.end)
+                if m is not None:
+                    accounts.add(m.group(1))
+    return {"gcp_project": projects, "aws_account_id": accounts}
 
 
 def _find_known(strings: list[str], findings: dict[int, list[Finding]], vault: Any,
                 entities: tuple[str, ...]) -> None:
-    """Add findings for identifiers written bare (a project id in a title, a name, a group
-    key): the values the vault learned for ``entities``, plus those this batch's findings
-    reveal (``projects/<p>/…``, a project under an account key, ``…@<p>.iam…``)."""
-    if "gcp_project" in entities:
-        found = set()
-        for i, fs in findings.items():
-            for f in fs:
-                entity = f.entity
-                if entity not in _TEACHING:
-                    continue
-                text = strings[i][f.start:f.end]
-                if entity == "gcp_project":
-                    found.add(text)
-                elif entity == "aws_account_id":
-                    if _PROJECT.fullmatch(text):
-                        found.add(text)
-                else:
-                    m = (_PROJECT_IN_NAME if entity == "gcp_resource_name"
-                         else _PROJECT_OF_ACCOUNT).search(text)
-                    if m is not None:
-                        found.add(m.group(1))
-        if found:
-            vault.learn("gcp_project", found)
+    """Add findings for identifiers written bare (a project id in a title, an account id in
+    a bucket name, either as a group key): the values the vault learned for ``entities``,
+    plus those this batch's findings reveal."""
+    for entity, values in _learned(strings, findings).items():
+        if values and entity in entities:
+            vault.learn(entity, values)
     starts: list[int] | None = None
     big = ""
     for entity in entities:
-        pattern = vault.known_pattern(entity)
-        if pattern is None:
-            continue
         if starts is None:
             big = SEP.join(strings)
             starts = list(accumulate((len(s) + 1 for s in strings[:-1]), initial=0))
         det = _KNOWN_DETECTORS[entity]
         touched: set[int] = set()
-        for m in pattern.finditer(big):
-            idx = bisect.bisect_right(starts, m.start()) - 1
-            start, end = m.start() - starts[idx], m.end() - starts[idx]
+        for span_start, span_end in vault.find_known(entity, big):
+            idx = bisect.bisect_right(starts, span_start) - 1
+            start, end = span_start - starts[idx], span_end - starts[idx]
             current = findings.get(idx)
             if current is not None and any(
                     f.start < end and start < f.end for f in current):

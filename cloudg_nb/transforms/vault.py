@@ -9,8 +9,8 @@ seen as a real one: on a collision the HMAC is re-derived with a counter (``valu
 ``value|#2`` …) until the result is unused. So two values only get the same pseudonyms across
 restarts when the vault sees them in the same order (or the map is persisted with ``path``).
 With a ``path`` the map persists encrypted (AES-GCM from ``cryptography``), file mode 0600,
-written atomically. GCP project ids are also learned as words (``learn``, ``add_source``) so
-``known_pattern`` finds them bare in titles, names and group keys.
+written atomically. GCP project and account ids are also learned (``learn``, ``add_source``)
+so ``find_known`` finds them as bare words in titles, names, bucket names and group keys.
 """
 
 from __future__ import annotations
@@ -43,9 +43,15 @@ _MAGIC = b"CGVAULT1"
 _HEX_ID = re.compile(r"^([a-z]{1,12}-)([0-9a-f]{8,32})$")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PROJECT = re.compile(GCP_PROJECT_ID)
-#: Entities whose originals are also found as plain words in any text (``known_pattern``):
-#: a GCP project id is written bare in titles, names and group keys.
-KNOWN_ENTITIES = ("gcp_project",)
+#: Entities whose originals are also found as words in any text (``find_known``), and the
+#: shape of such a word: a GCP project id is written bare in titles, names and group keys,
+#: an account id inside bucket names (``cdk-…-assets-<account>-<region>``).
+KNOWN_SHAPES = {
+    "gcp_project": re.compile(
+        rf"(?<![A-Za-z0-9_-]){GCP_PROJECT_ID}(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"),
+    "aws_account_id": re.compile(r"(?<!\d)\d{12}(?!\d)"),
+}
+KNOWN_ENTITIES = tuple(KNOWN_SHAPES)
 _AZURE_KEEP_NEXT = {"providers"}
 _GCP_KEEP_VALUES = {"zones", "regions", "locations"}
 #: How many re-derivations a colliding pseudonym gets before a long generic id is used.
@@ -95,7 +101,6 @@ class Vault:
         self._salt: tuple[str, int] | None = None
         #: entity → originals to find as words in any text, and the pattern built from them.
         self._known: dict[str, set[str]] = {}
-        self._known_pattern: dict[str, tuple[int, re.Pattern[str] | None]] = {}
         #: Providers of identifier sources, and the source keys already learned from.
         self._sources: list[Any] = []
         self._learned_from: dict[Any, None] = {}
@@ -233,41 +238,34 @@ class Vault:
 
     def learn(self, entity: str, values: Any) -> None:
         """Remember ``values`` as originals of ``entity`` to find as words in any text (see
-        ``known_pattern``)."""
+        ``find_known``); values not shaped like one (``KNOWN_SHAPES``) are left out."""
+        shape = KNOWN_SHAPES[entity]
         with self._lock:
             known = self._known.setdefault(entity, set())
             for v in values:
-                if type(v) is str and v and v not in self._reverse:
+                if type(v) is str and v not in self._reverse and shape.fullmatch(v):
                     known.add(v)
 
     def add_source(self, provider: Any) -> None:
         """Register ``provider() -> [(key, entity, values), ...]``: places (e.g. the datasets
-        of a workspace) whose identifiers are learned before any pattern is built, so a
+        of a workspace) whose identifiers are learned before words are looked for, so a
         project id is found bare even in the first answer that names it. ``values()`` runs
-        once per hashable ``key`` (e.g. a dataset version), and only for policies that ask
-        for patterns (those that pseudonymise): others never pay."""
+        once per hashable ``key`` (e.g. a dataset version), and only for policies that look
+        for known words (those that pseudonymise): others never pay."""
         if provider not in self._sources:
             self._sources.append(provider)
 
-    def known_pattern(self, entity: str) -> re.Pattern[str] | None:
-        """A pattern finding the learned originals of ``entity`` as whole words (not inside
-        a longer name: no letter, digit, ``_`` or ``-`` next to them), or None."""
+    def find_known(self, entity: str, text: str) -> list[tuple[int, int]]:
+        """Spans of the learned originals of ``entity`` written as whole words in ``text``
+        (a project id not inside a longer name or host name; an account id not inside a
+        longer number). Each word of the entity's shape is looked up in a set, so the cost
+        does not grow with the number of learned values."""
         if self._sources:
             self._drain()
         known = self._known.get(entity)
         if not known:
-            return None
-        cached = self._known_pattern.get(entity)
-        if cached is not None and cached[0] == len(known):
-            return cached[1]
-        with self._lock:
-            words = sorted(known, key=len, reverse=True)
-            pattern = re.compile(
-                r"(?<![A-Za-z0-9_-])(?:" + "|".join(map(re.escape, words))
-                + r")(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"
-            )
-            self._known_pattern[entity] = (len(words), pattern)
-            return pattern
+            return []
+        return [m.span() for m in KNOWN_SHAPES[entity].finditer(text) if m.group() in known]
 
     def _drain(self) -> None:
         learned = self._learned_from
@@ -292,7 +290,8 @@ class Vault:
             self._forward[(entity, value)] = token
             self._originals[value] = self._originals.get(value, 0) + 1
             self._dirty = True
-            if entity in KNOWN_ENTITIES:
+            shape = KNOWN_SHAPES.get(entity)
+            if shape is not None and shape.fullmatch(value):
                 self._known.setdefault(entity, set()).add(value)
 
     def _forget(self, token: str, entity: str, value: str) -> None:
@@ -351,7 +350,8 @@ class Vault:
                 self._reverse[token] = (entity, value)
                 self._forward[(entity, value)] = token
                 self._originals[value] = self._originals.get(value, 0) + 1
-                if entity in KNOWN_ENTITIES:
+                shape = KNOWN_SHAPES.get(entity)
+                if shape is not None and shape.fullmatch(value):
                     self._known.setdefault(entity, set()).add(value)
 
     def save(self) -> None:

@@ -38,10 +38,12 @@ RDS = f"arn:aws:rds:eu-west-1:{ACCOUNT}:db:ledger-db"
 BATCH = f"arn:aws:ec2:eu-west-1:{ACCOUNT}:instance/i-0ledger0000000001"
 GCE = f"//compute.googleapis.com/projects/{PROJECT}/zones/europe-west1-b/instances/ledger-api-1"
 BUCKET = "//storage.googleapis.com/projects/_/buckets/quartz-ml-raw"
+CDK_BUCKET = f"cdk-hnb659fds-assets-{ACCOUNT}-eu-west-1"
+TRAIL_BUCKET = f"aws-cloudtrail-logs-{ACCOUNT}-3f2a"
 
 #: label → a raw identifier that must never leave the layer under strict.
 PLANTED: dict[str, str] = {
-    "account in ARNs and ECR hosts": ACCOUNT,
+    "account in ARNs, ECR hosts and bucket names": ACCOUNT,
     "account in prose": TRUSTED_ACCOUNT,
     "GCP project": PROJECT,
     "GCP project in prose and flags": OTHER_PROJECT,
@@ -88,6 +90,9 @@ _ASSETS: list[dict[str, Any]] = [
     {"id": BUCKET, "name": "quartz-ml-raw", "asset_type": "GCS_BUCKET", "provider": "GCP",
      "region": "europe-west4", "account_id": OTHER_PROJECT, "tags": {"env": "dev"},
      "metadata": {"trainer_image": f"gcr.io/{OTHER_PROJECT}/trainer:7"}},
+    {"id": f"arn:aws:s3:::{CDK_BUCKET}", "name": CDK_BUCKET, "asset_type": "S3_BUCKET",
+     "provider": "AWS", "region": "eu-west-1", "account_id": ACCOUNT, "tags": {"env": "prod"},
+     "metadata": {"logging_target": f"s3://{TRAIL_BUCKET}/AWSLogs/"}},
 ]
 _FINDINGS: list[dict[str, Any]] = [
     {"id": "sf-1", "resource_id": LAMBDA, "severity": "CRITICAL",
@@ -112,9 +117,10 @@ _FINDINGS: list[dict[str, Any]] = [
                     f"--project={OTHER_PROJECT} --no-public-access"},
     {"id": "sf-6", "resource_id": LAMBDA, "severity": "LOW",
      "title": f"Execution role trusts account {TRUSTED_ACCOUNT} without an external id"},
+    {"id": "sf-7", "resource_id": f"arn:aws:s3:::{CDK_BUCKET}", "severity": "MEDIUM",
+     "title": f"Bucket {CDK_BUCKET} has no lifecycle rule",
+     "description": f"Access logs go to {TRAIL_BUCKET}."},
 ]
-ASSET_IDS = [a["id"] for a in _ASSETS]
-FINDING_IDS = [f["id"] for f in _FINDINGS]
 
 
 def _write_estate(folder: Path) -> None:
@@ -242,7 +248,7 @@ async def test_pseudonymised_account_filters_find_assets(tmp_path: Path) -> None
     by_project = await layer.call_tool("find_assets", {"dataset": "planted",
                                                        "account_id": project})
     assert sorted(a["name"] for a in by_account.structured["items"]) == [
-        "ledger-batch-1", "ledger-db", "payments-api"]
+        CDK_BUCKET.replace(ACCOUNT, account), "ledger-batch-1", "ledger-db", "payments-api"]
     assert [a["name"] for a in by_project.structured["items"]] == ["ledger-api-1"]
 
 
@@ -256,6 +262,18 @@ async def test_pseudonymised_group_keys_filter_back_to_their_groups(tmp_path: Pa
         found = await layer.call_tool("count_assets", {"dataset": "planted",
                                                        "account_id": group["group"]})
         assert found.structured["total"] == group["count"]
+
+
+async def test_a_pseudonymised_bucket_name_finds_its_bucket(tmp_path: Path) -> None:
+    layer, assets = await _strict_assets(tmp_path)
+    account = assets["payments-api"]["account_id"]
+    name = CDK_BUCKET.replace(ACCOUNT, account)
+    assert name in assets
+    got = await layer.call_tool("get_asset", {"ref": name, "dataset": "planted"})
+    assert not got.is_error, got.text
+    assert got.structured["name"] == name
+    assert got.structured["metadata"]["logging_target"] == (
+        f"s3://{TRAIL_BUCKET.replace(ACCOUNT, account)}/AWSLogs/")
 
 
 async def test_pseudonymised_uri_and_prompt_ref_reach_the_asset(tmp_path: Path) -> None:

@@ -279,24 +279,30 @@ def test_an_rds_endpoint_pseudonym_keeps_region_and_service() -> None:
     assert vault.reveal(out) == host
 
 
-def test_known_pattern_finds_learned_projects_as_whole_words_only() -> None:
+def test_find_known_finds_learned_projects_as_whole_words_only() -> None:
     vault = Vault("k")
-    assert vault.known_pattern("gcp_project") is None
-    vault.learn("gcp_project", ["acme-analytics"])
-    pattern = vault.known_pattern("gcp_project")
-    assert pattern is not None
+    assert vault.find_known("gcp_project", "Project acme-analytics") == []
+    vault.learn("gcp_project", ["acme-analytics", "Not A Project"])
     text = "Project acme-analytics. acme-analytics-raw, x.acme-analytics.io, (acme-analytics)"
-    assert [m.span() for m in pattern.finditer(text)] == [(8, 22), (66, 80)]
+    assert vault.find_known("gcp_project", text) == [(8, 22), (66, 80)]
 
 
-def test_pseudonymised_projects_are_learned_as_words() -> None:
+def test_find_known_finds_learned_accounts_inside_names_but_not_longer_numbers() -> None:
+    vault = Vault("k")
+    vault.learn("aws_account_id", ["210987654321", "acme"])
+    text = "cdk-hnb659fds-assets-210987654321-eu-west-1 and 92109876543210"
+    assert vault.find_known("aws_account_id", text) == [(21, 33)]
+
+
+def test_pseudonymised_projects_and_accounts_are_learned_as_words() -> None:
     vault = Vault("k")
     vault.pseudonymize("gcp_resource_name", "projects/zephyr-billing-prod/topics/t")
-    pattern = vault.known_pattern("gcp_project")
-    assert pattern is not None and pattern.search("Project zephyr-billing-prod is public")
+    vault.pseudonymize("aws_arn", "arn:aws:iam::210987654321:role/r")
+    assert vault.find_known("gcp_project", "Project zephyr-billing-prod is public")
+    assert vault.find_known("aws_account_id", "logs-210987654321-x")
 
 
-def test_a_source_is_read_once_per_key_and_only_when_a_pattern_is_asked() -> None:
+def test_a_source_is_read_once_per_key_and_only_when_words_are_looked_for() -> None:
     vault = Vault("k")
     reads: list[str] = []
 
@@ -306,10 +312,10 @@ def test_a_source_is_read_once_per_key_and_only_when_a_pattern_is_asked() -> Non
 
     key = ["v1"]
     vault.add_source(lambda: [(key[0], "gcp_project", projects)])
-    assert reads == []  # policies that never ask for patterns never pay
-    assert vault.known_pattern("gcp_project").search("in quartz-ml-sandbox")  # type: ignore
-    vault.known_pattern("gcp_project")
+    assert reads == []  # policies that never look for known words never pay
+    assert vault.find_known("gcp_project", "in quartz-ml-sandbox") == [(3, 20)]
+    vault.find_known("gcp_project", "")
     assert reads == ["read"]
     key[0] = "v2"  # a new dataset version is read again
-    vault.known_pattern("gcp_project")
+    vault.find_known("gcp_project", "")
     assert reads == ["read", "read"]
