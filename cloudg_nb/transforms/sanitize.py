@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
+from typing import Any
 
 from .scan import SEP, _holders, _starts
 
@@ -55,10 +56,14 @@ _IGNORE = ("ignor", "disregard", "forget")
 _SECRETS = (r"(?:secrets?|credentials?|(?:api|access|secret|private|ssh)\s*keys?|keys|"
             r"passwords?|passphrases?|tokens?|the\s+vault|vault|\.env\b|env(?:ironment)?\s+"
             r"(?:file|variables)|system\s+prompt|your\s+instructions)")
+_SECRET_WORDS = ("secret", "credential", "key", "password", "passphrase", "token", "vault", "env",
+                 "prompt", "instruction")
 _EXFIL_VERB = (r"\b(?:reveal|print|output|show|leak|exfiltrat\w*|send|dump|repeat|e-?mail|post|"
                r"upload|forward|paste|disclose|export|list|share|give)\b")
 _NOT = ("do not", "don't", "dont", "never")
-_STRONG_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
+_NEGATION = (r"\b(?:do\s+not|don't|dont|never|must\s+not|mustn't|should\s+not|shouldn't|"
+             r"cannot|can't|may\s+not)")
+_STRONG_RULES: tuple[tuple[Any, ...], ...] = (
     # the classic override, aimed at the model's own instructions
     ((*_IGNORE, "override", "bypass"),
      r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\x00]{0,40}?\b(?:previous|prior|above|"
@@ -72,15 +77,36 @@ _STRONG_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
      r"previously|else\s+you)\b"),
     (("your",),
      r"\byour\s+(?:new|real|actual|true)\s+(?:task|instructions?|role|goal|job|objective|"
-     r"purpose|orders)\b"),
+     r"purpose|orders)\b", ("new", "real", "actual", "true")),
     (("system",), r"\bnew\s+system\s+(?:instructions?|prompt|message)\b"),
     (("you",),
      r"\byou\s+are\s+now\s+(?:an?\b|the\b|my\b|dan\b|root\b|admin\w*|free\b|unrestricted|"
-     r"jailbroken|unfiltered|no\s+longer|acting|playing|operating|in\s+[\w-]+\s+mode)"),
+     r"jailbroken|unfiltered|no\s+longer|acting|playing|operating|in\s+[\w-]+\s+mode)",
+     ("you are now",)),
     (("you",),
-     r"\byou\s+are\s+(?:dan|chatgpt|an?\s+(?:unrestricted|unfiltered|jailbroken|evil)\b)"),
+     r"\byou\s+are\s+(?:dan|chatgpt|an?\s+(?:unrestricted|unfiltered|jailbroken|evil)\b)",
+     ("dan", "chatgpt", "unrestricted", "unfiltered", "jailbroken", "evil")),
     (("you", "assistant", "model", " ai"),
-     r"\bfrom\s+now\s+on,?\s+(?:you|the\s+(?:ai|assistant|model))\b"),
+     r"\bfrom\s+now\s+on,?\s+(?:you|the\s+(?:ai|assistant|model))\b", ("now on",)),
+    (("void", "invalid", "cancel", "obsolete", "revoked", "supersed", "no longer"),
+     r"\b(?:previous|prior|earlier|above|preceding|original|all\s+other)\s+(?:guidance|"
+     r"instructions?|rules|directions|directives|prompts?)\s+(?:is|are|was|were|has\s+been|"
+     r"have\s+been)\s+(?:now\s+)?(?:void|invalid|cancell?ed|obsolete|revoked|superseded|"
+     r"no\s+longer\s+(?:valid|apply|applies|in\s+effect))\b",
+     ("previous", "prior", "earlier", "above", "preceding", "original", "all other")),
+    (("tell",),
+     r"\btell\s+(?:the\s+)?(?:user|analyst|human|operator|auditors?|them|everyone)\s+(?:that\s+)?"
+     r"(?:everything|all|it|this|the\s+\w+)\s+(?:is|are|looks?)\s+(?:fine|ok|okay|secure|safe|"
+     r"compliant|clear|clean|good|patched)\b",
+     ("fine", "ok", "secure", "safe", "compliant", "clear", "clean", "good", "patched")),
+    (("analyst", "user", "human", "operator", "auditor"),
+     _NEGATION + r"\s+(?:ever\s+)?(?:reveal|show|mention|disclose|report|tell|share|surface)"
+     r"\b[^.\x00]{0,40}?\b(?:to|from|with)\s+(?:the\s+)?(?:analysts?|users?|humans?|"
+     r"operators?|auditors?)\b", ("not", "n't", "never", "cannot")),
+    # a forged dialogue turn: "Human: ...\nAssistant: ..."
+    (("human", "user"),
+     r"(?:^|\n|\x00)[^\S\x00]*(?:human|user)[^\S\x00]*:[^\n\x00]*\n[^\S\x00]*(?:ai[^\S\x00]+)?"
+     r"(?:assistant|ai|model)[^\S\x00]*:", (":",)),
     (("pretend",), r"\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you)\b"),
     (("character",), r"\b(?:stay|remain)\s+in\s+character\b"),
     (("game",), r"\blet'?s\s+play\s+a\s+game\b"),
@@ -95,7 +121,9 @@ _STRONG_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
     # exfiltration with a destination
     (("http", "pastebin", "webhook", "external", "remote", "outside", "public"),
      _EXFIL_VERB + r"[^.\x00]{0,40}?" + _SECRETS + r"[^\x00]{0,60}?(?:https?://|pastebin|"
-     r"webhook|\bto\s+(?:an?\s+)?(?:external|remote|outside|public)\b)"),
+     r"webhook|\bto\s+(?:an?\s+)?(?:external|remote|outside|public)\b)", _SECRET_WORDS),
+    (("@",), _EXFIL_VERB + r"[^.\x00]{0,40}?" + _SECRETS + r"[^\x00]{0,40}?\bto\s+[\w.+-]+@[\w-]+"
+     r"\.[\w.-]+", _SECRET_WORDS),
     # chat-template tokens
     (("<",), r"<\|?(?:im_start|im_end|system|endoftext|assistant|user)\|?>|<</?sys>>"),
     (("[",), r"\[/?(?:inst|sys)\]"),
@@ -105,8 +133,14 @@ _STRONG_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("tool",), r"\b(?:call|invoke|run|execute|use)\s+the\s+\w+_\w+\s+tool\b"),
     # other languages (on the skeleton: accents are gone)
     (("ignor", "oublie"),
-     r"\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+)?(?:les\s+|vos\s+)?(?:instructions|"
-     r"consignes|regles)\s+(?:precedentes|anterieures|ci-dessus)"),
+     r"\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+(?:les|vos)\s+(?:instructions|consignes|"
+     r"regles)|(?:les\s+|vos\s+)?(?:instructions|consignes|regles)\s+(?:precedentes|"
+     r"anterieures|ci-dessus))"),
+    (("vergiss", "vergessen", "ignorier", "olvida", "ignora", "oubli", "ignorez"),
+     r"\b(?:vergiss|vergessen\s+sie|ignoriere|ignorieren\s+sie)\s+(?:deine|ihre|alle)\s+(?:regeln|"
+     r"anweisungen|instruktionen|vorgaben)\b|\b(?:olvida|ignora|olvide|ignore)\s+(?:tus|sus|todas"
+     r"\s+las)\s+(?:reglas|instrucciones|indicaciones)\b|\b(?:oubliez|ignorez|oublie|ignore)\s+"
+     r"(?:vos|tes)\s+(?:regles|instructions|consignes)\b"),
     (("ignor", "vergiss", "vergessen"),
      r"\b(?:ignorier\w*|vergiss|vergessen\s+sie)\s+(?:sie\s+)?(?:alle\s+)?(?:vorherigen|"
      r"bisherigen|obigen|vorigen|fruheren)\s+(?:anweisungen|instruktionen|befehle|regeln)"),
@@ -124,43 +158,82 @@ _SCOPE = (r"\b(?:from|out\s+of|in|to)\s+(?:(?:all|any|every|your|its|future)\s+)
           r"summar(?:y|ies)|answers?|responses?|replies|outputs?|analys[ie]s)\b")
 _HIDE = (r"\b(?:omit|hide|hidden|exclude|leave|skip|drop|suppress|remove|filter|withhold|censor|"
          r"keep)\b")
-_UNSAID = (r"\b(?:do\s+not|don't|dont|never)\s+(?:ever\s+)?(?:mention|include|report|flag|list|"
-           r"show|reveal|disclose|discuss|bring\s+(?:it|this|them)\s+up|surface|raise)\b")
-#: Hiding from the reports, summaries or answers themselves: no addressee needed.
-_SCOPED_RULE = (("report", "summar", "answer", "response", "replies", "output", "analys"),
-                f"(?:{_HIDE}|{_UNSAID})[^.\\x00]{{0,60}}?{_SCOPE}")
+_UNSAID = (r"(?:" + _NEGATION + r"|\bnot|\bnever)\s+(?:ever\s+)?(?:mention|include|report|flag|"
+           r"list|show|reveal|disclose|discuss|bring\s+(?:it|this|them)\s+up|surface|raise|"
+           r"summari[sz]e|tell|share|describe|appears?|shows?\s+up|be\s+(?:mentioned|listed|"
+           r"included|reported|shown|flagged))\b")
+_SCOPE_WORDS = ("report", "summar", "answer", "response", "replies", "output", "analys")
+_FALSIFY = (r"\b(?:mark|report|describe|classify|treat|consider|label|rate|present|state|say|"
+            r"claim|confirm|summari[sz]e|list|show|respond|reply|answer|tell|write|return|"
+            r"conclude|assume)\b[^.\x00]{0,50}?\b(?:compliant|resolved|false\s+positives?|safe|"
+            r"secure|fully\s+patched|low[\s-]risk|informational|out\s+of\s+scope|accepted|"
+            r"restricted|enabled|private|fine|ok|okay|clean|clear|healthy|not\s+(?:public|"
+            r"exposed|vulnerable|reachable)|(?:zero|no)\s+(?:[\w-]+\s+)?(?:issues|findings|"
+            r"risks?|vulnerabilities))\b")
+
+_FALSIFY_ALSO = ("compliant", "resolved", "false", "safe", "secure", "patched", "risk",
+                 "informational", "scope", "accepted", "restricted", "enabled", "private", "fine",
+                 "ok", "clean", "clear", "healthy", "not", "zero", "no ")
 #: What else a scoped directive holds (a cheap second gate before its regex).
 _SCOPED_ALSO = ("omit", "hid", "exclu", "leave", "skip", "drop", "suppress", "remov", "filter",
-                "withhold", "censor", "keep", "do not", "don't", "dont", "never")
-_ADDRESSEE_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
+                "withhold", "censor", "keep", "not", "n't", "never", "appear", "show")
+#: Hiding from, or falsifying, the reports, summaries or answers themselves: no addressee
+#: needed.
+_SCOPED_RULES = (
+    (_SCOPE_WORDS, f"(?:{_HIDE}|{_UNSAID})[^.\\x00]{{0,60}}?{_SCOPE}", _SCOPED_ALSO),
+    (_SCOPE_WORDS, _FALSIFY + r"[^.\x00]{0,30}?" + _SCOPE, _FALSIFY_ALSO),
+)
+_ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     (_AI_LITERALS,
      r"\b(?:notes?|messages?|reminders?|instructions?|hints?|memos?|notices?|attention|"
      r"directives?|requests?|warnings?|psa)\s+(?:to|for)\s+(?:(?:any|all|every|the|each|an?|"
-     r"whichever|whatever|you)\s+)*" + _AI + r"\b"),
+     r"whichever|whatever|you)\s+)*" + _AI + r"\b",
+     ("note", "message", "remind", "instruction", "hint", "memo", "notice", "attention",
+      "directive", "request", "warning", "psa")),
     (_AI_LITERALS, r"\b(?:attention|dear|hey|hello|hi)\s*,?\s+(?:all\s+|any\s+|the\s+)?" + _AI
-     + r"\b"),
+     + r"\b", ("attention", "dear", "hey", "hello", "hi ")),
     (_AI_LITERALS,
      r"\bto\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:reading|summari[sz]ing|"
-     r"processing|reviewing|analy[sz]ing|that|who|which)\b"),
+     r"processing|reviewing|analy[sz]ing|that|who|which)\b", (" to ",)),
+    # a prepositional address closed by punctuation: "P.S. for the language model:"
+    (_AI_LITERALS,
+     r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you)\s+)*"
+     r"(?:[\w-]+\s+)?" + _AI + r"[^\S\x00]*[:,\u2013\u2014-]", (" to ", " for ")),
+    ((*_AI_LITERALS, "@ai"),
+     r"@(?:assistant|ai|claude|copilot|gpt|chatgpt|gemini|llm|model|agent|bot)\b", ("@",)),
+    (_AI_LITERALS,
+     r"\b" + _AI + r"[^\S\x00]+(?:instructions?|directives?|notes?|notices?|messages?|memo|"
+     r"prompt|guidance)[^\S\x00]*:", (":",)),
+    (("automated", " ai", "llm"),
+     r"\b(?:automated|ai|llm)\s+(?:reviewers?|readers?|systems?|tools?|scanners?|analysts?)"
+     r"[^\S\x00]*[:,]"),
+    (_AI_LITERALS,
+     r"\bas\s+an?\s+(?:ai|llm|(?:large\s+)?language\s+model|assistant|chatbot)\b", ("as a",)),
+    (("<",),
+     r"</?(?:instructions?|system|admin|prompt|directives?|data|context|important|"
+     r"user_query|hidden)>"),
     (("you",),
      r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai\b|llm|(?:large\s+)?language\s+model|assistant|"
-     r"chatbot|bot\b|model|agent|gpt|claude)"),
+     r"chatbot|bot\b|model|agent|gpt|claude)", ("if you are",)),
     (_AI_LITERALS,
-     r"\b" + _AI + r"\s+(?:that\s+|which\s+|who\s+)?(?:is\s+|are\s+)?(?:summari[sz]\w*|reading|"
-     r"reads\s+this|reviewing|analy[sz]ing|answering)\b"),
+     r"\b" + _AI + r"\s+(?:(?:systems?|tools?|readers?)\s+)?(?:that\s+|which\s+|who\s+)?(?:is\s+|"
+     r"are\s+)?(?:summari[sz]\w*|reading|reads\s+this|reviewing|analy[sz]ing|answering|"
+     r"processing|ingesting|parsing)\b",
+     ("summar", "reading", "reads this", "review", "analy", "answering", "processing",
+      "ingesting", "parsing")),
     (_AI_LITERALS,
      r"\b(?:ai|llms?|assistants?|models?|agents?|chatbots?|copilots?)\s+(?:must|should|shall|"
-     r"needs?\s+to|has\s+to|is\s+to)\b"),
+     r"needs?\s+to|has\s+to|is\s+to)\b", ("must", "should", "shall", "need", "has to", "is to")),
     (("summar",), r"\bwhen\s+(?:you\s+)?(?:are\s+)?summari[sz]\w*"),
     (("whoever", "anyone", "anybody", "whatever"),
      r"\b(?:whoever|anyone|anybody|whatever)\b[^.\x00]{0,30}?\b(?:reads?|reading|processes|"
      r"summari[sz]es)\s+this\b"),
     # a vocative or role label opening a line: "Assistant, ...", "### SYSTEM: ..."
     (_AI_LITERALS,
-     r"(?:^|\n|\x00)[^\S\x00]*(?:dear\s+)?(?:ai\s+)?" + _AI + r"[^\S\x00]*[:,]"),
+     r"(?:^|\n|\x00)[^\S\x00]*(?:dear\s+)?(?:ai\s+)?" + _AI + r"[^\S\x00]*[:,]", (":", ",")),
     (("system", "developer", "assistant"),
      r"(?:^|\n|\x00)[^\S\x00]*(?:#{1,6}[^\S\x00]*)?\[?[^\S\x00]*(?:system|developer|assistant)"
-     r"(?:\s+(?:override|message|note|prompt|update|notice))?[^\S\x00]*\]?[^\S\x00]*:"),
+     r"(?:\s+(?:override|message|note|prompt|update|notice))?[^\S\x00]*\]?[^\S\x00]*:", (":",)),
     (("[",), r"\[\s*(?:system|admin)\s*(?:override|message|notice|update)?\s*\]"),
     # text hidden from the analyst's view
     (("<", "[", "display", "visibility"),
@@ -168,15 +241,19 @@ _ADDRESSEE_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
     # other languages
     ((" ia", "'ia", "’ia", " ai", "assistant", "model"),
      r"\b(?:notes?|messages?|remarques?|consignes?|avis)\s+(?:pour|a)\s+(?:l'|l’|le\s+|la\s+|"
-     r"les\s+)?(?:ia|ai|assistant|modele)\b"),
+     r"les\s+)?(?:ia|ai|assistant|modele)\b", ("pour", " a ")),
     ((" ki", "-ki", "model", "assistent"),
-     r"\b(?:hinweis|nachricht|notiz|anweisung)(?:en)?\s+(?:an|fur)\s+(?:das\s+|die\s+|den\s+|"
-     r"alle\s+)?(?:ki\b|ki-\w+|sprachmodell\w*|assistent\w*|modell\b)"),
+     r"\b(?:hinweis|nachricht|notiz|anweisung|bitte)(?:en)?\s+(?:an|fur)\s+(?:das\s+|die\s+|den\s+|"
+     r"alle\s+)?(?:ki\b|ki-\w+|sprachmodell\w*|assistent\w*|modell\b)",
+     ("hinweis", "nachricht", "notiz", "anweisung", "bitte")),
     ((" ia", "asistente", "model"),
      r"\b(?:nota|mensaje|aviso|instrucciones?)\s+(?:para|a)\s+(?:el\s+|la\s+|los\s+)?"
-     r"(?:asistente|ia|modelo)\b"),
+     r"(?:asistente|ia|modelo)\b|\bcomo\s+(?:un\s+)?(?:modelo|asistente)\s+de\s+(?:ia|"
+     r"lenguaje)\b", ("nota", "mensaje", "aviso", "instruccion", "como")),
     (("助手", "助理", "模型", "アシスタント", "モデル"),
      r"(?:AI|人工智能|人工知能)\s*(?:助手|助理|模型|アシスタント|モデル)|大?语言模型|大模型|言語モデル"),
+    (("请", "致", "给"), r"[请致给]\s*(?:AI|人工智能)"),
+    (("へ", "に", "さん"), r"(?:AI|人工知能|アシスタント)\s*(?:へ|に|さん)"),
 )
 _DIRECTIVE_PATTERNS = (
     _HIDE + r"[^.\x00]{0,60}?\b(?:from|out\s+of|in)\s+(?:(?:the|this|its|your|my|any|every|all)"
@@ -184,12 +261,15 @@ _DIRECTIVE_PATTERNS = (
     r"analysts?|users?|humans?|operators?)\b",
     r"\b(?:skip|drop|ignore|suppress|omit|hide)\s+(?:all\s+|the\s+|any\s+)?(?:[\w-]+\s+){0,3}?"
     r"findings\b",
+    # an imperative opening a clause: "..., exclude account X", "please skip this host"
+    r"(?:^|[.:;,!?(\u2013\u2014-]\s*|\n|\bplease\s+|\b(?:and|then|also|quietly|silently)\s+)"
+    r"(?:omit|hide|exclude|skip|drop|suppress|remove|filter\s+out|withhold|censor|ignore|"
+    r"leave\s+out|forget\s+about)\b",
+    _HIDE + r"[^.\x00]{0,40}?\bwhen\s+(?:answering|summari[sz]ing|reporting|responding|listing|"
+    r"describing|generating|writing)\b",
+    r"\b(?:respond|reply|answer)\s+only\s+with\b|\bonly\s+(?:say|answer|respond|reply)\b",
     _UNSAID,
-    r"\b(?:mark|report|describe|classify|treat|consider|label|rate|present|state|say|claim|"
-    r"confirm|summari[sz]e|list|show)\b[^.\x00]{0,50}?\b(?:compliant|resolved|false\s+"
-    r"positives?|safe|secure|fully\s+patched|low[\s-]risk|informational|out\s+of\s+scope|"
-    r"accepted|restricted|enabled|(?:zero|no)\s+(?:[\w-]+\s+)?(?:issues|findings|risks?|"
-    r"vulnerabilities))\b",
+    _FALSIFY,
     r"\bapprov\w*\s+(?:all|every|any)\b",
     _EXFIL_VERB + r"[^.\x00]{0,40}?" + _SECRETS,
     r"\bunfiltered\b|\bno\s+(?:restrictions|filters|limits)\b|\bjailbr(?:eak|oken)\b|"
@@ -200,9 +280,11 @@ _DIRECTIVE_PATTERNS = (
     r"\b(?:erwahne|erwahnen|melde|melden|nenne|nennen)\b[^.\x00]{0,40}?\bnicht\b|\bnicht\s+"
     r"(?:erwahnen|melden|nennen|berichten)\b|\bin\s+keinem\s+(?:bericht|report)\b|\b(?:lass|"
     r"lassen)\b[^.\x00]{0,40}?\bweg\b|\b(?:verschweige|verberge|verstecke)\w*",
-    r"\bno\s+(?:menciones|mencione|incluyas|incluya|informes|reportes|muestres)\b|\b(?:"
-    r"oculta|omite|excluye|esconde)\b",
-    r"不要(?:在[^。\x00]{0,20})?(?:提及|提到|报告|包含|显示|列出)|隐藏|省略|排除|无视",
+    r"\bno\s+(?:menciones|mencione|incluyas|incluya|informes|reportes|muestres|mencionar|"
+    r"incluir|informar)\b|\b(?:oculta|omite|excluye|esconde|omitir|ocultar|excluir)\b",
+    r"\b(?:repondez|dites|indiquez|affirmez|confirmez|ecrivez)\s+que\b",
+    r"\bnicht\b[^.\x00]{0,30}?\b(?:erwahnen|melden|nennen|berichten|auffuhren|zeigen)\b",
+    r"不要(?:在[^。\x00]{0,20})?(?:提及|提到|报告|包含|显示|列出)|隐藏|省略|排除|无视|忽略",
     r"除外|報告しない|言及しない|隠して|省略して|無視",
 )
 
@@ -215,16 +297,20 @@ class _Rule:
     pattern: re.Pattern[str]
 
     def holds(self, skel: str, low: str) -> bool:
-        if self.also and not any(a in low for a in self.also):
-            return False
+        if self.also:
+            for a in self.also:
+                if a in low:
+                    break
+            else:
+                return False
         return self.pattern.search(skel) is not None
 
 
+# A rule is (literals, pattern) or (literals, pattern, also).
 _RULES = tuple(
-    _Rule(strong, lits, also, re.compile(p, re.IGNORECASE))
-    for strong, rules, also in ((True, _STRONG_RULES, ()), (True, (_SCOPED_RULE,), _SCOPED_ALSO),
-                                (False, _ADDRESSEE_RULES, ()))
-    for lits, p in rules
+    _Rule(strong, rule[0], rule[2] if len(rule) > 2 else (), re.compile(rule[1], re.IGNORECASE))
+    for strong, rules in ((True, _STRONG_RULES), (True, _SCOPED_RULES), (False, _ADDRESSEE_RULES))
+    for rule in rules
 )
 _RULE_ORDER = {rule: n for n, rule in enumerate(_RULES)}
 #: Any directive (only looked for once an addressee is found).
@@ -232,10 +318,20 @@ DIRECTIVE = re.compile("|".join(f"(?:{p})" for p in _DIRECTIVE_PATTERNS), re.IGN
 _SPACES = re.compile(r"[\s\x00]+")
 
 
-def _verdict(skel: str, rules: Iterable[_Rule]) -> bool:
+def _gate_text(skel: str) -> str:
+    """``skel`` lower-cased, white space runs as one space, a space in front: what rule
+    literals are looked for in."""
+    low = skel.lower()
+    if "  " in low or "\n" in low or "\t" in low or "\r" in low or SEP in low:
+        low = _SPACES.sub(" ", low)
+    return " " + low
+
+
+def _verdict(skel: str, rules: Iterable[_Rule], low: str | None = None) -> bool:
     """Whether ``skel`` reads as an injection, trying only ``rules`` (those whose literals
-    it holds)."""
-    low = " " + _SPACES.sub(" ", skel.lower())
+    it holds); ``low`` is its ``_gate_text`` when known."""
+    if low is None:
+        low = _gate_text(skel)
     addressed = False
     for rule in rules:
         if rule.strong:
@@ -248,8 +344,8 @@ def _verdict(skel: str, rules: Iterable[_Rule]) -> bool:
 
 def reads_as_injection(skel: str) -> bool:
     """Whether the skeleton of a text is an instruction to a model (see the notes above)."""
-    low = " " + _SPACES.sub(" ", skel.lower())
-    return _verdict(skel, (r for r in _RULES if any(lit in low for lit in r.literals)))
+    low = _gate_text(skel)
+    return _verdict(skel, (r for r in _RULES if any(lit in low for lit in r.literals)), low)
 
 
 def _trigger_map() -> dict[str, tuple[_Rule, ...]]:
@@ -467,11 +563,19 @@ class Sanitizer:
                                                     map(_not_ascii, strings))})
         if not readable:
             return []
+        # each distinct text once (findings repeat their check's title and description)
+        back = readable[::-1]
+        firsts = dict(zip(map(strings.__getitem__, back), back, strict=True))  # text -> 1st index
+        if len(firsts) < len(readable):
+            copies = readable
+            readable = sorted(firsts.values())
+        else:
+            copies = None
         hay_strings = [strings[i] for i in readable]
         hay = SEP.join(hay_strings)
         low = hay.lower()
         if len(low) != len(hay):  # case mapping changed lengths
-            return [i for i in readable if self.has_injection(strings[i])]
+            return [i for i in (copies or readable) if self.has_injection(strings[i])]
         full: set[int] = set()  # tested with every rule
         if not ascii_only or INVISIBLE_ASCII_JOINED.search(hay) is not None or (
                 _maybe_spaced(low)):
@@ -490,17 +594,19 @@ class Sanitizer:
                     hits.setdefault(readable[j], set()).update(rules)
             elif t[0] == SEP and low.startswith(t[1:]):  # the first string has no NUL before
                 hits.setdefault(readable[0], set()).update(rules)
-        out = []
-        for i in sorted(full | hits.keys()):
+        fenced: set[str] = set()
+        for i in full | hits.keys():
             text = strings[i]
             if self.is_fenced(text) or not _readable(text):
                 continue
             if i in full:
                 if reads_as_injection(skeleton(text)):
-                    out.append(i)
+                    fenced.add(text)
             elif _verdict(text, sorted(hits[i], key=_RULE_ORDER.__getitem__)):
-                out.append(i)
-        return out
+                fenced.add(text)
+        if not fenced:
+            return []
+        return [i for i in (copies or readable) if strings[i] in fenced]
 
     @staticmethod
     def fence(text: str) -> str:
