@@ -59,7 +59,12 @@ def _files_fingerprint(path: Path) -> list[Any] | None:
     check cheaply or one cannot be read."""
     try:
         if path.is_dir():
-            files = [p for p in path.rglob("*") if p.is_file()]
+            files = []
+            for p in path.rglob("*"):  # stop early in a huge tree
+                if p.is_file():
+                    files.append(p)
+                    if len(files) > MAX_FILES:
+                        return None
             root = path
         else:
             root = path.parent

@@ -108,3 +108,30 @@ def test_a_table_file_is_parsed_again_when_another_table_of_its_folder_changes(
     (folder / "findings.csv").write_text("id,resource_id,severity,title\nf-1,i-1,HIGH,t\n")
     ds = cache.load(folder / "assets.csv")
     assert cache.last == "miss" and ds.findings["id"].tolist() == ["f-1"]
+
+
+def test_a_folder_with_too_many_files_is_read_without_the_cache(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    monkeypatch.setattr("cloudg_nb.estate.parse_cache.MAX_FILES", 2)
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "assets.csv").write_text("id,name,asset_type,provider\ni-1,web,EC2,AWS\n")
+    for i in range(3):
+        (folder / f"notes-{i}.txt").write_text("x")
+    cache = ParseCache(tmp_path / "cache")
+    ds = cache.load(folder)
+    assert cache.last == "off" and len(ds.assets) == 1
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_changed_file_in_a_loaded_folder_is_parsed_again(tmp_path: Path) -> None:
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "assets.csv").write_text("id,name,asset_type,provider\ni-1,web,EC2,AWS\n")
+    cache = ParseCache(tmp_path / "cache")
+    cache.load(folder)
+    cache.load(folder)
+    assert cache.last == "hit"
+    (folder / "assets.csv").write_text("id,name,asset_type,provider\ni-1,web,EC2,AWS\n"
+                                       "i-2,db,RDS_INSTANCE,AWS\n")
+    assert len(cache.load(folder).assets) == 2 and cache.last == "miss"
