@@ -29,6 +29,7 @@ from .jsonio import TOO_DEEP, parse_json, read_text
 from .prowler import looks_like_prowler, read_prowler
 from .prowler_compliance_csv import looks_like_prowler_compliance_csv, read_prowler_compliance_csv
 from .prowler_csv import looks_like_prowler_csv
+from .prowler_folder import prowler_scans, read_prowler_folder
 from .prowler_native_json import looks_like_prowler_native, read_prowler_native
 from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
 
@@ -113,6 +114,8 @@ def detect_format(path: Path) -> str:
         aws = aws_folder_kind(path)
         if aws:
             return aws
+        if prowler_scans(path):
+            return "prowler"  # Prowler's output folder: a scan and its compliance CSVs
         raise DatasetLoadError(
             path.name, f"the folder holds no estate files (expected {INVENTORY_FILE}, or "
                        "assets.csv / assets.jsonl / assets.parquet)")
@@ -202,7 +205,6 @@ def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> 
     elif fmt == "prowler-compliance":
         ds = read_prowler_compliance_csv(path, name=name, strict=strict, forced=True)
     else:
-        if path.is_dir():
-            raise DatasetLoadError(path.name, "Prowler output is a file, not a folder")
-        ds = read_prowler(path, name=name, strict=strict)
+        ds = (read_prowler_folder(path, name=name, strict=strict) if path.is_dir()
+              else read_prowler(path, name=name, strict=strict))
     return ds
