@@ -1,8 +1,8 @@
 """ParseCache: parsed estate files kept on disk, so a CLI that loads the same file on every
 run parses it once. ``ParseCache(folder).load`` has ``load_path``'s contract; an entry is
-used only while the file (and the files beside it), the package version and the estate
-readers' code are unchanged. A missing, stale, foreign or corrupt entry is a miss and is
-rewritten. Paths are checked by the caller (``Workspace.load``) before this sees them.
+used only while the file (and its companions: findings.json, sibling tables), the package and
+the estate readers' code are unchanged. A missing, stale, foreign or corrupt entry is a miss,
+then rewritten. Paths are checked by the caller (``Workspace.load``) before this sees them.
 """
 
 from __future__ import annotations
