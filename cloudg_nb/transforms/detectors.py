@@ -234,6 +234,13 @@ def _hostname(text: str) -> str | None:
     return "hostname"
 
 
+def _ip_host(text: str) -> str | None:
+    """``ip-10-42-7-19``: an EC2 / EKS node name that spells a private address."""
+    octets = ipv4_octets(text[3:].replace("-", "."))
+    return "hostname" if octets is not None and _ipv4(".".join(map(str, octets))) == (
+        "ipv4_private") else None
+
+
 def _account(text: str) -> str | None:
     return None if len(set(text)) == 1 else "aws_account_id"
 
@@ -592,6 +599,12 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}(?![0-9A-Za-z])",
         "MAC addresses of network interfaces",
         anchor=r"[:-][0-9A-Fa-f]{2}[:-][0-9A-Fa-f]{2}[:-]",
+    ),
+    _d(
+        "ip_host_name", "network",
+        r"(?<![\w.-])ip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?![\w-]|\.[A-Za-z0-9])",
+        "Node names that spell a private IPv4 address (ip-10-42-7-19)",
+        validate=_ip_host, entities=("hostname",), triggers=("ip-",),
     ),
     _d(
         "hostname", "network",

@@ -44,11 +44,12 @@ _HEX_ID = re.compile(r"^([a-z]{1,12}-)([0-9a-f]{8,32})$")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PROJECT = re.compile(GCP_PROJECT_ID)
 #: Entities whose originals are also found as words in any text (``find_known``), and the
-#: shape of such a word: a GCP project id is written bare in titles, names and group keys,
-#: an account id inside bucket names (``cdk-…-assets-<account>-<region>``).
+#: shape of such a word: a GCP project id is written bare in titles, names, group keys and
+#: ``gke_<project>_<zone>_<cluster>``, an account id inside bucket names
+#: (``cdk-…-assets-<account>-<region>``).
 KNOWN_SHAPES = {
     "gcp_project": re.compile(
-        rf"(?<![A-Za-z0-9_-]){GCP_PROJECT_ID}(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"),
+        rf"(?<![A-Za-z0-9-]){GCP_PROJECT_ID}(?![A-Za-z0-9-]|\.[A-Za-z0-9])"),
     "aws_account_id": re.compile(r"(?<!\d)\d{12}(?!\d)"),
 }
 KNOWN_ENTITIES = tuple(KNOWN_SHAPES)

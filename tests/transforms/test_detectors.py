@@ -65,6 +65,7 @@ def _entities(text: str) -> list[tuple[str, str]]:
      "zephyr-billing-prod"),
     ("projectId: ledger-prod-42", "gcp_project", "ledger-prod-42"),
     ("gcloud run deploy --project quartz-ml-sandbox", "gcp_project", "quartz-ml-sandbox"),
+    ("node ip-10-42-7-19 is ready", "hostname", "ip-10-42-7-19"),
     ("at 2024-05-01T12:30:00Z", "timestamp", "2024-05-01T12:30:00Z"),
 ])
 def test_detector_finds_its_value(text: str, entity: str, found: str) -> None:
@@ -73,7 +74,7 @@ def test_detector_finds_its_value(text: str, entity: str, found: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "s3.eu-west-1.amazonaws.com", "ec2.us-east-1.amazonaws.com", "version 123456789012.5",
-    "the project: Apollo", "docker.io/library/nginx:1.27",
+    "the project: Apollo", "docker.io/library/nginx:1.27", "node ip-54-12-1-9 (public)",
 ])
 def test_public_endpoints_versions_and_prose_are_not_identifiers(text: str) -> None:
     assert [e for e, _ in _entities(text) if e in ("hostname", "aws_account_id",

@@ -57,6 +57,7 @@ PLANTED: dict[str, str] = {
     "private IP 172.16/12": "172.16.88.4",
     "private IP 192.168/16": "192.168.31.200",
     "private IP in GCP metadata": "10.42.9.3",
+    "private IP spelled in a node name": "ip-10-42-7-19",
 }
 #: The demo estate's own identifiers: its AWS accounts, Azure subscription and GCP project.
 DEMO: dict[str, str] = {
@@ -86,7 +87,9 @@ _ASSETS: list[dict[str, Any]] = [
      "metadata": {"image": GAR_IMAGE,
                   "serviceAccount": f"ledger-sa@{PROJECT}.iam.gserviceaccount.com",
                   "config": json.dumps({"project_id": PROJECT, "region": "europe-west1"}),
-                  "topic": f"projects/{PROJECT}/topics/ledger-events", "networkIP": "10.42.9.3"}},
+                  "topic": f"projects/{PROJECT}/topics/ledger-events", "networkIP": "10.42.9.3",
+                  "kube_context": f"gke_{PROJECT}_europe-west1_ledger",
+                  "node": "ip-10-42-7-19.eu-west-1.compute.internal"}},
     {"id": BUCKET, "name": "quartz-ml-raw", "asset_type": "GCS_BUCKET", "provider": "GCP",
      "region": "europe-west4", "account_id": OTHER_PROJECT, "tags": {"env": "dev"},
      "metadata": {"trainer_image": f"gcr.io/{OTHER_PROJECT}/trainer:7"}},
@@ -108,6 +111,7 @@ _FINDINGS: list[dict[str, Any]] = [
                     "192.168.31.200."},
     {"id": "sf-4", "resource_id": GCE, "severity": "HIGH",
      "title": f"Project {PROJECT} grants roles/viewer to allUsers",
+     "remediation": f"kubectl --context gke_{PROJECT}_europe-west1_ledger cordon ip-10-42-7-19",
      "description": f"The image {GAR_IMAGE} is public.",
      "evidence": json.dumps({"project_id": PROJECT, "bindings": [
          {"role": "roles/viewer", "members": ["allUsers"]}]})},
