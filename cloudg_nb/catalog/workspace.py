@@ -176,7 +176,8 @@ def load_dataset(
         description="File or folder under an allowed root: an inventory-map.json (a "
                     "findings.json beside it is read too), a folder of assets/edges/findings "
                     "tables (CSV, JSON lines or Parquet), or Prowler output (JSON-OCSF, its "
-                    "default semicolon CSV, JSON-ASFF or native -M json), Security Hub "
+                    "default semicolon CSV, a compliance CSV, its output folder with the "
+                    "compliance/ CSVs, JSON-ASFF or native -M json), Security Hub "
                     "get-findings output, or an AWS inventory (AWS Config items, EC2 describe-* "
                     "outputs; a file or a folder). Relative "
                     "paths start at the first allowed root.")],
