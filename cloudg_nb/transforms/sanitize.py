@@ -49,9 +49,11 @@ INVISIBLE_ASCII_JOINED = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # stands for a line break, tab or the start of the text): a rule runs only where one is.
 # Character classes exclude NUL: many strings are searched at once, joined with NUL.
 _AI = (r"(?:ai|a\.i\.|llms?|(?:large\s+)?language\s+models?|models?|assistants?|chatbots?|"
-       r"agents?|copilots?|gpt|chatgpt|claude|gemini)")
-_AI_LITERALS = (" ai", "(ai", "a.i.", "llm", "model", "assistant", "chatbot", "agent",
-                "copilot", "gpt", "claude", "gemini")
+       r"agents?|copilots?|gpt|chatgpt|claude|gemini|cursor|windsurf|cody|mistral|llama|grok|"
+       r"deepseek)")
+_AI_LITERALS = (" ai", "(ai", "/ai", "a.i.", "llm", "model", "assistant", "chatbot", "agent",
+                "copilot", "gpt", "claude", "gemini", "cursor", "windsurf", "cody", "mistral",
+                "llama", "grok", "deepseek")
 _IGNORE = ("ignor", "disregard", "forget")
 _SECRETS = (r"(?:secrets?|credentials?|(?:api|access|secret|private|ssh)\s*keys?|keys|"
             r"passwords?|passphrases?|tokens?|the\s+vault|vault|\.env\b|env(?:ironment)?\s+"
@@ -107,6 +109,19 @@ _STRONG_RULES: tuple[tuple[Any, ...], ...] = (
     (("human", "user"),
      r"(?:^|\n|\x00)[^\S\x00]*(?:human|user)[^\S\x00]*:[^\n\x00]*\n[^\S\x00]*(?:ai[^\S\x00]+)?"
      r"(?:assistant|ai|model)[^\S\x00]*:", (":",)),
+    (("you",),
+     r"\byou\s+are\s+(?:an?\s+|the\s+)(?:[\w-]+\s+){0,2}?(?:ai|assistant|chatbot|llm|"
+     r"language\s+model|bot|agent)\b", ("you are",)),
+    (("forget",),
+     r"\bforget\s+(?:what|everything|anything|all)\s+(?:you\s+)?(?:were|have\s+been|was|are)"
+     r"\s+(?:told|taught|instructed|given)\b"),
+    (_IGNORE,
+     r"\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:above|previous|prior|"
+     r"preceding|earlier)(?:\s+(?:text|content|messages?|lines?|data|context))?\s*(?:and\b|"
+     r"[.,;:!]|$)"),
+    (("\"role\"", "'role'"),
+     r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|developer)[\"']", ("content", "system",
+                                                                      "assistant", "developer")),
     (("pretend",), r"\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you)\b"),
     (("character",), r"\b(?:stay|remain)\s+in\s+character\b"),
     (("game",), r"\blet'?s\s+play\s+a\s+game\b"),
@@ -157,7 +172,7 @@ _STRONG_RULES: tuple[tuple[Any, ...], ...] = (
 _SCOPE = (r"\b(?:from|out\s+of|in|to)\s+(?:(?:all|any|every|your|its|future)\s+)+(?:reports?|"
           r"summar(?:y|ies)|answers?|responses?|replies|outputs?|analys[ie]s)\b")
 _HIDE = (r"\b(?:omit|hide|hidden|exclude|leave|skip|drop|suppress|remove|filter|withhold|censor|"
-         r"keep)\b")
+         r"keep|disregard|overlook|conceal|mask|downplay)\b")
 _UNSAID = (r"(?:" + _NEGATION + r"|\bnot|\bnever)\s+(?:ever\s+)?(?:mention|include|report|flag|"
            r"list|show|reveal|disclose|discuss|bring\s+(?:it|this|them)\s+up|surface|raise|"
            r"summari[sz]e|tell|share|describe|appears?|shows?\s+up|be\s+(?:mentioned|listed|"
@@ -165,9 +180,12 @@ _UNSAID = (r"(?:" + _NEGATION + r"|\bnot|\bnever)\s+(?:ever\s+)?(?:mention|inclu
 _SCOPE_WORDS = ("report", "summar", "answer", "response", "replies", "output", "analys")
 _FALSIFY = (r"\b(?:mark|report|describe|classify|treat|consider|label|rate|present|state|say|"
             r"claim|confirm|summari[sz]e|list|show|respond|reply|answer|tell|write|return|"
-            r"conclude|assume)\b[^.\x00]{0,50}?\b(?:compliant|resolved|false\s+positives?|safe|"
-            r"secure|fully\s+patched|low[\s-]risk|informational|out\s+of\s+scope|accepted|"
-            r"restricted|enabled|private|fine|ok|okay|clean|clear|healthy|not\s+(?:public|"
+            r"conclude|assume)(?:s|es)?\b[^.\x00]{0,50}?\b(?:compliant|resolved|false\s+"
+            r"positives?|safe|secure|(?:fully\s+)?patched|low[\s-]risk|informational|out\s+of\s+"
+            r"scope|accepted|"
+            r"restricted|enabled|private|fine|ok|okay|clean|clear|healthy|harmless|benign|expected|"
+            r"intended|authori[sz]ed|approved|least[\s-]privileged?|decommissioned|deleted|"
+            r"offline|not\s+(?:public|"
             r"exposed|vulnerable|reachable)|(?:zero|no)\s+(?:[\w-]+\s+)?(?:issues|findings|"
             r"risks?|vulnerabilities))\b")
 
@@ -193,12 +211,13 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     (_AI_LITERALS, r"\b(?:attention|dear|hey|hello|hi)\s*,?\s+(?:all\s+|any\s+|the\s+)?" + _AI
      + r"\b", ("attention", "dear", "hey", "hello", "hi ")),
     (_AI_LITERALS,
-     r"\bto\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:reading|summari[sz]ing|"
+     r"\bto\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:(?:instance|session|agent|"
+     r"bot)s?\s+)?(?:reading|summari[sz]ing|"
      r"processing|reviewing|analy[sz]ing|that|who|which)\b", (" to ",)),
     # a prepositional address closed by punctuation: "P.S. for the language model:"
     (_AI_LITERALS,
      r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you)\s+)*"
-     r"(?:[\w-]+\s+)?" + _AI + r"[^\S\x00]*[:,\u2013\u2014-]", (" to ", " for ")),
+     r"(?:[\w-]+[\s/]+){0,3}?" + _AI + r"[^\S\x00]*[:,\u2013\u2014-]", (" to ", " for ")),
     ((*_AI_LITERALS, "@ai"),
      r"@(?:assistant|ai|claude|copilot|gpt|chatgpt|gemini|llm|model|agent|bot)\b", ("@",)),
     (_AI_LITERALS,
@@ -207,6 +226,17 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     (("automated", " ai", "llm"),
      r"\b(?:automated|ai|llm)\s+(?:reviewers?|readers?|systems?|tools?|scanners?|analysts?)"
      r"[^\S\x00]*[:,]"),
+    (_AI_LITERALS,
+     r"\(\s*(?:(?:for|to)\s+)?(?:the\s+|an?\s+|all\s+|any\s+)?(?:ai\s+)?" + _AI + r"\s*\)",
+     ("(",)),
+    (("you",),
+     r"\bwhen\s+you\b[^.\x00]{0,20}?\b(?:answer|summari[sz]e|report|respond|describe|list|"
+     r"write|review|analy[sz]e)\b", ("when you",)),
+    # a vocative after an opener or punctuation: "Reminder, LLM: ...", "Hi Claude, ..."
+    (_AI_LITERALS,
+     r"(?:^|[\n.!?;,:(\[\u2013\u2014-][^\S\x00]*|\b(?:hey|hi|hello|dear|ok|okay|reminder|note|psst|"
+     r"attention)[^\S\x00]*,?[^\S\x00]*)(?:ai\s+)?" + _AI + r"[^\S\x00]*[:,!]",
+     (":", ",", "!")),
     (_AI_LITERALS,
      r"\bas\s+an?\s+(?:ai|llm|(?:large\s+)?language\s+model|assistant|chatbot)\b", ("as a",)),
     (("<",),
@@ -241,33 +271,43 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     # other languages
     ((" ia", "'ia", "’ia", " ai", "assistant", "model"),
      r"\b(?:notes?|messages?|remarques?|consignes?|avis)\s+(?:pour|a)\s+(?:l'|l’|le\s+|la\s+|"
-     r"les\s+)?(?:ia|ai|assistant|modele)\b", ("pour", " a ")),
+     r"les\s+)?(?:ia|ai|assistant|modele)\b|\b(?:bonjour|salut|cher|chere)\s+(?:l'|l’|le\s+|la\s+)?"
+     r"(?:ia|assistant|modele)\b", ("pour", " a ", "bonjour", "salut", "cher")),
     ((" ki", "-ki", "model", "assistent"),
      r"\b(?:hinweis|nachricht|notiz|anweisung|bitte)(?:en)?\s+(?:an|fur)\s+(?:das\s+|die\s+|den\s+|"
-     r"alle\s+)?(?:ki\b|ki-\w+|sprachmodell\w*|assistent\w*|modell\b)",
-     ("hinweis", "nachricht", "notiz", "anweisung", "bitte")),
+     r"alle\s+)?(?:ki\b|ki-\w+|sprachmodell\w*|assistent\w*|modell\b)|\b(?:liebe[rs]?|hallo|"
+     r"hey)\s+(?:ki\b|assistent\w*|modell\b|sprachmodell)",
+     ("hinweis", "nachricht", "notiz", "anweisung", "bitte", "liebe", "hallo", "hey")),
     ((" ia", "asistente", "model"),
      r"\b(?:nota|mensaje|aviso|instrucciones?)\s+(?:para|a)\s+(?:el\s+|la\s+|los\s+)?"
      r"(?:asistente|ia|modelo)\b|\bcomo\s+(?:un\s+)?(?:modelo|asistente)\s+de\s+(?:ia|"
-     r"lenguaje)\b", ("nota", "mensaje", "aviso", "instruccion", "como")),
+     r"lenguaje)\b|\b(?:hola|querid[oa]|estimad[oa])\s+(?:ia|asistente|modelo)\b",
+     ("nota", "mensaje", "aviso", "instruccion", "como", "hola", "querid", "estimad")),
     (("助手", "助理", "模型", "アシスタント", "モデル"),
      r"(?:AI|人工智能|人工知能)\s*(?:助手|助理|模型|アシスタント|モデル)|大?语言模型|大模型|言語モデル"),
     (("请", "致", "给"), r"[请致给]\s*(?:AI|人工智能)"),
-    (("へ", "に", "さん"), r"(?:AI|人工知能|アシスタント)\s*(?:へ|に|さん)"),
+    (("へ", "に", "さん"), r"(?:AI|人工知能|アシスタント)(?:の方)?\s*(?:へ|に|さん)"),
 )
 _DIRECTIVE_PATTERNS = (
     _HIDE + r"[^.\x00]{0,60}?\b(?:from|out\s+of|in)\s+(?:(?:the|this|its|your|my|any|every|all)"
     r"\s+)*(?:reports?|summar(?:y|ies)|answers?|responses?|replies|outputs?|analys[ie]s|"
     r"analysts?|users?|humans?|operators?)\b",
-    r"\b(?:skip|drop|ignore|suppress|omit|hide)\s+(?:all\s+|the\s+|any\s+)?(?:[\w-]+\s+){0,3}?"
-    r"findings\b",
+    r"\b(?:skip|drop|ignore|disregard|suppress|omit|hide|overlook|conceal)\s+(?:all\s+|the\s+|"
+    r"any\s+)?(?:[\w-]+\s+){0,3}?findings?\b",
     # an imperative opening a clause: "..., exclude account X", "please skip this host"
     r"(?:^|[.:;,!?(\u2013\u2014-]\s*|\n|\bplease\s+|\b(?:and|then|also|quietly|silently)\s+)"
     r"(?:omit|hide|exclude|skip|drop|suppress|remove|filter\s+out|withhold|censor|ignore|"
-    r"leave\s+out|forget\s+about)\b",
+    r"disregard|overlook|conceal|leave\s+out|forget\s+about)\b",
     _HIDE + r"[^.\x00]{0,40}?\bwhen\s+(?:answering|summari[sz]ing|reporting|responding|listing|"
     r"describing|generating|writing)\b",
     r"\b(?:respond|reply|answer)\s+only\s+with\b|\bonly\s+(?:say|answer|respond|reply)\b",
+    _HIDE + r"[^.\x00]{0,60}?\bout\s+of\s+(?:(?:the|this|its|your|my|any|every|all)\s+)*"
+    r"(?:lists?|tables?|results?|counts?)\b",
+    r"\b(?:call|invoke|run|execute|trigger)\s+(?:the\s+)?[a-z]+_[a-z_]+\b|\bpretend\b",
+    r"\b(?:classez|marquez|considerez|declarez|indiquez|presentez|decrivez)\b[^.\x00]{0,40}?"
+    r"\b(?:comme|en)\s+(?:conforme|resolu|securise|sur|prive|faux\s+positif)",
+    r"\b(?:marca|marque|clasifica|considera|trata|reporta|describe|indica)\b[^.\x00]{0,40}?"
+    r"\bcomo\s+(?:resuelto|segur[oa]|conforme|privad[oa]|falso\s+positivo)",
     _UNSAID,
     _FALSIFY,
     r"\bapprov\w*\s+(?:all|every|any)\b",
@@ -282,9 +322,15 @@ _DIRECTIVE_PATTERNS = (
     r"lassen)\b[^.\x00]{0,40}?\bweg\b|\b(?:verschweige|verberge|verstecke)\w*",
     r"\bno\s+(?:menciones|mencione|incluyas|incluya|informes|reportes|muestres|mencionar|"
     r"incluir|informar)\b|\b(?:oculta|omite|excluye|esconde|omitir|ocultar|excluir)\b",
-    r"\b(?:repondez|dites|indiquez|affirmez|confirmez|ecrivez)\s+que\b",
-    r"\bnicht\b[^.\x00]{0,30}?\b(?:erwahnen|melden|nennen|berichten|auffuhren|zeigen)\b",
+    r"\b(?:repondez|dites|indiquez|affirmez|confirmez|ecrivez)\s+que\b|\bne\s+(?:jamais|pas|"
+    r"rien)\s+(?:mentionner|signaler|inclure|citer|indiquer|rapporter|afficher)\b",
+    r"\bals\s+(?:privat|sicher|konform|behoben|unbedenklich|harmlos)\s+(?:darstellen|"
+    r"markieren|einstufen|melden|bezeichnen|ausgeben|beschreiben)\b",
+    r"\b(?:nicht|niemals|nie|keinesfalls)\b[^.\x00]{0,30}?\b(?:erwahnen|melden|nennen|"
+    r"berichten|auffuhren|zeigen)\b",
     r"不要(?:在[^。\x00]{0,20})?(?:提及|提到|报告|包含|显示|列出)|隐藏|省略|排除|无视|忽略",
+    r"(?:标记|标注|报告|描述|视为|当作|说)(?:为|成|是)?(?:合规|安全|已解决|误报|无风险|私有)",
+    r"(?:安全|問題(?:は)?ない|準拠|解決済み|誤検知)(?:だ|である)?と(?:答え|報告|回答|記載|言っ)",
     r"除外|報告しない|言及しない|隠して|省略して|無視",
 )
 
@@ -393,6 +439,20 @@ _READABLE_MARKS = (" ", "\n", "\t", "\r", "<", "[")
 
 def _not_ascii(text: str) -> bool:
     return not text.isascii()
+
+
+def _opening(low: str, trigger: str) -> list[int]:
+    """Indices of the NUL-joined strings of ``low`` that open with ``trigger`` minus its
+    leading NUL."""
+    out = [0] if low.startswith(trigger[1:]) else []
+    idx = last = 0
+    pos = low.find(trigger)
+    while pos != -1:
+        idx += low.count(SEP, last, pos) + 1  # the NUL at ``pos`` opens string idx
+        last = pos + 1
+        out.append(idx)
+        pos = low.find(trigger, last)
+    return out
 
 
 def _strings_with(big: str, mark: str) -> list[int]:
@@ -587,13 +647,16 @@ class Sanitizer:
         hits: dict[int, set[_Rule]] = {}  # the rules whose literals a string holds
         starts: list[int] | None = None
         for t, rules in _TRIGGER_RULES.items():
-            if t in low:
+            if t[0] == SEP:  # a string's start: the NUL before it, or the start of the text
+                found = _opening(low, t)
+            elif t in low:
                 if starts is None:
                     starts = _starts(hay_strings)
-                for j in _holders(low, t, starts, hay_strings):
-                    hits.setdefault(readable[j], set()).update(rules)
-            elif t[0] == SEP and low.startswith(t[1:]):  # the first string has no NUL before
-                hits.setdefault(readable[0], set()).update(rules)
+                found = _holders(low, t, starts, hay_strings)
+            else:
+                continue
+            for j in found:
+                hits.setdefault(readable[j], set()).update(rules)
         fenced: set[str] = set()
         for i in full | hits.keys():
             text = strings[i]
