@@ -212,10 +212,11 @@ _FILE_EXTENSIONS = frozenset((
 #: Endpoints AWS names after a customer's resource (``<db>.<id>.<region>.rds.amazonaws.com``):
 #: the labels before the service's public part identify the customer's database, cache,
 #: cluster or load balancer.
+_AWS_REGION = r"[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d"
 _AWS_SERVICE_HOST = re.compile(
-    r"(?P<own>[a-z0-9.-]+?)\.(?P<public>(?:[a-z]{2}(?:-gov)?-[a-z]+-\d\.)?"
-    r"(?:rds|cache|redshift|redshift-serverless|es|aoss|docdb|neptune|elb|kafka|mq|"
-    r"memorydb|dax)\.amazonaws\.com(?:\.cn)?)"
+    rf"(?P<own>[a-z0-9.-]+?)\.(?P<public>(?:(?:{_AWS_REGION}\.)?"
+    r"(?:rds|cache|redshift|redshift-serverless|es|aoss|docdb|neptune|elb|memorydb|dax)"
+    rf"|(?:kafka|mq|efs|fsx)\.{_AWS_REGION})\.amazonaws\.com(?:\.cn)?)"
 )
 
 

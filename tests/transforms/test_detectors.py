@@ -66,6 +66,10 @@ def _entities(text: str) -> list[tuple[str, str]]:
     ("projectId: ledger-prod-42", "gcp_project", "ledger-prod-42"),
     ("gcloud run deploy --project quartz-ml-sandbox", "gcp_project", "quartz-ml-sandbox"),
     ("node ip-10-42-7-19 is ready", "hostname", "ip-10-42-7-19"),
+    ("brokers b-1.ledger.abc123.c2.kafka.eu-west-1.amazonaws.com:9094", "hostname",
+     "b-1.ledger.abc123.c2.kafka.eu-west-1.amazonaws.com"),
+    ("cache ledger.x1y2z3.ng.0001.euw1.cache.amazonaws.com", "hostname",
+     "ledger.x1y2z3.ng.0001.euw1.cache.amazonaws.com"),
     ("at 2024-05-01T12:30:00Z", "timestamp", "2024-05-01T12:30:00Z"),
 ])
 def test_detector_finds_its_value(text: str, entity: str, found: str) -> None:

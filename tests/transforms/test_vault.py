@@ -279,6 +279,11 @@ def test_an_rds_endpoint_pseudonym_keeps_region_and_service() -> None:
     assert vault.reveal(out) == host
 
 
+def test_an_msk_broker_pseudonym_keeps_service_and_region() -> None:
+    out = Vault("k").pseudonymize("hostname", "b-1.ledger.abc123.c2.kafka.eu-west-1.amazonaws.com")
+    assert out.endswith(".kafka.eu-west-1.amazonaws.com") and "abc123" not in out
+
+
 def test_find_known_finds_learned_projects_as_whole_words_only() -> None:
     vault = Vault("k")
     assert vault.find_known("gcp_project", "Project acme-analytics") == []
