@@ -8,8 +8,8 @@ from typing import Any
 
 from ..errors import DatasetLoadError
 
-__all__ = ["read_json", "read_json_lines", "read_text", "parse_json", "MAX_FILE_BYTES",
-           "TOO_DEEP"]
+__all__ = ["read_json", "read_json_lines", "read_text", "parse_json", "first_line",
+           "MAX_FILE_BYTES", "TOO_DEEP"]
 
 #: Files larger than this are refused before reading (2 GiB).
 MAX_FILE_BYTES = 2 * 1024**3
@@ -43,6 +43,16 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError:
         raise DatasetLoadError(path.name, "the file is not UTF-8 text (is it a binary file "
                                           "or the wrong format?)") from None
+
+
+def first_line(path: Path) -> str:
+    """The first line of a text file (up to 64 KiB), '' when unreadable: enough to tell a
+    CSV's kind from its header without reading the whole file."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(65536).split(b"\n", 1)[0].decode("utf-8-sig", "replace")
+    except OSError:
+        return ""
 
 
 def read_json(path: Path) -> Any:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
-from .jsonio import read_text
+from .jsonio import MAX_FILE_BYTES, first_line, read_text
 from .load_report import LoadReport
 from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES, dataset_of_rows
 
@@ -61,10 +61,11 @@ def _tags(text: str) -> list[dict[str, str]]:
     return [{"Key": k, "Value": v} for k, v in _pairs(text, sep)]
 
 
-def _columns(path: Path, text: str) -> tuple[dict[str, list[str]], int]:
+def _columns(path: Path) -> tuple[dict[str, list[str]], int]:
     """Each column's cells (header names stripped, upper case; cells stripped) and the row
     count. pandas' C parser reads the file (extra cells of a row are dropped); a file it
-    refuses (an unterminated quote) is read again by the csv module, as before."""
+    refuses (an unterminated quote, bytes that are not UTF-8) is read again by the csv
+    module, as before, after ``read_text`` checked the file."""
     try:
         with warnings.catch_warnings():  # extra cells in a row: dropped, like the csv module
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
@@ -75,6 +76,7 @@ def _columns(path: Path, text: str) -> tuple[dict[str, list[str]], int]:
                  for c in _READ_COLUMNS if c in names}, len(frame))
     except (pd.errors.ParserError, ValueError, csv.Error):
         pass
+    text = read_text(path)
     try:
         rows = list(csv.DictReader(io.StringIO(text, newline=""), delimiter=";"))
     except csv.Error:
@@ -140,9 +142,9 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
 
 def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False) -> Dataset:
     """Load Prowler CSV output as a dataset, like its JSON-OCSF twin (see ``read_prowler``)."""
-    text = read_text(path)
-    header = text.split("\n", 1)[0]
+    header = first_line(path)
     if not looks_like_prowler_csv(header):
+        read_text(path)  # an unreadable, empty or binary file says so first
         from .prowler_compliance_csv import looks_like_prowler_compliance_csv
 
         hint = ("; it is a Prowler compliance CSV: load it with kind prowler-compliance "
@@ -151,6 +153,8 @@ def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False)
             path.name, "not Prowler CSV output: the header lacks "
                        + ", ".join(REQUIRED_COLUMNS) + " (semicolon-separated)" + hint,
             data={"required_columns": list(REQUIRED_COLUMNS)})
-    cols, n = _columns(path, text)
+    if path.stat().st_size > MAX_FILE_BYTES:
+        read_text(path)  # refuses it, naming the limit
+    cols, n = _columns(path)
     report = LoadReport(path.name, strict=strict, records=n)
     return dataset_of_rows(_check_results(cols, n, report), report, file=path.name, name=name)

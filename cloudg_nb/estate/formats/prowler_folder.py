@@ -17,6 +17,7 @@ import pandas as pd
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from ..frames import normalize_compliance
+from .jsonio import first_line
 from .prowler import read_prowler
 from .prowler_compliance_csv import looks_like_prowler_compliance_csv, read_prowler_compliance_csv
 from .prowler_csv import looks_like_prowler_csv
@@ -25,14 +26,6 @@ __all__ = ["prowler_scans", "read_prowler_folder"]
 
 _OCSF_SUFFIX = ".ocsf.json"
 COMPLIANCE_FOLDER = "compliance"
-
-
-def _first_line(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(65536).split(b"\n", 1)[0].decode("utf-8-sig", "replace")
-    except OSError:
-        return ""
 
 
 def prowler_scans(folder: Path) -> dict[str, Path]:
@@ -49,7 +42,7 @@ def prowler_scans(folder: Path) -> dict[str, Path]:
     for path in entries:
         stem = path.name[:-4]
         if path.name.lower().endswith(".csv") and stem not in scans and \
-                looks_like_prowler_csv(_first_line(path)):
+                looks_like_prowler_csv(first_line(path)):
             scans[stem] = path
     return scans
 
@@ -61,7 +54,7 @@ def _compliance_files(folder: Path, stem: str) -> list[Path]:
     return sorted(p for p in sub.iterdir()
                   if p.is_file() and p.name.lower().endswith(".csv")
                   and p.name.startswith(f"{stem}_")
-                  and looks_like_prowler_compliance_csv(_first_line(p)))
+                  and looks_like_prowler_compliance_csv(first_line(p)))
 
 
 def read_prowler_folder(folder: Path, *, name: str = "dataset", strict: bool = False
