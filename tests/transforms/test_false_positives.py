@@ -1,18 +1,22 @@
 """Acceptance: non-secrets common in real inventories (ids, ARNs of every sample asset type,
 compliance framework and control names, public keys, certificates, digests, secret
-references, long names) come through the default ``standard`` policy unchanged — as values
-under their usual keys and inside free text."""
+references, long names, the resource ids of a multi-cloud Prowler scan) come through the
+default ``standard`` policy unchanged — as values under their usual keys and inside free
+text."""
 
 from __future__ import annotations
 
 import pytest
 from false_positive_corpus import KEYED_ONLY, NON_SECRETS, estate_arns
+from prowler_id_estate import RESOURCES as PROWLER_RESOURCES
 
 from cloudg_nb import CloudGMCPLayer, Registry
 
 _ARNS = estate_arns()
 CORPUS: dict[str, tuple[str, str]] = {
     **NON_SECRETS, **{f"arn {label}": ("arn", arn) for label, arn in _ARNS.items()},
+    # resource ids of a multi-cloud Prowler scan (random-looking ARNs, Azure ids, GCP names)
+    **{f"prowler {uid}": ("resource_id", uid) for _, _, uid, *_ in PROWLER_RESOURCES},
 }
 
 
