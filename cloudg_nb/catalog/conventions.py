@@ -186,8 +186,9 @@ def page(
             **envelope}
 
 
-#: Queries whose converted rows a dataset version keeps (the store empties when full).
-ROWS_KEPT = 16
+#: Queries whose converted rows a dataset version keeps (the store empties when full); each
+#: holds its query's frame, so about as many as the dataset's query cache keeps.
+ROWS_KEPT = 4
 
 
 def _frame_rows(ds: Dataset, version: int, key: str, frame: pd.DataFrame) -> FrameRows:

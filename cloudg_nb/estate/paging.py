@@ -120,7 +120,7 @@ class FrameRows:
 
     __slots__ = ("_chunks", "cached_rows", "chunk", "frame")
 
-    def __init__(self, frame: pd.DataFrame, *, chunk: int = 100, cached_rows: int = 2_000
+    def __init__(self, frame: pd.DataFrame, *, chunk: int = 100, cached_rows: int = 1_000
                  ) -> None:
         self.frame = frame
         self.chunk = chunk
