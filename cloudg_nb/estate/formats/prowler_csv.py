@@ -34,6 +34,7 @@ _READ_COLUMNS = (
     "RESOURCE_TYPE", "RESOURCE_TAGS", "SERVICE_NAME", "FINDING_UID", "STATUS", "SEVERITY",
     "CHECK_TITLE", "DESCRIPTION", "STATUS_EXTENDED", "REMEDIATION_RECOMMENDATION_TEXT",
     "CHECK_ID", "TIMESTAMP", "MUTED", "COMPLIANCE", "CATEGORIES")
+_READ_SET = frozenset(_READ_COLUMNS)
 
 
 def looks_like_prowler_csv(header_line: str) -> bool:
@@ -70,8 +71,9 @@ def _columns(path: Path) -> tuple[dict[str, list[str]], int]:
         with warnings.catch_warnings():  # extra cells in a row: dropped, like the csv module
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
             frame = pd.read_csv(path, sep=";", dtype=object, keep_default_na=False,
-                                na_filter=False, encoding="utf-8-sig", index_col=False)
-        names = {str(k).strip().upper(): k for k in reversed(frame.columns)}
+                                na_filter=False, encoding="utf-8-sig", index_col=False,
+                                usecols=lambda c: str(c).strip().upper() in _READ_SET)
+        names = {str(k).strip().upper(): k for k in frame.columns}  # the last one wins
         return ({c: [v.strip() if isinstance(v, str) else "" for v in frame[names[c]].tolist()]
                  for c in _READ_COLUMNS if c in names}, len(frame))
     except (pd.errors.ParserError, ValueError, csv.Error):
