@@ -364,9 +364,11 @@ def dataset_of_rows(rows: list[dict[str, Any]], report: LoadReport, *, file: str
             report.manual += 1
         for fw, ids in reqs.items():
             for control in ids:
-                c = controls.setdefault((fw, control), {
-                    "framework": fw, "control_id": control, "control_title": control,
-                    "statuses": set(), "finding_ids": []})
+                c = controls.get((fw, control))
+                if c is None:  # (not setdefault: that builds the dict for every mapping)
+                    c = controls[(fw, control)] = {
+                        "framework": fw, "control_id": control, "control_title": control,
+                        "statuses": set(), "finding_ids": []}
                 c["statuses"].add(status)
                 if status == "FAIL":
                     c["finding_ids"].append(fid)
