@@ -203,7 +203,7 @@ def _read(path: Path, fmt: str, name: str, check: CancelCheck, strict: bool) -> 
     elif fmt == "prowler-json":
         ds = read_prowler_native(path, name=name, strict=strict)
     elif fmt == "prowler-compliance":
-        ds = read_prowler_compliance_csv(path, name=name, strict=strict, forced=True)
+        ds = read_prowler_compliance_csv(path, name=name, strict=strict)
     else:
         ds = (read_prowler_folder(path, name=name, strict=strict) if path.is_dir()
               else read_prowler(path, name=name, strict=strict))

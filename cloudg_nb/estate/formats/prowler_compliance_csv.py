@@ -83,20 +83,13 @@ def _cell(row: dict[str, str], *names: str) -> str | None:
     return None
 
 
-def _rows(path: Path, kind_hint: bool) -> list[dict[str, str]]:
+def _rows(path: Path) -> list[dict[str, str]]:
     text = read_text(path)
     header = text.split("\n", 1)[0]
     if not looks_like_prowler_compliance_csv(header):
-        hint = ""
-        if kind_hint:
-            from .prowler_csv import looks_like_prowler_csv
-
-            if looks_like_prowler_csv(header):
-                hint = "; it is Prowler's findings CSV: load it with kind prowler (or auto)"
-        raise DatasetLoadError(
+        raise DatasetLoadError(  # (load_path adds which kind fits the file)
             path.name, "not a Prowler compliance CSV: the header lacks "
-                       + ", ".join(CORE_COLUMNS) + " and REQUIREMENTS_ID (semicolon-separated)"
-                       + hint,
+                       + ", ".join(CORE_COLUMNS) + " and REQUIREMENTS_ID (semicolon-separated)",
             data={"required_columns": [*CORE_COLUMNS, "REQUIREMENTS_ID"]})
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=";")
     try:
@@ -115,11 +108,11 @@ def _account(row: dict[str, str]) -> str | None:
     return acct
 
 
-def read_prowler_compliance_csv(path: Path, *, name: str = "dataset", strict: bool = False,
-                                forced: bool = False) -> Dataset:
+def read_prowler_compliance_csv(path: Path, *, name: str = "dataset", strict: bool = False
+                                ) -> Dataset:
     """Load one Prowler compliance CSV as a dataset (see the module); bad rows are skipped
     and reported in ``Dataset.load_report`` (or fail the load when ``strict``)."""
-    rows = _rows(path, forced)
+    rows = _rows(path)
     report = LoadReport(path.name, strict=strict, records=len(rows))
     return _dataset(rows, path.name, name, report)
 

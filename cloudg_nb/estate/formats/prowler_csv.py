@@ -147,13 +147,9 @@ def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False)
     header = first_line(path)
     if not looks_like_prowler_csv(header):
         read_text(path)  # an unreadable, empty or binary file says so first
-        from .prowler_compliance_csv import looks_like_prowler_compliance_csv
-
-        hint = ("; it is a Prowler compliance CSV: load it with kind prowler-compliance "
-                "(or auto)") if looks_like_prowler_compliance_csv(header) else ""
-        raise DatasetLoadError(
+        raise DatasetLoadError(  # (load_path adds which kind fits the file)
             path.name, "not Prowler CSV output: the header lacks "
-                       + ", ".join(REQUIRED_COLUMNS) + " (semicolon-separated)" + hint,
+                       + ", ".join(REQUIRED_COLUMNS) + " (semicolon-separated)",
             data={"required_columns": list(REQUIRED_COLUMNS)})
     if path.stat().st_size > MAX_FILE_BYTES:
         read_text(path)  # refuses it, naming the limit

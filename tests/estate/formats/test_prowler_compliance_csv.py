@@ -173,7 +173,8 @@ def test_strict_fails_on_the_first_bad_row_naming_it(tmp_path: Path) -> None:
 def test_a_compliance_csv_forced_as_prowler_names_the_reader_that_fits() -> None:
     with pytest.raises(DatasetLoadError) as err:
         load_path(AWS_CIS, kind="prowler")
-    assert "kind prowler-compliance" in err.value.problem
+    assert "use kind=prowler-compliance" in err.value.problem
+    assert err.value.data["fitting_kind"] == "prowler-compliance"
 
 
 def test_a_findings_csv_forced_as_prowler_compliance_names_the_reader_that_fits(
@@ -183,4 +184,5 @@ def test_a_findings_csv_forced_as_prowler_compliance_names_the_reader_that_fits(
     with pytest.raises(DatasetLoadError) as err:
         load_path(findings_csv, kind="prowler-compliance")
     assert "not a Prowler compliance CSV" in err.value.problem
-    assert "kind prowler " in err.value.problem
+    assert err.value.problem.endswith("use kind=prowler")
+    assert err.value.data["fitting_kind"] == "prowler"
