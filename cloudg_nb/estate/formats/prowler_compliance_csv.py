@@ -26,10 +26,8 @@ from .jsonio import read_text
 from .load_report import LoadReport
 
 __all__ = ["looks_like_prowler_compliance_csv", "read_prowler_compliance_csv",
-           "CORE_COLUMNS", "KIND"]
+           "framework_name", "CORE_COLUMNS"]
 
-#: The ``kind`` of ``load_path`` that forces this reader.
-KIND = "prowler-compliance"
 #: Columns every framework's compliance CSV has (a requirement id column is needed too).
 CORE_COLUMNS = ("PROVIDER", "ASSESSMENTDATE", "STATUS", "RESOURCEID", "CHECKID")
 #: Where the requirement (control) id is: every framework but Prowler 4's ISO 27001 has
@@ -44,8 +42,7 @@ _PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "kubernetes": "KUBER
 _STATUSES = {"pass": "PASS", "fail": "FAIL", "manual": "MANUAL"}
 #: What Prowler writes for a requirement that no check covers.
 _MANUAL_CHECK, _MANUAL_RESOURCE = "manual", "manual_check"
-#: ``<scan>_<framework slug>_<version>_<provider>.csv`` → the version (as Prowler keys
-#: a check's frameworks in its JSON-OCSF and CSV output: ``CIS-2.0``).
+#: The provider at the end of a compliance file's name (``<scan>_cis_2.0_aws.csv``).
 _PROVIDER_SUFFIX = re.compile(r"_(aws|azure|gcp|kubernetes|m365|github)$", re.IGNORECASE)
 
 
