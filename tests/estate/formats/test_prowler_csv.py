@@ -162,3 +162,25 @@ def test_odd_values_in_every_prowler_csv_column_never_raise_a_traceback(
     assert report["records"] == (report["skipped"] + report["duplicates_merged"]
                                  + report["findings"] + report["passed_checks"]
                                  + report["manual_checks"])
+
+
+def test_extra_cells_in_a_prowler_csv_row_are_ignored(tmp_path: Path) -> None:
+    ds = load_path(_csv(tmp_path, [ROWS[0] + ";stray;cells", ROWS[1]]))
+    assert ds.load_report["skipped"] == 0
+    assert ds.findings["resource_id"].tolist() == [SG]
+    assert set(ds.assets["id"]) >= {SG, "arn:aws:s3:::logs"}
+
+
+def test_cells_with_quoted_semicolons_and_newlines_keep_their_text(tmp_path: Path) -> None:
+    cols = ROWS[0].split(";")
+    cols[COLUMNS.index("STATUS_EXTENDED")] = '"port 22; open\nto 0.0.0.0/0"'
+    ds = load_path(_csv(tmp_path, [";".join(cols)]))
+    assert ds.findings["evidence"].tolist() == ["port 22; open\nto 0.0.0.0/0"]
+
+
+def test_an_unterminated_quote_loads_what_the_csv_module_reads(tmp_path: Path) -> None:
+    cols = ROWS[1].split(";")
+    cols[COLUMNS.index("STATUS_EXTENDED")] = '"never closed'
+    ds = load_path(_csv(tmp_path, [ROWS[0], ";".join(cols)]))
+    assert ds.findings["resource_id"].tolist() == [SG]  # the first row is intact
+    assert ds.load_report["records"] == 2
