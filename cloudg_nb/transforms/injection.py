@@ -100,6 +100,14 @@ _STRONG_RULES: tuple[tuple[Any, ...], ...] = (
     (("\"role\"", "'role'"),
      r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|developer)[\"']", ("content", "system",
                                                                       "assistant", "developer")),
+    # greeting a model: "Dear Gemini,", "Hello model!", "Psst, Claude:"
+    (_AI_LITERALS,
+     r"\b(?:dear|hello|hi|hey|psst|greetings)[^\S\x00]*,?[^\S\x00]+(?:ai\s+)?" + _AI +
+     r"[^\S\x00]*[,:!]", ("dear", "hello", "hi", "hey", "psst", "greetings")),
+    # a forged assistant turn: "Assistant: I have verified ..."
+    (("assistant", " ai", "model"),
+     r"(?:^|\n|\x00)[^\S\x00]*(?:assistant|ai|model)[^\S\x00]*:[^\S\x00]*(?:i\s+(?:have|will|am|"
+     r"verified|checked|confirm)|i'(?:ve|ll|m)\b|sure\b|understood\b|certainly\b)", (":",)),
     (("pretend",), r"\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you)\b"),
     (("character",), r"\b(?:stay|remain)\s+in\s+character\b"),
     (("game",), r"\blet'?s\s+play\s+a\s+game\b"),
@@ -163,9 +171,9 @@ _FALSIFY = (r"\b(?:mark|report|describe|classify|treat|consider|label|rate|prese
             r"scope|accepted|"
             r"restricted|enabled|private|fine|ok|okay|clean|clear|healthy|harmless|benign|expected|"
             r"intended|authori[sz]ed|approved|least[\s-]privileged?|decommissioned|deleted|"
-            r"offline|not\s+(?:public|"
+            r"offline|encrypted|not\s+(?:public|"
             r"exposed|vulnerable|reachable)|(?:zero|no)\s+(?:[\w-]+\s+)?(?:issues|findings|"
-            r"risks?|vulnerabilities))\b")
+            r"risks?|vulnerabilities|exposure|problems))\b")
 
 _FALSIFY_ALSO = ("compliant", "resolved", "false", "safe", "secure", "patched", "risk",
                  "informational", "scope", "accepted", "restricted", "enabled", "private", "fine",
@@ -189,9 +197,9 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     (_AI_LITERALS, r"\b(?:attention|dear|hey|hello|hi)\s*,?\s+(?:all\s+|any\s+|the\s+)?" + _AI
      + r"\b", ("attention", "dear", "hey", "hello", "hi ")),
     (_AI_LITERALS,
-     r"\bto\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:(?:instance|session|agent|"
-     r"bot)s?\s+)?(?:reading|summari[sz]ing|"
-     r"processing|reviewing|analy[sz]ing|that|who|which)\b", (" to ",)),
+     r"\b(?:to|for)\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:(?:instance|session|"
+     r"agent|bot)s?\s+)?(?:reading|summari[sz]ing|processing|reviewing|analy[sz]ing|that|who|"
+     r"which)\b", (" to ", " for ")),
     # a prepositional address closed by punctuation: "P.S. for the language model:"
     (_AI_LITERALS,
      r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you)\s+)*"
@@ -200,7 +208,7 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      r"@(?:assistant|ai|claude|copilot|gpt|chatgpt|gemini|llm|model|agent|bot)\b", ("@",)),
     (_AI_LITERALS,
      r"\b" + _AI + r"[^\S\x00]+(?:instructions?|directives?|notes?|notices?|messages?|memo|"
-     r"prompt|guidance)[^\S\x00]*:", (":",)),
+     r"prompt|guidance)[^\S\x00]*[:\u2013\u2014]", (":", "\u2013", "\u2014")),
     (("automated", " ai", "llm"),
      r"\b(?:automated|ai|llm)\s+(?:reviewers?|readers?|systems?|tools?|scanners?|analysts?)"
      r"[^\S\x00]*[:,]"),
@@ -217,6 +225,8 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      (":", ",", "!")),
     (_AI_LITERALS,
      r"\bas\s+an?\s+(?:ai|llm|(?:large\s+)?language\s+model|assistant|chatbot)\b", ("as a",)),
+    (("#",),
+     r"(?:^|\n|\x00)[^\S\x00]*#+[^\S\x00]*(?:system|instructions?|assistant)[^\S\x00]*(?:\n|$)"),
     (("<",),
      r"</?(?:instructions?|system|admin|prompt|directives?|data|context|important|"
      r"user_query|hidden)>"),
@@ -254,13 +264,16 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     ((" ki", "-ki", "model", "assistent"),
      r"\b(?:hinweis|nachricht|notiz|anweisung|bitte)(?:en)?\s+(?:an|fur)\s+(?:das\s+|die\s+|den\s+|"
      r"alle\s+)?(?:ki\b|ki-\w+|sprachmodell\w*|assistent\w*|modell\b)|\b(?:liebe[rs]?|hallo|"
-     r"hey)\s+(?:ki\b|assistent\w*|modell\b|sprachmodell)",
-     ("hinweis", "nachricht", "notiz", "anweisung", "bitte", "liebe", "hallo", "hey")),
+     r"hey)\s+(?:ki\b|assistent\w*|modell\b|sprachmodell)|\ban\s+(?:die|das|den)\s+(?:ki\b|ki-\w+|"
+     r"sprachmodell\w*|assistent\w*)",
+     ("hinweis", "nachricht", "notiz", "anweisung", "bitte", "liebe", "hallo", "hey", "an d")),
     ((" ia", "asistente", "model"),
      r"\b(?:nota|mensaje|aviso|instrucciones?)\s+(?:para|a)\s+(?:el\s+|la\s+|los\s+)?"
      r"(?:asistente|ia|modelo)\b|\bcomo\s+(?:un\s+)?(?:modelo|asistente)\s+de\s+(?:ia|"
-     r"lenguaje)\b|\b(?:hola|querid[oa]|estimad[oa])\s+(?:ia|asistente|modelo)\b",
-     ("nota", "mensaje", "aviso", "instruccion", "como", "hola", "querid", "estimad")),
+     r"lenguaje)\b|\b(?:hola|querid[oa]|estimad[oa])\s+(?:ia|asistente|modelo)\b|\b(?:para|a)\s+"
+     r"(?:el|la)\s+(?:asistente|ia|modelo)\s*[:,]",
+     ("nota", "mensaje", "aviso", "instruccion", "como", "hola", "querid", "estimad", "para",
+      " a ")),
     (("助手", "助理", "模型", "アシスタント", "モデル"),
      r"(?:AI|人工智能|人工知能)\s*(?:助手|助理|模型|アシスタント|モデル)|大?语言模型|大模型|言語モデル"),
     (("请", "致", "给"), r"[请致给]\s*(?:AI|人工智能)"),
@@ -282,6 +295,11 @@ _DIRECTIVE_PATTERNS = (
     _HIDE + r"[^.\x00]{0,60}?\bout\s+of\s+(?:(?:the|this|its|your|my|any|every|all)\s+)*"
     r"(?:lists?|tables?|results?|counts?)\b",
     r"\b(?:call|invoke|run|execute|trigger)\s+(?:the\s+)?[a-z]+_[a-z_]+\b|\bpretend\b",
+    r"\byou\s+(?:must|should|will|shall|need\s+to|have\s+to)\s+(?:always\s+)?(?:answer|say|respond|"
+    r"reply|report|state|claim|confirm|write)\b",
+    r"\b(?:doesn't|does\s+not|don't|do\s+not|never)\s+need\s+to\s+(?:know|see|hear|be\s+told)\b",
+    _EXFIL_VERB + r"[^.\x00]{0,60}?(?:https?://|\bto\s+[\w.+-]+@[\w-]+\.)",
+    r"\breport\s+(?:none|nothing|zero)\b|\bcontinue\s+as\s+if\b",
     r"\b(?:classez|marquez|considerez|declarez|indiquez|presentez|decrivez)\b[^.\x00]{0,40}?"
     r"\b(?:comme|en)\s+(?:conforme|resolu|securise|sur|prive|faux\s+positif)",
     r"\b(?:marca|marque|clasifica|considera|trata|reporta|describe|indica)\b[^.\x00]{0,40}?"
