@@ -62,6 +62,11 @@ class Scanner:
     def __bool__(self) -> bool:
         return bool(self.detectors)
 
+    def forget(self) -> None:
+        """Forget the strings remembered clean: the next scans are cold (benchmarks)."""
+        if self._clean is not None:
+            self._clean.clear()
+
     # -- one string ------------------------------------------------------------------------
 
     def scan(self, text: str) -> list[Finding]:

@@ -97,3 +97,11 @@ def test_a_single_string_found_clean_is_not_scanned_again() -> None:
     assert scanner.scan_many(["axxb"]) == {}
     assert scanner.scan("axxb") == []
     assert seen == ["xx"]
+
+
+def test_a_scanner_that_forgot_scans_clean_strings_again() -> None:
+    scanner, seen = _counting_scanner(r"x+")
+    scanner.scan_many(["axxb"])
+    scanner.forget()
+    scanner.scan_many(["axxb"])
+    assert seen == ["xx", "xx"]
