@@ -29,7 +29,7 @@ from .jsonio import TOO_DEEP, parse_json, read_text
 from .prowler import looks_like_prowler, read_prowler
 from .prowler_compliance_csv import looks_like_prowler_compliance_csv, read_prowler_compliance_csv
 from .prowler_csv import looks_like_prowler_csv
-from .prowler_folder import prowler_scans, read_prowler_folder
+from .prowler_folder import looks_like_prowler_folder, read_prowler_folder
 from .prowler_native_json import looks_like_prowler_native, read_prowler_native
 from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
 
@@ -114,7 +114,7 @@ def detect_format(path: Path) -> str:
         aws = aws_folder_kind(path)
         if aws:
             return aws
-        if prowler_scans(path):
+        if looks_like_prowler_folder(path):
             return "prowler"  # Prowler's output folder: a scan and its compliance CSVs
         raise DatasetLoadError(
             path.name, f"the folder holds no estate files (expected {INVENTORY_FILE}, or "

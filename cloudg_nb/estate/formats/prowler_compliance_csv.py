@@ -1,11 +1,8 @@
-"""Prowler compliance CSVs (``output/compliance/<scan>_<framework>_<provider>.csv``, one per
-framework: CIS, ENS, ISO 27001, MITRE ATT&CK, generic): semicolon-separated, one row per
-(requirement, check result on a resource), recognised by their common core columns.
-
-Rows become control results (framework, requirement id → status: FAIL if any row fails,
-else MANUAL, else PASS); each check result on a resource becomes an asset, and a failing one
-a finding (severity UNKNOWN: these files carry none) linked from its controls. Bad rows are
-skipped and reported by index; requirements without checks (``manual_check``) are MANUAL.
+"""Prowler compliance CSVs (``output/compliance/<scan>_<framework>_<provider>.csv``: CIS, ENS,
+ISO 27001, MITRE ATT&CK, generic), recognised by their core columns. Requirements become
+control results (FAIL if any row fails, else MANUAL, else PASS; ``manual_check`` rows MANUAL);
+check results become assets, failing ones findings (severity UNKNOWN: the files carry none)
+linked from their controls. Bad rows are skipped and reported by index.
 """
 
 from __future__ import annotations

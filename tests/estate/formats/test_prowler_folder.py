@@ -94,3 +94,39 @@ def test_a_folder_with_several_scans_is_refused_naming_them(tmp_path: Path) -> N
         load_path(folder)
     assert "2 Prowler scans" in err.value.problem
     assert len(err.value.data["scans"]) == 2
+
+
+def _compliance_folder(tmp_path: Path) -> Path:
+    """output/compliance of one AWS scan: its CIS 2.0 CSV and an ISO 27001 CSV naming the
+    same failing CloudTrail result."""
+    folder = tmp_path / "compliance"
+    folder.mkdir()
+    shutil.copy(CIS_CSV, folder / CIS_CSV.name)
+    iso = DATA / "prowler-output-210987654321-20240630235959_iso27001_2013_aws.csv"
+    shutil.copy(iso, folder / f"{STEM}_iso27001_2013_aws.csv")
+    return folder
+
+
+def test_a_folder_of_one_scans_compliance_csvs_loads_every_framework(tmp_path: Path) -> None:
+    folder = _compliance_folder(tmp_path)
+    assert detect_format(folder) == "prowler"
+    ds = load_path(folder)
+    assert sorted(set(ds.compliance["framework"])) == ["CIS-2.0", "iso27001_2013"]
+    assert len(ds.compliance) == 7
+    assert ds.load_report["records"] == 7 and len(ds.load_report["compliance_files"]) == 2
+
+
+def test_a_result_in_several_frameworks_files_is_one_finding(tmp_path: Path) -> None:
+    ds = load_path(_compliance_folder(tmp_path))
+    trail = ds.findings[ds.findings["source_finding_id"] == "cloudtrail_multi_region_enabled"]
+    assert len(trail) == 1
+    assert trail["compliance_frameworks"].tolist() == [["CIS-2.0", "iso27001_2013"]]
+    assert ds.findings["id"].is_unique and ds.assets["id"].is_unique
+
+
+def test_compliance_csvs_of_two_scans_are_refused(tmp_path: Path) -> None:
+    folder = _compliance_folder(tmp_path)
+    shutil.copy(CIS_CSV, folder / "prowler-output-210987654321-20250401000000_cis_2.0_aws.csv")
+    with pytest.raises(DatasetLoadError) as err:
+        load_path(folder)
+    assert "compliance CSVs of 2 Prowler scans" in err.value.problem
