@@ -1,15 +1,8 @@
 """Loading Prowler output, side by side with pandas parsing the same file.
 
-Generates a Prowler JSON-OCSF file and a Prowler CSV (default semicolon columns) of about
-``--mb`` MB each (realistic records: varied providers, services, resource types, severities,
-statuses, compliance mappings) into a temporary folder, then times ``load_path`` (parse,
-validate every record, build the dataset and its reference index) next to
-``pandas.read_json`` / ``pandas.read_csv(sep=";")`` of the same file. Each measurement runs in
-a fresh process: time is the median of ``--rounds`` runs, peak memory is the process's peak
-RSS minus its RSS before the load (imports excluded).
-
-Target: load_path ≤ 3× pandas' own parse time. Run from the repository root:
-``python bench/loaders.py [--mb 50] [--rounds 3] [--json]``. Figures, never a timed test.
+Generated ~``--mb`` MB JSON-OCSF and CSV files; ``load_path`` vs ``pandas.read_json`` /
+``read_csv`` in fresh processes (median time, peak RSS minus RSS before). Target: ≤ 3× pandas.
+Run from the repository root: ``python bench/loaders.py [--mb 50] [--rounds 3] [--json]``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""Prowler's default CSV output (``prowler <provider> -M csv``, Prowler 4 and 5): a
-semicolon-separated table with one row per check result (AUTH_METHOD;TIMESTAMP;ACCOUNT_UID;
-...;FINDING_UID;PROVIDER;CHECK_ID;...;STATUS;...;SEVERITY;RESOURCE_TYPE;RESOURCE_UID;...).
-
-pandas parses the file; each row is validated like its JSON-OCSF record would be
-(``prowler._record``: same fields, skip reasons and notes) and handed to the same dataset
-builder (``prowler.dataset_of_rows``), so both formats load alike. COMPLIANCE is
-``FRAMEWORK: control, control | FRAMEWORK: ...``; tags are ``k=v | k=v``.
+"""Prowler's default CSV (``-M csv``, Prowler 4/5; semicolon-separated, one row per check
+result). pandas parses it; each row is validated like its JSON-OCSF record (``prowler._record``:
+same fields, skips and notes) and built by the same ``prowler.dataset_of_rows``, so both load
+alike. COMPLIANCE is ``FRAMEWORK: control, control | FRAMEWORK: ...``; tags ``k=v | k=v``.
 """
 
 from __future__ import annotations
