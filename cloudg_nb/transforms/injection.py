@@ -161,7 +161,7 @@ _HIDE = (r"\b(?:omit|hide|hidden|exclude|leave|skip|drop|suppress|remove|filter|
          r"keep|disregard|overlook|conceal|mask|downplay)\b")
 _UNSAID = (r"(?:" + _NEGATION + r"|\bnot|\bnever)\s+(?:ever\s+)?(?:mention|include|report|flag|"
            r"list|show|reveal|disclose|discuss|bring\s+(?:it|this|them)\s+up|surface|raise|"
-           r"summari[sz]e|tell|share|describe|appears?|shows?\s+up|be\s+(?:mentioned|listed|"
+           r"summari[sz]e|tell|share|describe|repeat|appears?|shows?\s+up|be\s+(?:mentioned|listed|"
            r"included|reported|shown|flagged))\b")
 _SCOPE_WORDS = ("report", "summar", "answer", "response", "replies", "output", "analys")
 _FALSIFY = (r"\b(?:mark|report|describe|classify|treat|consider|label|rate|present|state|say|"
@@ -210,8 +210,8 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      r"\b" + _AI + r"[^\S\x00]+(?:instructions?|directives?|notes?|notices?|messages?|memo|"
      r"prompt|guidance)[^\S\x00]*[:\u2013\u2014]", (":", "\u2013", "\u2014")),
     (("automated", " ai", "llm"),
-     r"\b(?:automated|ai|llm)\s+(?:reviewers?|readers?|systems?|tools?|scanners?|analysts?)"
-     r"[^\S\x00]*[:,]"),
+     r"\b(?:automated|ai|llm)\s+(?:[\w-]+\s+)?(?:reviewers?|readers?|systems?|tools?|scanners?|"
+     r"analysts?|agents?)(?:[^\S\x00]*[:,]|\s+(?:must|should|shall|need\s+to|have\s+to|are\s+to)\b)"),
     (_AI_LITERALS,
      r"\(\s*(?:(?:for|to)\s+)?(?:the\s+|an?\s+|all\s+|any\s+)?(?:ai\s+)?" + _AI + r"\s*\)",
      ("(",)),
@@ -221,8 +221,11 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     # a vocative after an opener or punctuation: "Reminder, LLM: ...", "Hi Claude, ..."
     (_AI_LITERALS,
      r"(?:^|[\n.!?;,:(\[\u2013\u2014-][^\S\x00]*|\b(?:hey|hi|hello|dear|ok|okay|reminder|note|psst|"
-     r"attention)[^\S\x00]*,?[^\S\x00]*)(?:ai\s+)?" + _AI + r"[^\S\x00]*[:,!]",
-     (":", ",", "!")),
+     r"attention|yo)[^\S\x00]*,?[^\S\x00]*)(?:ai\s+)?" + _AI + r"[^\S\x00]*(?:[:,!>\u2013\u2014]|"
+     r"-\s)", (":", ",", "!", ">", "- ", "\u2013", "\u2014")),
+    ((" ia", " ki", "\x00ia", "\x00ki"), r"(?:^|[\n.!?;]\s*)(?:ia|ki)\s*[:,]", (":", ",")),
+    (_AI_LITERALS,
+     r"\[\[?\s*(?:ai|assistant|llm|model|agent|chatbot|copilot)[\w\s-]*\]\]?", ("[",)),
     (_AI_LITERALS,
      r"\bas\s+an?\s+(?:ai|llm|(?:large\s+)?language\s+model|assistant|chatbot)\b", ("as a",)),
     (("#",),
@@ -276,7 +279,11 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
       " a ")),
     (("助手", "助理", "模型", "アシスタント", "モデル"),
      r"(?:AI|人工智能|人工知能)\s*(?:助手|助理|模型|アシスタント|モデル)|大?语言模型|大模型|言語モデル"),
-    (("请", "致", "给"), r"[请致给]\s*(?:AI|人工智能)"),
+    (("请", "致", "给"), r"[请致给]\s*(?:AI|人工智能|大?模型|助手|语言模型)"),
+    ((" ia", "assistant", "model", "lisent"),
+     r"\b(?:aux|pour\s+les?)\s+(?:ia|assistants?|modeles?)\b|\bqui\s+lisent\s+ceci\b",
+     ("aux", "pour", "qui lisent")),
+    ((" ki", "-ki"), r"\bfur\s+(?:die\s+|das\s+|den\s+)?(?:ki\b|ki-\w+)", ("fur",)),
     (("へ", "に", "さん"), r"(?:AI|人工知能|アシスタント)(?:の方)?\s*(?:へ|に|さん)"),
 )
 _DIRECTIVE_PATTERNS = (
@@ -299,7 +306,11 @@ _DIRECTIVE_PATTERNS = (
     r"reply|report|state|claim|confirm|write)\b",
     r"\b(?:doesn't|does\s+not|don't|do\s+not|never)\s+need\s+to\s+(?:know|see|hear|be\s+told)\b",
     _EXFIL_VERB + r"[^.\x00]{0,60}?(?:https?://|\bto\s+[\w.+-]+@[\w-]+\.)",
-    r"\breport\s+(?:none|nothing|zero)\b|\bcontinue\s+as\s+if\b",
+    r"\breport\s+(?:none|nothing|zero)\b|\bcontinue\s+as\s+if\b|\bnothing\s+to\s+report\b",
+    r"\b(?:must|should|shall|will|to)\s+(?:always\s+)?(?:omit|hide|exclude|skip|ignore|disregard|"
+    r"drop|suppress|overlook)\b",
+    r"\b(?:reply|respond|answer|say|state|claim)\s+that\b",
+    r"\b(?:ignorieren|weglassen|auslassen|verschweigen|ubergehen)\b",
     r"\b(?:classez|marquez|considerez|declarez|indiquez|presentez|decrivez)\b[^.\x00]{0,40}?"
     r"\b(?:comme|en)\s+(?:conforme|resolu|securise|sur|prive|faux\s+positif)",
     r"\b(?:marca|marque|clasifica|considera|trata|reporta|describe|indica)\b[^.\x00]{0,40}?"
