@@ -55,11 +55,12 @@ def looks_like_prowler_compliance_csv(header_line: str) -> bool:
 
 def framework_name(framework: str | None, file: str) -> str:
     """``CIS-2.0`` for FRAMEWORK ``CIS`` in ``..._cis_2.0_aws.csv`` (Prowler's own key for
-    the framework); FRAMEWORK alone when the file name holds no version; the file name's
-    compliance part (``cis_2.0``) when the CSV has no FRAMEWORK column (Prowler 3)."""
+    the framework); FRAMEWORK alone when the file name holds no version; without a FRAMEWORK
+    column (Prowler 3 to 4.2) the file name's compliance part in that spelling (``cis_2.0`` →
+    ``CIS-2.0``, ``iso27001_2013`` → ``ISO27001-2013``; only the case may differ from Prowler's)."""
     stem = _PROVIDER_SUFFIX.sub("", Path(file).stem)
     if not framework:
-        return stem.split("_", 1)[-1]
+        return stem.split("_", 1)[-1].upper().replace("_", "-")
     slug = re.sub(r"[^a-z0-9]+", "_", framework.lower()).strip("_")
     at = stem.lower().rfind(f"_{slug}_")
     version = stem[at + len(slug) + 2:] if at >= 0 else ""

@@ -136,8 +136,8 @@ def test_kubernetes_cis_uses_the_context_as_cluster_and_namespace_as_region() ->
 
 def test_prowler_4_iso27001_without_requirement_id_reads_the_objective_id() -> None:
     ds = load_path(AWS_ISO)
-    assert _controls(ds) == {("iso27001_2013", "A.12.4.1"): "FAIL",
-                             ("iso27001_2013", "A.10.1.1"): "PASS"}
+    assert _controls(ds) == {("ISO27001-2013", "A.12.4.1"): "FAIL",
+                             ("ISO27001-2013", "A.10.1.1"): "PASS"}
     assert ds.compliance.set_index("control_id").at["A.12.4.1", "control_title"] == \
         "Event logging"
 

@@ -111,7 +111,7 @@ def test_a_folder_of_one_scans_compliance_csvs_loads_every_framework(tmp_path: P
     folder = _compliance_folder(tmp_path)
     assert detect_format(folder) == "prowler"
     ds = load_path(folder)
-    assert sorted(set(ds.compliance["framework"])) == ["CIS-2.0", "iso27001_2013"]
+    assert sorted(set(ds.compliance["framework"])) == ["CIS-2.0", "ISO27001-2013"]
     assert len(ds.compliance) == 7
     assert ds.load_report["records"] == 7 and len(ds.load_report["compliance_files"]) == 2
 
@@ -120,7 +120,7 @@ def test_a_result_in_several_frameworks_files_is_one_finding(tmp_path: Path) -> 
     ds = load_path(_compliance_folder(tmp_path))
     trail = ds.findings[ds.findings["source_finding_id"] == "cloudtrail_multi_region_enabled"]
     assert len(trail) == 1
-    assert trail["compliance_frameworks"].tolist() == [["CIS-2.0", "iso27001_2013"]]
+    assert trail["compliance_frameworks"].tolist() == [["CIS-2.0", "ISO27001-2013"]]
     assert ds.findings["id"].is_unique and ds.assets["id"].is_unique
 
 
