@@ -160,7 +160,8 @@ _SCOPE = (r"\b(?:from|out\s+of|in|to)\s+(?:(?:all|any|every|your|its|future)\s+)
 _HIDE = (r"\b(?:omit|hide|hidden|exclude|leave|skip|drop|suppress|remove|filter|withhold|censor|"
          r"keep|disregard|overlook|conceal|mask|downplay)\b")
 _UNSAID = (r"(?:" + _NEGATION + r"|\bnot|\bnever)\s+(?:ever\s+)?(?:mention|include|report|flag|"
-           r"list|show|reveal|disclose|discuss|bring\s+(?:it|this|them)\s+up|surface|raise|"
+           r"list|show|reveal|disclose|discuss|bring\s+(?:it|this|them)\s+up|bring\s+up|surface|"
+           r"raise|"
            r"summari[sz]e|tell|share|describe|repeat|appears?|shows?\s+up|be\s+(?:mentioned|listed|"
            r"included|reported|shown|flagged))\b")
 _SCOPE_WORDS = ("report", "summar", "answer", "response", "replies", "output", "analys")
@@ -171,7 +172,7 @@ _FALSIFY = (r"\b(?:mark|report|describe|classify|treat|consider|label|rate|prese
             r"scope|accepted|"
             r"restricted|enabled|private|fine|ok|okay|clean|clear|healthy|harmless|benign|expected|"
             r"intended|authori[sz]ed|approved|least[\s-]privileged?|decommissioned|deleted|"
-            r"offline|encrypted|not\s+(?:public|"
+            r"offline|encrypted|closed|internal|unreachable|not\s+(?:public|internet[\s-]facing|"
             r"exposed|vulnerable|reachable)|(?:zero|no)\s+(?:[\w-]+\s+)?(?:issues|findings|"
             r"risks?|vulnerabilities|exposure|problems))\b")
 
@@ -217,7 +218,7 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      ("(",)),
     (("you",),
      r"\bwhen\s+you\b[^.\x00]{0,20}?\b(?:answer|summari[sz]e|report|respond|describe|list|"
-     r"write|review|analy[sz]e)\b", ("when you",)),
+     r"write|review|analy[sz]e|produce|generate|draft|prepare)\b", ("when you",)),
     # a vocative after an opener or punctuation: "Reminder, LLM: ...", "Hi Claude, ..."
     (_AI_LITERALS,
      r"(?:^|[\n.!?;,:(\[\u2013\u2014-][^\S\x00]*|\b(?:hey|hi|hello|dear|ok|okay|reminder|note|psst|"
@@ -272,7 +273,7 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      ("hinweis", "nachricht", "notiz", "anweisung", "bitte", "liebe", "hallo", "hey", "an d")),
     ((" ia", "asistente", "model"),
      r"\b(?:nota|mensaje|aviso|instrucciones?)\s+(?:para|a)\s+(?:el\s+|la\s+|los\s+)?"
-     r"(?:asistente|ia|modelo)\b|\bcomo\s+(?:un\s+)?(?:modelo|asistente)\s+de\s+(?:ia|"
+     r"(?:asistentes?|ia|modelos?)\b|\bcomo\s+(?:un\s+)?(?:modelo|asistente)\s+de\s+(?:ia|"
      r"lenguaje)\b|\b(?:hola|querid[oa]|estimad[oa])\s+(?:ia|asistente|modelo)\b|\b(?:para|a)\s+"
      r"(?:el|la)\s+(?:asistente|ia|modelo)\s*[:,]",
      ("nota", "mensaje", "aviso", "instruccion", "como", "hola", "querid", "estimad", "para",
@@ -284,6 +285,9 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      r"\b(?:aux|pour\s+les?)\s+(?:ia|assistants?|modeles?)\b|\bqui\s+lisent\s+ceci\b",
      ("aux", "pour", "qui lisent")),
     ((" ki", "-ki"), r"\bfur\s+(?:die\s+|das\s+|den\s+)?(?:ki\b|ki-\w+)", ("fur",)),
+    (("ki-",), r"\bki-(?:hinweis|anweisung|notiz|nachricht)\w*"),
+    (("attention",),
+     r"\bl['’]attention\s+(?:de\s+)?(?:l['’]|la\s+|le\s+)?(?:ia|assistant|modele)\b"),
     (("へ", "に", "さん"), r"(?:AI|人工知能|アシスタント)(?:の方)?\s*(?:へ|に|さん)"),
 )
 _DIRECTIVE_PATTERNS = (
@@ -311,6 +315,7 @@ _DIRECTIVE_PATTERNS = (
     r"drop|suppress|overlook)\b",
     r"\b(?:reply|respond|answer|say|state|claim)\s+that\b",
     r"\b(?:ignorieren|weglassen|auslassen|verschweigen|ubergehen)\b",
+    r"\b(?:does\s+not|doesn't|do\s+not|don't)\s+exist\b|\b(?:oculten|omitan|excluyan)\b",
     r"\b(?:classez|marquez|considerez|declarez|indiquez|presentez|decrivez)\b[^.\x00]{0,40}?"
     r"\b(?:comme|en)\s+(?:conforme|resolu|securise|sur|prive|faux\s+positif)",
     r"\b(?:marca|marque|clasifica|considera|trata|reporta|describe|indica)\b[^.\x00]{0,40}?"
