@@ -210,3 +210,17 @@ async def test_a_page_after_a_change_is_computed_again_and_shows_it(layer) -> No
     after = await layer.call_tool("list_findings", {"limit": 20})
     assert runs == ["list_findings"]
     assert worst not in [row["id"] for row in after.structured["items"]]
+
+
+async def test_a_page_answered_on_the_loop_reports_its_progress_before_the_result(
+        layer) -> None:
+    arguments = _SMALL_PAGES["neighbors"]
+    await layer.call_tool("neighbors", arguments)
+    seen: list[float] = []
+    ctx = layer.context(progress_callback=lambda p, t, m: seen.append(p))
+    runs = _count_worker_runs(layer)
+    result = await layer.call_tool("neighbors", arguments, context=ctx)
+    delivered = list(seen)
+    await asyncio.sleep(0.05)
+    assert runs == [] and not result.is_error
+    assert delivered[0] == 0 and delivered[-1] == 100 and seen == delivered
