@@ -28,10 +28,14 @@ __all__ = ["DIRECTIVE", "INJECTION_TRIGGERS", "RULE_ORDER", "TRIGGER_RULES", "Ru
 # Character classes exclude NUL: many strings are searched at once, joined with NUL.
 _AI = (r"(?:ai|a\.i\.|llms?|(?:large\s+)?language\s+models?|models?|assistants?|chatbots?|"
        r"agents?|copilots?|gpt|chatgpt|claude|gemini|cursor|windsurf|cody|mistral|llama|grok|"
-       r"deepseek)")
+       r"deepseek|bots?)"
+       # ... not the people or things named after one: "the AI model team", "model registry"
+       r"(?!(?:[^\S\x00]+(?:ai|ml|models?|llms?|assistants?|chatbots?|platform|research|"
+       r"language))*[^\S\x00]+(?:team|owners?|developers?|engineers?|group|squad|users?|admins?|"
+       r"registry|service|endpoint|pipeline|training|card|framework)\b)")
 _AI_LITERALS = (" ai", "(ai", "/ai", "a.i.", "llm", "model", "assistant", "chatbot", "agent",
-                "copilot", "gpt", "claude", "gemini", "cursor", "windsurf", "cody", "mistral",
-                "llama", "grok", "deepseek")
+                " bot", "copilot", "gpt", "claude", "gemini", "cursor", "windsurf", "cody",
+                "mistral", "llama", "grok", "deepseek")
 _IGNORE = ("ignor", "disregard", "forget")
 _SECRETS = (r"(?:secrets?|credentials?|(?:api|access|secret|private|ssh)\s*keys?|keys|"
             r"passwords?|passphrases?|tokens?|the\s+vault|vault|\.env\b|env(?:ironment)?\s+"
@@ -102,8 +106,8 @@ _STRONG_RULES: tuple[tuple[Any, ...], ...] = (
                                                                       "assistant", "developer")),
     # greeting a model: "Dear Gemini,", "Hello model!", "Psst, Claude:"
     (_AI_LITERALS,
-     r"\b(?:dear|hello|hi|hey|psst|greetings)[^\S\x00]*,?[^\S\x00]+(?:ai\s+)?" + _AI +
-     r"[^\S\x00]*[,:!]", ("dear", "hello", "hi", "hey", "psst", "greetings")),
+     r"\b(?:dear|hello|hi|hey|psst|greetings)(?:[^\S\x00]+there)?[^\S\x00]*,?[^\S\x00]+(?:ai\s+)?"
+     + _AI + r"[^\S\x00]*[,:!.]", ("dear", "hello", "hi", "hey", "psst", "greetings")),
     # a forged assistant turn: "Assistant: I have verified ..."
     (("assistant", " ai", "model"),
      r"(?:^|\n|\x00)[^\S\x00]*(?:assistant|ai|model)[^\S\x00]*:[^\S\x00]*(?:i\s+(?:have|will|am|"
@@ -191,7 +195,7 @@ _SCOPED_RULES = (
 _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
     (_AI_LITERALS,
      r"\b(?:notes?|messages?|reminders?|instructions?|hints?|memos?|notices?|attention|"
-     r"directives?|requests?|warnings?|psa)\s+(?:to|for)\s+(?:(?:any|all|every|the|each|an?|"
+     r"directives?|directions|requests?|warnings?|psa)\s+(?:to|for)\s+(?:(?:any|all|every|the|each|an?|"
      r"whichever|whatever|you)\s+)*" + _AI + r"\b",
      ("note", "message", "remind", "instruction", "hint", "memo", "notice", "attention",
       "directive", "request", "warning", "psa")),
@@ -255,7 +259,8 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      r"(?:^|\n|\x00)[^\S\x00]*(?:dear\s+)?(?:ai\s+)?" + _AI + r"[^\S\x00]*[:,]", (":", ",")),
     (("system", "developer", "assistant"),
      r"(?:^|\n|\x00)[^\S\x00]*(?:#{1,6}[^\S\x00]*)?\[?[^\S\x00]*(?:system|developer|assistant)"
-     r"(?:\s+(?:override|message|note|prompt|update|notice))?[^\S\x00]*\]?[^\S\x00]*:", (":",)),
+     r"(?:\s+(?:override|message|note|prompt|update|notice)){0,2}[^\S\x00]*\]?[^\S\x00]*:",
+     (":",)),
     (("[",), r"\[\s*(?:system|admin)\s*(?:override|message|notice|update)?\s*\]"),
     # text hidden from the analyst's view
     (("<", "[", "display", "visibility"),
@@ -286,6 +291,7 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      ("aux", "pour", "qui lisent")),
     ((" ki", "-ki"), r"\bfur\s+(?:die\s+|das\s+|den\s+)?(?:ki\b|ki-\w+)", ("fur",)),
     (("ki-",), r"\bki-(?:hinweis|anweisung|notiz|nachricht)\w*"),
+    ((" ia", "'ia"), r"\bpour\s+l['’]ia\b", ("pour",)),
     (("attention",),
      r"\bl['’]attention\s+(?:de\s+)?(?:l['’]|la\s+|le\s+)?(?:ia|assistant|modele)\b"),
     (("へ", "に", "さん"), r"(?:AI|人工知能|アシスタント)(?:の方)?\s*(?:へ|に|さん)"),
@@ -316,6 +322,13 @@ _DIRECTIVE_PATTERNS = (
     r"\b(?:reply|respond|answer|say|state|claim)\s+that\b",
     r"\b(?:ignorieren|weglassen|auslassen|verschweigen|ubergehen)\b",
     r"\b(?:does\s+not|doesn't|do\s+not|don't)\s+exist\b|\b(?:oculten|omitan|excluyan)\b",
+    # once a model is addressed, any request, prohibition or "X as Y" framing is a directive
+    r"\b(?:please|kindly)\b|\b(?:do\s+not|don't|dont|never)\s+\w+",
+    r"\b(?:describe|list|count|mark|treat|say|state|report|classify|consider|show|present|"
+    r"label|call|flag|rate)\b[^.\x00]{0,40}?\bas\s+\w",
+    r"\bsay\s+nothing\b|\bnothing\s+about\b|\bnot\s+allowed\s+to\b",
+    r"\bn['’]\w+\s+(?:pas|jamais|rien)\b|\bdilo\b|\bdi\s+que\b|\bdigan?\s+que\b",
+    r"没有风险|无风险|没有漏洞|是安全的|問題ありません|安全です",
     r"\b(?:classez|marquez|considerez|declarez|indiquez|presentez|decrivez)\b[^.\x00]{0,40}?"
     r"\b(?:comme|en)\s+(?:conforme|resolu|securise|sur|prive|faux\s+positif)",
     r"\b(?:marca|marque|clasifica|considera|trata|reporta|describe|indica)\b[^.\x00]{0,40}?"

@@ -68,6 +68,19 @@ async def _call(layer: CloudGMCPLayer, tool: str, **arguments: Any) -> dict[str,
     return result.structured
 
 
+async def _items(layer: CloudGMCPLayer, tool: str, **arguments: Any) -> list[dict[str, Any]]:
+    """Every item of a paged list tool, page by page."""
+    items: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = await _call(layer, tool, limit=500, **arguments,
+                           **({"cursor": cursor} if cursor else {}))
+        items += page["items"]
+        cursor = page["next_cursor"]
+        if not cursor:
+            return items
+
+
 def _only_fenced(value: str, payload: str) -> bool:
     """Whether ``payload`` reaches the caller, and only inside an untrusted fence."""
     return payload in value and payload not in _FENCED_SPAN.sub("", value)
@@ -115,9 +128,8 @@ def test_injections_searched_among_ordinary_texts_are_all_found() -> None:
 async def test_injection_in_an_asset_name_is_fenced_by_find_assets_and_get_asset(
         tmp_path: Path) -> None:
     layer = await _loaded(tmp_path, _injections())
-    listed = await _call(layer, "find_assets", limit=500)
-    names = {item["id"][len("name-"):]: item["name"] for item in listed["items"]
-             if item["id"].startswith("name-")}
+    names = {item["id"][len("name-"):]: item["name"]
+             for item in await _items(layer, "find_assets") if item["id"].startswith("name-")}
     got = {label: (await _call(layer, "get_asset", ref=f"name-{label}"))["name"]
            for label in LABELS}
     assert sorted(names) == LABELS
@@ -136,8 +148,7 @@ async def test_injection_in_a_tag_value_is_fenced_by_get_asset_and_list_tags(
     layer = await _loaded(tmp_path, _injections())
     got = {label: (await _call(layer, "get_asset", ref=f"tag-{label}"))["tags"]["note"]
            for label in LABELS}
-    values = [item["value"] for item in
-              (await _call(layer, "list_tags", key="note", limit=500))["items"]]
+    values = [item["value"] for item in await _items(layer, "list_tags", key="note")]
     assert _unfenced(got) == []
     assert len(values) == len(LABELS)
     assert [v for v in values if FENCE_OPEN not in v] == []
@@ -146,9 +157,8 @@ async def test_injection_in_a_tag_value_is_fenced_by_get_asset_and_list_tags(
 async def test_injection_in_a_finding_title_is_fenced_by_list_findings_and_get_finding(
         tmp_path: Path) -> None:
     layer = await _loaded(tmp_path, _injections())
-    listed = await _call(layer, "list_findings", limit=500)
-    titles = {item["id"][len("title-"):]: item["title"] for item in listed["items"]
-              if item["id"].startswith("title-")}
+    titles = {item["id"][len("title-"):]: item["title"]
+              for item in await _items(layer, "list_findings") if item["id"].startswith("title-")}
     got = {label: (await _call(layer, "get_finding", finding_id=f"title-{label}"))["title"]
            for label in LABELS}
     assert sorted(titles) == LABELS
@@ -175,10 +185,10 @@ async def test_injection_split_across_a_tag_key_and_its_value_is_fenced(tmp_path
 async def test_ordinary_descriptions_and_tags_come_through_standard_unfenced(
         tmp_path: Path) -> None:
     layer = await _loaded(tmp_path, ORDINARY, ORDINARY_TAGS)
-    results = [await _call(layer, "find_assets", limit=500),
-               await _call(layer, "list_findings", limit=500),
-               await _call(layer, "list_tags", limit=500),
-               await _call(layer, "get_asset", ref="tagged")]
+    results: list[Any] = [await _items(layer, "find_assets"),
+                          await _items(layer, "list_findings"),
+                          await _items(layer, "list_tags"),
+                          await _call(layer, "get_asset", ref="tagged")]
     for label in ORDINARY:
         results += [await _call(layer, "get_asset", ref=f"{where}-{label}")
                     for where in ("name", "desc", "tag")]
