@@ -104,6 +104,20 @@ _STRONG_RULES: tuple[tuple[Any, ...], ...] = (
     (("\"role\"", "'role'"),
      r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|developer)[\"']", ("content", "system",
                                                                       "assistant", "developer")),
+    # a header addressed to a model: "P.S. for the language model:", "Memo for AI systems:",
+    # "LLM directive:", "À l'IA :" (a label naming a model alone, "Model: gpt-4o", is not one)
+    (_AI_LITERALS,
+     r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you)\s+)*"
+     r"(?:[\w-]+[\s/]+){0,3}?" + _AI + r"(?:[^\S\x00]+(?:systems?|tools?|agents?|readers?|"
+     r"reviewers?|instances?|eyes))?[^\S\x00]*(?:[:\u2013\u2014]|-\s)",
+     (":", "\u2013", "\u2014", "- ")),
+    (_AI_LITERALS,
+     r"\b" + _AI + r"[^\S\x00]+(?:instructions?|directives?|notes?|notices?|messages?|memo|"
+     r"prompt|guidance)[^\S\x00]*[:\u2013\u2014]", (":", "\u2013", "\u2014")),
+    ((" ia", "'ia", " ki", "-ki"),
+     r"(?:^|[\n.!?]\s*)(?:\w+\s+)?(?:a|pour|para|per|an|fur|aux|alle)\s+(?:l['’]|la\s+|el\s+|die\s+|das\s+|"
+     r"den\s+|los\s+|las\s+)?(?:ia|ki|modell?[eio]?s?|asistentes?|assistente?n?|sprachmodell\w*)"
+     r"[^\S\x00]*:", (":",)),
     # greeting a model: "Dear Gemini,", "Hello model!", "Psst, Claude:"
     (_AI_LITERALS,
      r"\b(?:dear|hello|hi|hey|psst|greetings)(?:[^\S\x00]+there)?[^\S\x00]*,?[^\S\x00]+(?:ai\s+)?"
@@ -205,15 +219,12 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      r"\b(?:to|for)\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:(?:instance|session|"
      r"agent|bot)s?\s+)?(?:reading|summari[sz]ing|processing|reviewing|analy[sz]ing|that|who|"
      r"which)\b", (" to ", " for ")),
-    # a prepositional address closed by punctuation: "P.S. for the language model:"
+    # a prepositional address closed by a comma: "To the assistant, ..."
     (_AI_LITERALS,
      r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you)\s+)*"
-     r"(?:[\w-]+[\s/]+){0,3}?" + _AI + r"[^\S\x00]*[:,\u2013\u2014-]", (" to ", " for ")),
+     r"(?:[\w-]+[\s/]+){0,3}?" + _AI + r"[^\S\x00]*,", (" to ", " for ")),
     ((*_AI_LITERALS, "@ai"),
      r"@(?:assistant|ai|claude|copilot|gpt|chatgpt|gemini|llm|model|agent|bot)\b", ("@",)),
-    (_AI_LITERALS,
-     r"\b" + _AI + r"[^\S\x00]+(?:instructions?|directives?|notes?|notices?|messages?|memo|"
-     r"prompt|guidance)[^\S\x00]*[:\u2013\u2014]", (":", "\u2013", "\u2014")),
     (("automated", " ai", "llm"),
      r"\b(?:automated|ai|llm)\s+(?:[\w-]+\s+)?(?:reviewers?|readers?|systems?|tools?|scanners?|"
      r"analysts?|agents?)(?:[^\S\x00]*[:,]|\s+(?:must|should|shall|need\s+to|have\s+to|are\s+to)\b)"),
@@ -328,7 +339,12 @@ _DIRECTIVE_PATTERNS = (
     r"label|call|flag|rate)\b[^.\x00]{0,40}?\bas\s+\w",
     r"\bsay\s+nothing\b|\bnothing\s+about\b|\bnot\s+allowed\s+to\b",
     r"\bn['’]\w+\s+(?:pas|jamais|rien)\b|\bdilo\b|\bdi\s+que\b|\bdigan?\s+que\b",
-    r"没有风险|无风险|没有漏洞|是安全的|問題ありません|安全です",
+    r"没有风险|无风险|没有漏洞|是安全的|問題ありません|安全です|跳过|不要提|别提",
+    r"\b(?:summari[sz]e|report|list|describe|answer|count)\b[^.\x00]{0,40}?\bwithout\b|"
+    r"\btrust\s+(?:this|these|me|the\s+tag)\b",
+    r"\b(?:ignora|ometti|nascondi|escludi)\b|\bnon\s+(?:menzionare|segnalare|includere)\b",
+    r"\bkeine\b[^.\x00]{0,30}?\b(?:anzeigen|melden|erwahnen|nennen|zeigen|auffuhren)\b",
+    r"\best\s+(?:sur|securise|conforme|prive)\b",
     r"\b(?:classez|marquez|considerez|declarez|indiquez|presentez|decrivez)\b[^.\x00]{0,40}?"
     r"\b(?:comme|en)\s+(?:conforme|resolu|securise|sur|prive|faux\s+positif)",
     r"\b(?:marca|marque|clasifica|considera|trata|reporta|describe|indica)\b[^.\x00]{0,40}?"

@@ -293,9 +293,12 @@ class Sanitizer:
     def fence_text(self, text: str) -> str:
         """Fence the injection in ``text``: in a multi-line text only the lines holding one
         (a server-written prompt embedding one tag value stays readable), else the whole
-        text; lines already fenced are left alone."""
+        text; lines already fenced are left alone. The whole text is fenced too when a hit
+        line is a header ("Message for the AI:") or the other lines still read as one."""
+        if self.is_fenced(text):
+            return text
         if "\n" not in text:
-            return text if self.is_fenced(text) else self.fence(text)
+            return self.fence(text)
         lines = text.split("\n")
         hits = [
             i for i, line in enumerate(lines)
@@ -303,10 +306,21 @@ class Sanitizer:
         ]
         if not hits:
             already = any(self.is_fenced(line.strip()) for line in lines)
-            return text if already or self.is_fenced(text) else self.fence(text)
+            return text if already else self.fence(text)
+        rest = "\n".join(line for i, line in enumerate(lines) if i not in hits)
+        if any(lines[i].rstrip().endswith((":", "：")) for i in hits) or (
+                rest.strip() and reads_as_injection(skeleton(rest))):
+            return self.fence("\n".join(self._inner(line) for line in lines))
         for i in hits:
             line = lines[i]
             indent = line[: len(line) - len(line.lstrip())]
             lines[i] = indent + self.fence(line.strip())
         return "\n".join(lines)
 
+    def _inner(self, line: str) -> str:
+        """``line`` without its fence, if it is one fenced value."""
+        stripped = line.strip()
+        if not self.is_fenced(stripped):
+            return line
+        indent = line[: len(line) - len(line.lstrip())]
+        return indent + stripped[len(FENCE_OPEN):len(stripped) - len(FENCE_CLOSE)]
