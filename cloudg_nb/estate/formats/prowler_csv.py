@@ -20,7 +20,8 @@ from .jsonio import MAX_FILE_BYTES, first_line, read_text
 from .load_report import LoadReport
 from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES, dataset_of_rows
 
-__all__ = ["looks_like_prowler_csv", "read_prowler_csv", "REQUIRED_COLUMNS"]
+__all__ = ["looks_like_prowler_csv", "read_prowler_csv", "read_prowler_csv_by_row",
+           "REQUIRED_COLUMNS"]
 
 #: Columns without which a CSV is not Prowler's (the others are read when present).
 REQUIRED_COLUMNS = ("FINDING_UID", "CHECK_ID", "STATUS", "RESOURCE_UID")
@@ -139,7 +140,31 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
 
 
 def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False) -> Dataset:
-    """Load Prowler CSV output as a dataset, like its JSON-OCSF twin (see ``read_prowler``)."""
+    """Load Prowler CSV output as a dataset, like its JSON-OCSF twin (see ``read_prowler``):
+    column-wise (``prowler_csv_columns``) when pandas parses the file, else row by row."""
+    _check_header(path)
+    from .prowler_csv_columns import read_columns
+
+    ds = read_columns(path, name=name, strict=strict)
+    return ds if ds is not None else _by_row(path, name=name, strict=strict)
+
+
+def read_prowler_csv_by_row(path: Path, *, name: str = "dataset", strict: bool = False
+                            ) -> Dataset:
+    """``read_prowler_csv`` one row at a time (every row's check result built as a dict):
+    the reference the column-wise path must equal, and the reader of files pandas refuses."""
+    _check_header(path)
+    return _by_row(path, name=name, strict=strict)
+
+
+def _by_row(path: Path, *, name: str, strict: bool) -> Dataset:
+    cols, n = _columns(path)
+    report = LoadReport(path.name, strict=strict, records=n)
+    return dataset_of_rows(_check_results(cols, n, report), report, file=path.name, name=name)
+
+
+def _check_header(path: Path) -> None:
+    """Refuses a file that is not Prowler CSV, or too big to read."""
     header = first_line(path)
     if not looks_like_prowler_csv(header):
         read_text(path)  # an unreadable, empty or binary file says so first
@@ -149,6 +174,3 @@ def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False)
             data={"required_columns": list(REQUIRED_COLUMNS)})
     if path.stat().st_size > MAX_FILE_BYTES:
         read_text(path)  # refuses it, naming the limit
-    cols, n = _columns(path)
-    report = LoadReport(path.name, strict=strict, records=n)
-    return dataset_of_rows(_check_results(cols, n, report), report, file=path.name, name=name)

@@ -1,0 +1,414 @@
+"""Column-wise loading of Prowler CSV: the fast path of ``prowler_csv.read_prowler_csv``.
+
+Each column is factorised once (codes + distinct stripped values); the row checks of
+``prowler_csv`` and the rules of ``prowler.dataset_of_rows`` run on distinct values and whole
+columns, and the frames are built as the ``normalize_*`` functions leave them. The result is
+identical to the row path; ``read_columns`` returns None when pandas refuses the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..dataset import Dataset
+from ..finding_exposure import DERIVED_RELATIONSHIP, exposure_of_check
+from ..frames import empty_frame, normalize_edges, risk_scores
+from .load_report import LoadReport
+from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES
+from .prowler_csv import _READ_COLUMNS, _READ_SET, _compliance, _tags
+from .resource_types import asset_type_of
+
+__all__ = ["read_columns"]
+
+#: Cells as Arrow text: the C parser's fast string path (``dtype=str`` boxes every cell).
+_TEXT = pd.ArrowDtype(pa.large_string())
+_PROVIDER_WORDS = ("AWS", "AZURE", "GCP", "KUBERNETES", "OTHER")
+_STATUS_WORDS = ("PASS", "FAIL", "MANUAL")
+_PASS, _FAIL, _MANUAL = 0, 1, 2
+_SEVERITY_WORDS = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN")
+_UNKNOWN_SEVERITY = _SEVERITY_WORDS.index("UNKNOWN")
+
+
+class _Column:
+    """One CSV column: per row a code into ``values`` (its distinct stripped cells, '' for a
+    missing cell, as an object array), and the rows' text on demand."""
+
+    __slots__ = ("_text", "codes", "values")
+
+    def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
+        self.codes = codes
+        self.values = values
+        self._text: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, series: pd.Series | None, n: int) -> _Column:
+        if series is None:
+            return cls(np.zeros(n, dtype=np.intp), _objects([""]))
+        cells = series.array.__arrow_array__()  # Arrow text: encode without boxing each cell
+        encoded = pc.dictionary_encode(cells.combine_chunks() if isinstance(
+            cells, pa.ChunkedArray) else cells)
+        raw = encoded.dictionary.to_numpy(zero_copy_only=False)
+        cells_of = raw.tolist()
+        stripped = [v.strip() for v in cells_of]
+        if stripped != cells_of:  # padded cells: strip, then merge the ones now equal
+            stripped.append("")
+            remap, values = pd.factorize(_objects(stripped))
+            codes = pc.fill_null(encoded.indices, len(stripped) - 1).to_numpy(
+                zero_copy_only=False).astype(np.intp)
+            return cls(remap[codes], _objects([str(v) for v in values]))
+        try:
+            blank = cells_of.index("")
+        except ValueError:
+            blank = len(cells_of)
+            raw = _objects([*cells_of, ""])
+        indices = encoded.indices
+        if indices.null_count:  # cells of a short row
+            indices = pc.fill_null(indices, blank)
+        return cls(indices.to_numpy(zero_copy_only=False).astype(np.intp), raw)
+
+    def filled(self) -> np.ndarray:
+        """Per value: whether it is non-empty."""
+        return self.values != ""
+
+    def text(self) -> np.ndarray:
+        """Per row: its text (object array of str)."""
+        if self._text is None:
+            self._text = self.values[self.codes]
+        return self._text
+
+    def mapped(self, fn: Any, dtype: Any = object) -> np.ndarray:
+        """Per row: ``fn(value)`` computed once per distinct value."""
+        out = np.empty(len(self.values), dtype=dtype)
+        out[:] = [fn(v) for v in self.values.tolist()]
+        return out[self.codes]
+
+
+def _frame(path: Path) -> pd.DataFrame | None:
+    """The columns ``prowler_csv`` reads, parsed as it parses them (text, not inferred
+    types); None when pandas' C parser refuses the file (the row path then decides)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            return pd.read_csv(path, sep=";", dtype=_TEXT, keep_default_na=False,
+                               na_filter=False, encoding="utf-8-sig", index_col=False,
+                               usecols=lambda c: str(c).strip().upper() in _READ_SET)
+    except (pd.errors.ParserError, ValueError, csv.Error):
+        return None
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _validated(col: dict[str, _Column], n: int, report: LoadReport
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows that pass ``prowler_csv._check_results``' checks (bad ones skipped, unknown
+    severities noted, in row order), their status and severity codes."""
+    has_uid = col["RESOURCE_UID"].filled()[col["RESOURCE_UID"].codes]
+    has_name = col["RESOURCE_NAME"].filled()[col["RESOURCE_NAME"].codes]
+    no_resource = ~(has_uid | has_name)
+    no_fid = ~col["FINDING_UID"].filled()[col["FINDING_UID"].codes] & ~no_resource
+    status = col["STATUS"].mapped(
+        lambda w: _STATUS_WORDS.index(s) if (s := _STATUSES.get(w.lower())) else -1, np.int8)
+    bad_status = (status < 0) & ~no_resource & ~no_fid
+    bad = no_resource | no_fid | bad_status
+    for i in np.flatnonzero(bad).tolist():
+        if no_resource[i]:
+            report.skip(i, "resources", "missing or empty: the finding names no resource")
+        elif no_fid[i]:
+            report.skip(i, "finding_info.uid", "missing: the finding has no id")
+        else:
+            report.skip(i, "status_code", "missing or not PASS, FAIL or MANUAL")
+    sev_col = col["SEVERITY"]
+    severity = sev_col.mapped(lambda w: _SEVERITY_WORDS.index(
+        _SEVERITIES.get(w.lower(), "UNKNOWN")), np.int8)
+    known = sev_col.mapped(lambda w: w.lower() in _SEVERITIES, bool)
+    for i in np.flatnonzero(~known & ~bad).tolist():
+        word = sev_col.values[sev_col.codes[i]]
+        reason = "not a severity this reader knows" if word else "missing"
+        report.note(i, "severity", f"{reason}; loaded as UNKNOWN")
+    return np.flatnonzero(~bad), status, severity
+
+
+def _merged(rows: np.ndarray, fid_codes: np.ndarray, times: np.ndarray, accounts: np.ndarray,
+            report: LoadReport) -> np.ndarray:
+    """``prowler._merge_duplicates`` on valid ``rows``: one row per finding id, the newest
+    (then the last) kept, re-scans warned about. Only repeated ids are walked one by one."""
+    if not len(rows):
+        return rows
+    ids = fid_codes[rows]
+    repeated = np.bincount(ids)[ids] > 1
+    if not repeated.any():
+        return rows
+    kept: dict[int, int] = {}
+    rescanned: dict[str, set[str]] = {}
+    for row in rows[repeated].tolist():
+        fid = int(fid_codes[row])
+        old = kept.get(fid)
+        if old is None:
+            kept[fid] = row
+            continue
+        report.duplicates_merged += 1
+        old_time, new_time = times[old], times[row]
+        if old_time != new_time:
+            found = rescanned.setdefault(str(accounts[row]), set())
+            found.update(t for t in (old_time, new_time) if t)
+        if (new_time or "") >= (old_time or ""):
+            kept[fid] = row
+    for acct, found in sorted(rescanned.items()):
+        report.warnings.append(
+            f"account {acct} appears in more than one scan ({min(found)} .. {max(found)}): "
+            "findings with the same id were merged keeping the newest; load one scan per "
+            "dataset (and compare them with diff_datasets) to avoid counting a check twice")
+    return np.sort(np.concatenate([rows[~repeated], np.fromiter(kept.values(), np.int64)]))
+
+
+def _none_if_empty(texts: np.ndarray) -> np.ndarray:
+    """Object array: the text, or None where it is ''."""
+    out = texts.copy()
+    out[texts == ""] = None
+    return out
+
+
+def read_columns(path: Path, *, name: str = "dataset", strict: bool = False
+                 ) -> Dataset | None:
+    """The dataset ``prowler_csv``'s row path would load from ``path`` (see the module);
+    None when pandas cannot parse the file."""
+    frame = _frame(path)
+    if frame is None:
+        return None
+    n = len(frame)
+    names = {str(k).strip().upper(): k for k in frame.columns}  # the last one wins
+    col = {c: _Column.of(frame[names[c]] if c in names else None, n) for c in _READ_COLUMNS}
+    del frame
+    report = LoadReport(path.name, strict=strict, records=n)
+    valid, status, severity = _validated(col, n, report)
+    provider = col["PROVIDER"].mapped(
+        lambda w: _PROVIDER_WORDS.index(_PROVIDERS.get(w.lower(), "OTHER")), np.intp)
+    auid, aname = col["ACCOUNT_UID"].text(), col["ACCOUNT_NAME"].text()
+    k8s = provider == _PROVIDER_WORDS.index("KUBERNETES")
+    acct = np.where(auid != "", auid, np.where(k8s & (aname != ""), aname, None))
+    times = _none_if_empty(col["TIMESTAMP"].text())
+    rows = _merged(valid, col["FINDING_UID"].codes, times, acct, report)
+    ds = _dataset(col, rows, status[rows], severity[rows], provider[rows], acct[rows],
+                  times[rows], report, file=path.name, name=name)
+    ds.load_report = report.to_dict()
+    return ds
+
+
+def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
+             severity: np.ndarray, provider: np.ndarray, acct: np.ndarray, times: np.ndarray,
+             report: LoadReport, *, file: str, name: str) -> Dataset:
+    """The frames of the kept ``rows`` (row numbers, ascending; the other arrays are per
+    kept row), as ``dataset_of_rows`` builds them."""
+    uid_text, res_name = col["RESOURCE_UID"].text()[rows], col["RESOURCE_NAME"].text()[rows]
+    uid = np.where(uid_text != "", uid_text, res_name)
+    arn = _objects([u if u.startswith("arn:") else None for u in uid.tolist()])
+    report.findings += int((status == _FAIL).sum())
+    report.passed += int((status == _PASS).sum())
+    report.manual += int((status == _MANUAL).sum())
+    fail = np.flatnonzero(status == _FAIL)
+    assets = _assets(col, rows, uid, arn, res_name, provider, acct)
+    comp = col["COMPLIANCE"]
+    mappings = [_compliance(s) for s in comp.values.tolist()]
+    findings = _findings(col, rows[fail], uid[fail], arn[fail], severity[fail], times[fail],
+                         mappings)
+    edges = _edges(col, rows[fail], findings, file)
+    compliance = _controls(mappings, comp.codes[rows], status.astype(np.intp),
+                           comp.codes[rows[fail]], findings["id"].to_numpy())
+    return Dataset(assets, edges, findings, compliance, normalize=False, name=name,
+                   source=file, kind="prowler")
+
+
+def _per_pair(a: np.ndarray, b: np.ndarray, size_b: int, fn: Any) -> np.ndarray:
+    """Per row: ``fn(a, b)`` computed once per distinct (a, b) pair of small-int codes."""
+    pairs, inverse = np.unique(a.astype(np.int64) * size_b + b, return_inverse=True)
+    return _objects([fn(int(p) // size_b, int(p) % size_b) for p in pairs.tolist()])[
+        inverse.reshape(-1)]
+
+
+def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.ndarray,
+            res_name: np.ndarray, provider: np.ndarray, acct: np.ndarray) -> pd.DataFrame:
+    """Each row's account (first) then resource, the first of each id kept, in row order."""
+    m = len(rows)
+    if not m:
+        return empty_frame("assets")
+    acct_key = _objects([None if a is None else "account:" + a for a in acct.tolist()])
+    keys = np.empty(2 * m, dtype=object)
+    keys[0::2], keys[1::2] = acct_key, uid
+    first = np.flatnonzero(~pd.Series(keys).duplicated().to_numpy() & (keys != None))  # noqa: E711
+    of_row, is_account = first // 2, first % 2 == 0
+    res = ~is_account
+    r, a = of_row[res], of_row[is_account]  # kept-row positions of resources / accounts
+    count = len(first)
+    prov = _objects(list(_PROVIDER_WORDS))[provider[of_row]]
+
+    name = np.empty(count, dtype=object)
+    acct_name = col["ACCOUNT_NAME"].text()[rows[a]]
+    name[is_account] = np.where(acct_name != "", acct_name, acct[a])
+    own = res_name[r].copy()
+    untitled = np.flatnonzero(own == "")
+    own[untitled] = [u.rsplit("/", 1)[-1] or u for u in uid[r][untitled].tolist()]
+    name[res] = own
+
+    type_col, service_col, tag_col = (col["RESOURCE_TYPE"], col["SERVICE_NAME"],
+                                      col["RESOURCE_TAGS"])
+    type_codes, types = type_col.codes[rows[r]], type_col.values.tolist()
+    asset_type = np.empty(count, dtype=object)
+    asset_type[is_account] = np.where(provider[a] == _PROVIDER_WORDS.index("KUBERNETES"),
+                                      "KUBERNETES_CLUSTER", "CLOUD_ACCOUNT")
+    asset_type[res] = _per_pair(type_codes, provider[r], len(_PROVIDER_WORDS), lambda t, p: (
+        asset_type_of(types[t], _PROVIDER_WORDS[p]) or "OTHER"))
+
+    region = np.full(count, "global", dtype=object)
+    reg = col["REGION"].text()[rows[r]]
+    region[res] = np.where(reg != "", reg, "global")
+    asset_arn = np.full(count, None, dtype=object)
+    asset_arn[res] = arn[r]
+
+    tag_sets = _objects([{str(t["Key"]): str(t["Value"]) for t in _tags(s)}
+                         for s in tag_col.values.tolist()])
+    tags = np.full(count, None, dtype=object)
+    tags[res] = [dict(t) if t else None for t in tag_sets[tag_col.codes[rows[r]]].tolist()]
+    services = service_col.values.tolist()
+
+    def meta_of(t: int, s: int) -> dict[str, str]:
+        meta = {"original_type": types[t]} if types[t] else {}
+        if services[s]:
+            meta["service"] = services[s]
+        return meta
+
+    metadata = np.full(count, None, dtype=object)
+    metadata[res] = [dict(mt) if mt else None for mt in _per_pair(
+        type_codes, service_col.codes[rows[r]], len(services), meta_of).tolist()]
+    return _canonical({
+        "id": keys[first], "arn": asset_arn, "name": name, "asset_type": asset_type,
+        "provider": prov, "region": region, "account_id": acct[of_row], "tags": tags,
+        "metadata": metadata, "is_internet_exposed": np.zeros(count, dtype=bool)})
+
+
+def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.ndarray,
+              severity: np.ndarray, detected_at: np.ndarray,
+              mappings: list[dict[str, list[str]]]) -> pd.DataFrame:
+    """The failing kept rows as the canonical finding frame."""
+    if not len(rows):
+        return empty_frame("findings")
+    fid = col["FINDING_UID"].text()[rows]
+    title = col["CHECK_TITLE"].text()[rows]
+    check = col["CHECK_ID"].text()[rows]
+    muted = col["MUTED"].mapped(lambda w: w.lower() == "true", bool)[rows]
+    frameworks = _objects([sorted(m) or None for m in mappings])
+    out = _canonical({
+        "id": fid, "resource_id": uid, "resource_arn": arn,
+        "severity": _objects(list(_SEVERITY_WORDS))[severity],
+        "title": np.where(title != "", title, fid),
+        "description": _none_if_empty(col["DESCRIPTION"].text()[rows]),
+        "evidence": _none_if_empty(col["STATUS_EXTENDED"].text()[rows]),
+        "remediation": _none_if_empty(col["REMEDIATION_RECOMMENDATION_TEXT"].text()[rows]),
+        "source_tool": np.full(len(rows), "prowler", dtype=object),
+        "source_finding_id": np.where(check != "", check, fid),
+        "compliance_frameworks": [list(f) if f else None for f in
+                                  frameworks[col["COMPLIANCE"].codes[rows]].tolist()],
+        "cvss_score": np.full(len(rows), np.nan), "detected_at": detected_at,
+        "is_suppressed": muted,
+        "suppression_reason": np.where(muted, "muted in Prowler", None)})
+    out["risk_score"] = risk_scores(out["severity"], out["cvss_score"])
+    return out
+
+
+def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, file: str
+           ) -> pd.DataFrame:
+    """``finding_exposure.exposure_edges`` of the findings (failing kept ``rows``): each
+    distinct (check, title, categories, IPv6-only detail) is read once."""
+    if not len(rows):
+        return empty_frame("edges")
+    cat_col, check_col, title_col = col["CATEGORIES"], col["CHECK_ID"], col["CHECK_TITLE"]
+    categories = [[c.strip() for c in s.split(",") if c.strip()] if s else []
+                  for s in cat_col.values.tolist()]
+    ipv6_only = col["STATUS_EXTENDED"].mapped(
+        lambda d: "::/0" in d and "0.0.0.0/0" not in d, bool)[rows]
+    ids, checks = findings["id"].to_numpy(), findings["source_finding_id"].to_numpy()
+    titles = findings["title"].to_numpy()
+    # a row without its own check id or title reads its finding id there: keyed by row
+    own = (check_col.filled()[check_col.codes[rows]] & title_col.filled()[title_col.codes[rows]])
+    key = np.stack([check_col.codes[rows], title_col.codes[rows], cat_col.codes[rows],
+                    ipv6_only.astype(np.intp), np.where(own, -1, np.arange(len(rows)))], axis=1)
+    combos, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    exposures = _objects([exposure_of_check(checks[i], titles[i], categories[combo[2]],
+                                            "::/0" if combo[3] else None)
+                          for i, combo in zip(first.tolist(), combos.tolist(), strict=True)])
+    per_row = exposures[inverse.reshape(-1)]
+    hit = np.flatnonzero(per_row != None)  # noqa: E711
+    if not len(hit):
+        return empty_frame("edges")
+    fids, exps, hit_checks = ids[hit].tolist(), per_row[hit].tolist(), checks[hit].tolist()
+    described = {id(e): e.describe() for e in exposures.tolist() if e is not None}
+    edges = pd.DataFrame({
+        "id": [f"derived:{f}" for f in fids], "source_id": "internet",
+        "target_id": findings["resource_id"].to_numpy()[hit],
+        "edge_type": "INTERNET_EXPOSED", "relationship": DERIVED_RELATIONSHIP,
+        "properties": [{"derived_from_finding": f, "check_id": c, "exposure": e.kind,
+                        "basis": e.basis} for f, c, e in zip(fids, hit_checks, exps, strict=True)],
+        "description": [f"Derived from finding {f}: {described[id(e)]}."
+                        for f, e in zip(fids, exps, strict=True)],
+        "ports": [list(e.ports) or None for e in exps],
+        "port_range": ["0-65535" if e.all_ports else None for e in exps],
+        "protocol": [e.protocol for e in exps], "cidr": [e.source for e in exps],
+        "direction": "ingress"})
+    return normalize_edges(edges, source=file)
+
+
+def _controls(mappings: list[dict[str, list[str]]], codes: np.ndarray, status: np.ndarray,
+              fail_codes: np.ndarray, finding_ids: np.ndarray) -> pd.DataFrame:
+    """Control results as ``dataset_of_rows`` builds them: ``codes`` (into ``mappings``) and
+    ``status`` per kept row, ``fail_codes`` per finding. Controls in order of first mention;
+    FAIL when a failing row maps to one, else MANUAL, else PASS; findings in row order."""
+    if not len(codes):
+        return empty_frame("compliance")
+    present, first = np.unique(codes, return_index=True)
+    statuses = np.zeros((len(mappings), 3), dtype=bool)
+    statuses[codes, status] = True
+    by_code = np.argsort(fail_codes, kind="stable")
+    bounds = np.searchsorted(fail_codes[by_code], np.arange(len(mappings) + 1))
+    mentions: dict[tuple[str, str], dict[int, int]] = {}  # control → {code: times named}
+    for code in present[np.argsort(first)].tolist():
+        for fw, controls in mappings[code].items():
+            for control in controls:
+                named = mentions.setdefault((fw, control), {})
+                named[code] = named.get(code, 0) + 1
+    frameworks, control_ids, results, failing = [], [], [], []
+    for (fw, control), named in mentions.items():
+        seen = statuses[list(named)].any(axis=0)
+        results.append("FAIL" if seen[_FAIL] else "MANUAL" if seen[_MANUAL] else "PASS")
+        parts = [np.repeat(by_code[bounds[c]:bounds[c + 1]], k) for c, k in named.items()]
+        rows = parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts), kind="stable")
+        failing.append(finding_ids[rows].tolist() or None)
+        frameworks.append(fw)
+        control_ids.append(control)
+    return _canonical({"framework": frameworks, "control_id": control_ids,
+                       "control_title": list(control_ids), "status": results,
+                       "finding_ids": failing})
+
+
+def _canonical(columns: dict[str, Any]) -> pd.DataFrame:
+    """A frame of these columns; text and object columns stay ``object`` (as the
+    normalisers leave them), bool and float columns keep their dtype."""
+    out = {}
+    for key, values in columns.items():
+        if isinstance(values, np.ndarray) and values.dtype != object:
+            out[key] = pd.Series(values)
+        else:
+            objects = np.empty(len(values), dtype=object)
+            objects[:] = values
+            out[key] = pd.Series(objects, dtype=object)
+    return pd.DataFrame(out)
