@@ -26,13 +26,17 @@ __all__ = ["DIRECTIVE", "INJECTION_TRIGGERS", "RULE_ORDER", "TRIGGER_RULES", "Ru
 # Each rule has literals one of which every match holds (lower case; a leading space also
 # stands for a line break, tab or the start of the text): a rule runs only where one is.
 # Character classes exclude NUL: many strings are searched at once, joined with NUL.
-_AI = (r"(?:ai|a\.i\.|llms?|(?:large\s+)?language\s+models?|models?|assistants?|chatbots?|"
-       r"agents?|copilots?|gpt|chatgpt|claude|gemini|cursor|windsurf|cody|mistral|llama|grok|"
-       r"deepseek|bots?)"
-       # ... not the people or things named after one: "the AI model team", "model registry"
-       r"(?!(?:[^\S\x00]+(?:ai|ml|models?|llms?|assistants?|chatbots?|platform|research|"
-       r"language))*[^\S\x00]+(?:team|owners?|developers?|engineers?|group|squad|users?|admins?|"
-       r"registry|service|endpoint|pipeline|training|card|framework)\b)")
+_AI_NAMES = (r"ai|a\.i\.|llms?|(?:large\s+)?language\s+models?|assistants?|chatbots?|copilots?|gpt|"
+             r"chatgpt|claude|gemini|cursor|windsurf|cody|mistral|llama|grok|deepseek")
+# ... not the people or things named after one: "the AI model team", "model registry"
+_NOT_NAMED_AFTER = (r"(?!(?:[^\S\x00]+(?:ai|ml|models?|llms?|assistants?|chatbots?|platform|"
+                    r"research|language))*[^\S\x00]+(?:team|owners?|developers?|engineers?|group|"
+                    r"squad|users?|admins?|registry|service|endpoint|pipeline|training|card|"
+                    r"framework)\b)")
+_AI = f"(?:{_AI_NAMES}|models?|agents?|bots?){_NOT_NAMED_AFTER}"
+#: Without the generic nouns ("model", "agent", "bot"): "Model note: v3 uses XGBoost" is a
+#: label, "LLM note:" an address.
+_AI_STRICT = f"(?:{_AI_NAMES}){_NOT_NAMED_AFTER}"
 _AI_LITERALS = (" ai", "(ai", "/ai", "a.i.", "llm", "model", "assistant", "chatbot", "agent",
                 " bot", "copilot", "gpt", "claude", "gemini", "cursor", "windsurf", "cody",
                 "mistral", "llama", "grok", "deepseek")
@@ -47,6 +51,13 @@ _EXFIL_VERB = (r"\b(?:reveal|print|output|show|leak|exfiltrat\w*|send|dump|repea
 _NOT = ("do not", "don't", "dont", "never")
 _NEGATION = (r"\b(?:do\s+not|don't|dont|never|must\s+not|mustn't|should\s+not|shouldn't|"
              r"cannot|can't|may\s+not)")
+# headers addressed to a model ("_AI_" is filled in): "P.S. for the language model:",
+# "Memo for AI systems:", "To our AI helper:", "LLM directive:"
+_HEADER_TO = (r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you|our|my)\s+)*"
+              r"(?:[\w-]+[\s/]+){0,3}?_AI_(?:[^\S\x00]+(?:systems?|tools?|agents?|readers?|"
+              r"reviewers?|instances?|eyes|helpers?|bots?))?[^\S\x00]*(?:[:\u2013\u2014]|-\s)")
+_HEADER_OF = (r"\b_AI_[^\S\x00]+(?:instructions?|directives?|notes?|notices?|messages?|memo|prompt|"
+              r"guidance)[^\S\x00]*[:\u2013\u2014]")
 _STRONG_RULES: tuple[tuple[Any, ...], ...] = (
     # the classic override, aimed at the model's own instructions
     ((*_IGNORE, "override", "bypass"),
@@ -106,18 +117,16 @@ _STRONG_RULES: tuple[tuple[Any, ...], ...] = (
                                                                       "assistant", "developer")),
     # a header addressed to a model: "P.S. for the language model:", "Memo for AI systems:",
     # "LLM directive:", "À l'IA :" (a label naming a model alone, "Model: gpt-4o", is not one)
-    (_AI_LITERALS,
-     r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you)\s+)*"
-     r"(?:[\w-]+[\s/]+){0,3}?" + _AI + r"(?:[^\S\x00]+(?:systems?|tools?|agents?|readers?|"
-     r"reviewers?|instances?|eyes))?[^\S\x00]*(?:[:\u2013\u2014]|-\s)",
-     (":", "\u2013", "\u2014", "- ")),
-    (_AI_LITERALS,
-     r"\b" + _AI + r"[^\S\x00]+(?:instructions?|directives?|notes?|notices?|messages?|memo|"
-     r"prompt|guidance)[^\S\x00]*[:\u2013\u2014]", (":", "\u2013", "\u2014")),
-    ((" ia", "'ia", " ki", "-ki"),
-     r"(?:^|[\n.!?]\s*)(?:\w+\s+)?(?:a|pour|para|per|an|fur|aux|alle)\s+(?:l['’]|la\s+|el\s+|die\s+|das\s+|"
-     r"den\s+|los\s+|las\s+)?(?:ia|ki|modell?[eio]?s?|asistentes?|assistente?n?|sprachmodell\w*)"
-     r"[^\S\x00]*:", (":",)),
+    (_AI_LITERALS, _HEADER_TO.replace("_AI_", _AI_STRICT), (":", "\u2013", "\u2014", "- ")),
+    (_AI_LITERALS, _HEADER_OF.replace("_AI_", _AI_STRICT), (":", "\u2013", "\u2014")),
+    ((" ia", "'ia", " ki", "-ki", "assistent", "asistente", "model"),
+     r"(?:^|[\n.!?]\s*)(?:\w+\s+)?(?:a|al|au|aux|a\s+la|pour|para|per|an|fur|alle)\s+(?:l['’]|la\s+|"
+     r"el\s+|die\s+|das\s+|den\s+|los\s+|las\s+)?(?:(?:ia|ki)(?:-\w+)?|modell?[eio]?s?|"
+     r"asistentes?|assistente?n?|sprachmodell\w*)(?:\s+de\s+(?:ia|ki))?[^\S\x00]*:", (":",)),
+    (("supersed", "override", "replace", "precedence"),
+     r"\b(?:supersedes?|overrides?|replaces?|takes?\s+precedence\s+over)\s+(?:your|all|any|the)\s+"
+     r"(?:(?:earlier|previous|prior|other|original|system)\s+)?(?:guidance|instructions?|rules|"
+     r"prompts?|system\s+prompt|directives?)\b"),
     # greeting a model: "Dear Gemini,", "Hello model!", "Psst, Claude:"
     (_AI_LITERALS,
      r"\b(?:dear|hello|hi|hey|psst|greetings)(?:[^\S\x00]+there)?[^\S\x00]*,?[^\S\x00]+(?:ai\s+)?"
@@ -219,6 +228,12 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      r"\b(?:to|for)\s+(?:the|any|all|every)\s+(?:ai\s+)?" + _AI + r"\s+(?:(?:instance|session|"
      r"agent|bot)s?\s+)?(?:reading|summari[sz]ing|processing|reviewing|analy[sz]ing|that|who|"
      r"which)\b", (" to ", " for ")),
+    # headers naming a generic model noun ("Notes for the model:") need a directive too
+    (_AI_LITERALS, _HEADER_TO.replace("_AI_", _AI), (":", "\u2013", "\u2014", "- ")),
+    (_AI_LITERALS, _HEADER_OF.replace("_AI_", _AI), (":", "\u2013", "\u2014")),
+    (_AI_LITERALS,
+     r"\bif\s+(?:an?\s+|the\s+)?(?:ai\s+)?" + _AI + r"\s+(?:is|are)\s+(?:generating|writing|"
+     r"summari[sz]ing|reading|answering|producing|preparing|reviewing)\b", ("if ",)),
     # a prepositional address closed by a comma: "To the assistant, ..."
     (_AI_LITERALS,
      r"\b(?:to|for)\s+(?:(?:any|all|every|the|each|an?|whichever|whatever|you)\s+)*"
@@ -236,7 +251,8 @@ _ADDRESSEE_RULES: tuple[tuple[Any, ...], ...] = (
      r"write|review|analy[sz]e|produce|generate|draft|prepare)\b", ("when you",)),
     # a vocative after an opener or punctuation: "Reminder, LLM: ...", "Hi Claude, ..."
     (_AI_LITERALS,
-     r"(?:^|[\n.!?;,:(\[\u2013\u2014-][^\S\x00]*|\b(?:hey|hi|hello|dear|ok|okay|reminder|note|psst|"
+     r"(?:^(?:\w+[^\S\x00]+)?|[\n.!?;,:(\[\u2013\u2014-][^\S\x00]*|\b(?:hey|hi|hello|dear|ok|okay|"
+     r"reminder|note|psst|"
      r"attention|yo)[^\S\x00]*,?[^\S\x00]*)(?:ai\s+)?" + _AI + r"[^\S\x00]*(?:[:,!>\u2013\u2014]|"
      r"-\s)", (":", ",", "!", ">", "- ", "\u2013", "\u2014")),
     ((" ia", " ki", "\x00ia", "\x00ki"), r"(?:^|[\n.!?;]\s*)(?:ia|ki)\s*[:,]", (":", ",")),
