@@ -1,7 +1,8 @@
 """Prowler's default CSV (``-M csv``, Prowler 4/5; semicolon-separated, one row per check
 result). pandas parses it; each row is validated like its JSON-OCSF record (``prowler._record``:
 same fields, skips and notes) and built by the same ``prowler.dataset_of_rows``, so both load
-alike. COMPLIANCE is ``FRAMEWORK: control, control | FRAMEWORK: ...``; tags ``k=v | k=v``.
+alike (cell grammar: ``prowler_csv_cells``). ``read_prowler_csv`` takes the column-wise path
+(``prowler_csv_columns``, same output) whenever pandas parses the file.
 """
 
 from __future__ import annotations
@@ -19,44 +20,20 @@ from ..errors import DatasetLoadError
 from .jsonio import MAX_FILE_BYTES, first_line, read_text
 from .load_report import LoadReport
 from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES, dataset_of_rows
+from .prowler_csv_cells import READ_COLUMNS, READ_SET, categories_of, compliance_of, tags_of
+from .prowler_csv_columns import read_columns
 
 __all__ = ["looks_like_prowler_csv", "read_prowler_csv", "read_prowler_csv_by_row",
            "REQUIRED_COLUMNS"]
 
 #: Columns without which a CSV is not Prowler's (the others are read when present).
 REQUIRED_COLUMNS = ("FINDING_UID", "CHECK_ID", "STATUS", "RESOURCE_UID")
-#: The columns this reader uses, in the order ``_check_results`` unpacks them.
-_READ_COLUMNS = (
-    "PROVIDER", "ACCOUNT_UID", "ACCOUNT_NAME", "REGION", "RESOURCE_UID", "RESOURCE_NAME",
-    "RESOURCE_TYPE", "RESOURCE_TAGS", "SERVICE_NAME", "FINDING_UID", "STATUS", "SEVERITY",
-    "CHECK_TITLE", "DESCRIPTION", "STATUS_EXTENDED", "REMEDIATION_RECOMMENDATION_TEXT",
-    "CHECK_ID", "TIMESTAMP", "MUTED", "COMPLIANCE", "CATEGORIES")
-_READ_SET = frozenset(_READ_COLUMNS)
 
 
 def looks_like_prowler_csv(header_line: str) -> bool:
     """Whether a CSV's first line is Prowler's default header."""
     names = {c.strip().strip('"').upper() for c in header_line.split(";")}
     return all(c in names for c in REQUIRED_COLUMNS)
-
-
-def _pairs(text: str, sep: str) -> list[tuple[str, str]]:
-    out = []
-    for item in text.split("|"):
-        key, found, value = item.partition(sep)
-        if found and key.strip():
-            out.append((key.strip(), value.strip()))
-    return out
-
-
-def _compliance(text: str) -> dict[str, list[str]]:
-    return {fw: [c.strip() for c in controls.split(",") if c.strip()]
-            for fw, controls in _pairs(text, ":")}
-
-
-def _tags(text: str) -> list[dict[str, str]]:
-    sep = "=" if "=" in text else ":"
-    return [{"Key": k, "Value": v} for k, v in _pairs(text, sep)]
 
 
 def _columns(path: Path) -> tuple[dict[str, list[str]], int]:
@@ -69,10 +46,10 @@ def _columns(path: Path) -> tuple[dict[str, list[str]], int]:
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
             frame = pd.read_csv(path, sep=";", dtype=object, keep_default_na=False,
                                 na_filter=False, encoding="utf-8-sig", index_col=False,
-                                usecols=lambda c: str(c).strip().upper() in _READ_SET)
+                                usecols=lambda c: str(c).strip().upper() in READ_SET)
         names = {str(k).strip().upper(): k for k in frame.columns}  # the last one wins
         return ({c: [v.strip() if isinstance(v, str) else "" for v in frame[names[c]].tolist()]
-                 for c in _READ_COLUMNS if c in names}, len(frame))
+                 for c in READ_COLUMNS if c in names}, len(frame))
     except (pd.errors.ParserError, ValueError, csv.Error):
         pass
     text = read_text(path)
@@ -84,7 +61,7 @@ def _columns(path: Path) -> tuple[dict[str, list[str]], int]:
     header = next(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=";"), [])
     names = {str(k).strip().upper(): k for k in reversed(header)}
     return ({c: [v.strip() if isinstance(v := row.get(names[c]), str) else "" for row in rows]
-             for c in _READ_COLUMNS if c in names}, len(rows))
+             for c in READ_COLUMNS if c in names}, len(rows))
 
 
 def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
@@ -92,13 +69,13 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
     """The validated check result of each row (what ``prowler._record`` returns for the
     row's OCSF record); bad rows are skipped and reported as that reader would."""
     blank = [""] * n
-    compliance_of: dict[str, dict[str, list[str]]] = {}  # a check's mapping repeats per row
-    tags_of: dict[str, list[dict[str, str]]] = {}  # and tag sets repeat across resources
+    mappings: dict[str, dict[str, list[str]]] = {}  # a check's mapping repeats per row
+    tag_sets: dict[str, list[dict[str, str]]] = {}  # and tag sets repeat across resources
     out = []
     for (i, provider_word, account_uid, account_name, region, uid, res_name, res_type, tags,
          service, fid, status_word, severity_word, title, desc, evidence, remediation, check,
          time_dt, muted, compliance, categories) in zip(
-            range(n), *(cols.get(c, blank) for c in _READ_COLUMNS), strict=True):
+            range(n), *(cols.get(c, blank) for c in READ_COLUMNS), strict=True):
         resource = uid or res_name
         if not resource:
             report.skip(i, "resources", "missing or empty: the finding names no resource")
@@ -117,12 +94,12 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
             severity = "UNKNOWN"
         provider = _PROVIDERS.get(provider_word.lower(), "OTHER")
         acct_id = account_uid or (account_name if provider == "KUBERNETES" else "") or None
-        reqs = compliance_of.get(compliance)
+        reqs = mappings.get(compliance)
         if reqs is None:
-            reqs = compliance_of[compliance] = _compliance(compliance)
-        labels = tags_of.get(tags)
+            reqs = mappings[compliance] = compliance_of(compliance)
+        labels = tag_sets.get(tags)
         if labels is None:
-            labels = tags_of[tags] = _tags(tags)
+            labels = tag_sets[tags] = tags_of(tags)
         out.append({
             "index": i, "provider": provider, "account_id": acct_id,
             "account_name": account_name or acct_id, "cloud_region": region or None,
@@ -132,8 +109,7 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
             "title": title or None, "desc": desc or None, "evidence": evidence or None,
             "remediation": remediation or None, "check": check or None,
             "detected_at": time_dt or None, "muted": muted.lower() == "true", "reqs": reqs,
-            "categories": [c.strip() for c in categories.split(",") if c.strip()]
-            if categories else [],
+            "categories": categories_of(categories),
             "tool": "prowler", "muted_reason": "muted in Prowler",
         })
     return out
@@ -143,8 +119,6 @@ def read_prowler_csv(path: Path, *, name: str = "dataset", strict: bool = False)
     """Load Prowler CSV output as a dataset, like its JSON-OCSF twin (see ``read_prowler``):
     column-wise (``prowler_csv_columns``) when pandas parses the file, else row by row."""
     _check_header(path)
-    from .prowler_csv_columns import read_columns
-
     ds = read_columns(path, name=name, strict=strict)
     return ds if ds is not None else _by_row(path, name=name, strict=strict)
 

@@ -20,16 +20,21 @@ import pyarrow.compute as pc
 
 from ..dataset import Dataset
 from ..finding_exposure import DERIVED_RELATIONSHIP, exposure_of_check
-from ..frames import empty_frame, normalize_edges, risk_scores
+from ..frames import empty_frame, risk_scores
 from .load_report import LoadReport
 from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES
-from .prowler_csv import _READ_COLUMNS, _READ_SET, _compliance, _tags
+from .prowler_csv_cells import READ_COLUMNS, READ_SET, categories_of, compliance_of, tags_of
 from .resource_types import asset_type_of
 
 __all__ = ["read_columns"]
 
 #: Cells as Arrow text: the C parser's fast string path (``dtype=str`` boxes every cell).
 _TEXT = pd.ArrowDtype(pa.large_string())
+#: Every character ``str.strip`` removes (all lie below U+3001): a cell that starts or ends
+#: with one is stripped in Python, so the column-wise cells equal the row path's.
+PYTHON_SPACES = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
+_CLASS = "".join(f"\\x{{{ord(c):x}}}" for c in PYTHON_SPACES)
+_PADDED = f"^[{_CLASS}]|[{_CLASS}]$"
 _PROVIDER_WORDS = ("AWS", "AZURE", "GCP", "KUBERNETES", "OTHER")
 _STATUS_WORDS = ("PASS", "FAIL", "MANUAL")
 _PASS, _FAIL, _MANUAL = 0, 1, 2
@@ -50,29 +55,27 @@ class _Column:
 
     @classmethod
     def of(cls, series: pd.Series | None, n: int) -> _Column:
-        if series is None:
+        if series is None or not n:
             return cls(np.zeros(n, dtype=np.intp), _objects([""]))
         cells = series.array.__arrow_array__()  # Arrow text: encode without boxing each cell
-        encoded = pc.dictionary_encode(cells.combine_chunks() if isinstance(
-            cells, pa.ChunkedArray) else cells)
-        raw = encoded.dictionary.to_numpy(zero_copy_only=False)
-        cells_of = raw.tolist()
-        stripped = [v.strip() for v in cells_of]
-        if stripped != cells_of:  # padded cells: strip, then merge the ones now equal
+        encoded = pc.dictionary_encode(cells)  # (chunks share one dictionary)
+        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        dictionary = chunks[0].dictionary
+        indices = pa.chunked_array([c.indices for c in chunks])
+        raw = dictionary.to_numpy(zero_copy_only=False)
+        if pc.any(pc.match_substring_regex(dictionary, _PADDED)).as_py():
+            stripped = [v.strip() for v in raw.tolist()]  # then merge cells now equal
             stripped.append("")
             remap, values = pd.factorize(_objects(stripped))
-            codes = pc.fill_null(encoded.indices, len(stripped) - 1).to_numpy(
-                zero_copy_only=False).astype(np.intp)
+            codes = pc.fill_null(indices, len(stripped) - 1).to_numpy().astype(np.intp)
             return cls(remap[codes], _objects([str(v) for v in values]))
-        try:
-            blank = cells_of.index("")
-        except ValueError:
-            blank = len(cells_of)
-            raw = _objects([*cells_of, ""])
-        indices = encoded.indices
+        blank = pc.index(dictionary, "").as_py()
+        if blank < 0:
+            blank = len(raw)
+            raw = _objects([*raw.tolist(), ""])
         if indices.null_count:  # cells of a short row
             indices = pc.fill_null(indices, blank)
-        return cls(indices.to_numpy(zero_copy_only=False).astype(np.intp), raw)
+        return cls(indices.to_numpy().astype(np.intp), raw)
 
     def filled(self) -> np.ndarray:
         """Per value: whether it is non-empty."""
@@ -99,7 +102,7 @@ def _frame(path: Path) -> pd.DataFrame | None:
             warnings.simplefilter("ignore", pd.errors.ParserWarning)
             return pd.read_csv(path, sep=";", dtype=_TEXT, keep_default_na=False,
                                na_filter=False, encoding="utf-8-sig", index_col=False,
-                               usecols=lambda c: str(c).strip().upper() in _READ_SET)
+                               usecols=lambda c: str(c).strip().upper() in READ_SET)
     except (pd.errors.ParserError, ValueError, csv.Error):
         return None
 
@@ -189,26 +192,33 @@ def read_columns(path: Path, *, name: str = "dataset", strict: bool = False
         return None
     n = len(frame)
     names = {str(k).strip().upper(): k for k in frame.columns}  # the last one wins
-    col = {c: _Column.of(frame[names[c]] if c in names else None, n) for c in _READ_COLUMNS}
+    col = {c: _Column.of(frame[names[c]] if c in names else None, n) for c in READ_COLUMNS}
     del frame
     report = LoadReport(path.name, strict=strict, records=n)
     valid, status, severity = _validated(col, n, report)
     provider = col["PROVIDER"].mapped(
         lambda w: _PROVIDER_WORDS.index(_PROVIDERS.get(w.lower(), "OTHER")), np.intp)
-    auid, aname = col["ACCOUNT_UID"].text(), col["ACCOUNT_NAME"].text()
+    # the account: ACCOUNT_UID, else (Kubernetes) ACCOUNT_NAME, else none; as codes into
+    # both columns' values, so its asset key is built once per account
+    auid, aname = col["ACCOUNT_UID"], col["ACCOUNT_NAME"]
+    accounts = _objects([*auid.values.tolist(), *aname.values.tolist(), None])
     k8s = provider == _PROVIDER_WORDS.index("KUBERNETES")
-    acct = np.where(auid != "", auid, np.where(k8s & (aname != ""), aname, None))
+    acct_code = np.where(auid.filled()[auid.codes], auid.codes, np.where(
+        k8s & aname.filled()[aname.codes], len(auid.values) + aname.codes, len(accounts) - 1))
+    acct = accounts[acct_code]
+    keys = _objects([None if a is None else "account:" + a for a in accounts.tolist()])
     times = _none_if_empty(col["TIMESTAMP"].text())
     rows = _merged(valid, col["FINDING_UID"].codes, times, acct, report)
     ds = _dataset(col, rows, status[rows], severity[rows], provider[rows], acct[rows],
-                  times[rows], report, file=path.name, name=name)
+                  keys[acct_code[rows]], times[rows], report, file=path.name, name=name)
     ds.load_report = report.to_dict()
     return ds
 
 
 def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
-             severity: np.ndarray, provider: np.ndarray, acct: np.ndarray, times: np.ndarray,
-             report: LoadReport, *, file: str, name: str) -> Dataset:
+             severity: np.ndarray, provider: np.ndarray, acct: np.ndarray,
+             acct_key: np.ndarray, times: np.ndarray, report: LoadReport, *, file: str,
+             name: str) -> Dataset:
     """The frames of the kept ``rows`` (row numbers, ascending; the other arrays are per
     kept row), as ``dataset_of_rows`` builds them."""
     uid_text, res_name = col["RESOURCE_UID"].text()[rows], col["RESOURCE_NAME"].text()[rows]
@@ -218,9 +228,9 @@ def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
     report.passed += int((status == _PASS).sum())
     report.manual += int((status == _MANUAL).sum())
     fail = np.flatnonzero(status == _FAIL)
-    assets = _assets(col, rows, uid, arn, res_name, provider, acct)
+    assets = _assets(col, rows, uid, arn, res_name, provider, acct, acct_key)
     comp = col["COMPLIANCE"]
-    mappings = [_compliance(s) for s in comp.values.tolist()]
+    mappings = [compliance_of(s) for s in comp.values.tolist()]
     findings = _findings(col, rows[fail], uid[fail], arn[fail], severity[fail], times[fail],
                          mappings)
     edges = _edges(col, rows[fail], findings, file)
@@ -238,12 +248,12 @@ def _per_pair(a: np.ndarray, b: np.ndarray, size_b: int, fn: Any) -> np.ndarray:
 
 
 def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.ndarray,
-            res_name: np.ndarray, provider: np.ndarray, acct: np.ndarray) -> pd.DataFrame:
+            res_name: np.ndarray, provider: np.ndarray, acct: np.ndarray, acct_key: np.ndarray
+            ) -> pd.DataFrame:
     """Each row's account (first) then resource, the first of each id kept, in row order."""
     m = len(rows)
     if not m:
         return empty_frame("assets")
-    acct_key = _objects([None if a is None else "account:" + a for a in acct.tolist()])
     keys = np.empty(2 * m, dtype=object)
     keys[0::2], keys[1::2] = acct_key, uid
     first = np.flatnonzero(~pd.Series(keys).duplicated().to_numpy() & (keys != None))  # noqa: E711
@@ -276,7 +286,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     asset_arn = np.full(count, None, dtype=object)
     asset_arn[res] = arn[r]
 
-    tag_sets = _objects([{str(t["Key"]): str(t["Value"]) for t in _tags(s)}
+    tag_sets = _objects([{str(t["Key"]): str(t["Value"]) for t in tags_of(s)}
                          for s in tag_col.values.tolist()])
     tags = np.full(count, None, dtype=object)
     tags[res] = [dict(t) if t else None for t in tag_sets[tag_col.codes[rows[r]]].tolist()]
@@ -333,8 +343,7 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
     if not len(rows):
         return empty_frame("edges")
     cat_col, check_col, title_col = col["CATEGORIES"], col["CHECK_ID"], col["CHECK_TITLE"]
-    categories = [[c.strip() for c in s.split(",") if c.strip()] if s else []
-                  for s in cat_col.values.tolist()]
+    categories = [categories_of(s) for s in cat_col.values.tolist()]
     ipv6_only = col["STATUS_EXTENDED"].mapped(
         lambda d: "::/0" in d and "0.0.0.0/0" not in d, bool)[rows]
     ids, checks = findings["id"].to_numpy(), findings["source_finding_id"].to_numpy()
@@ -353,19 +362,23 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
         return empty_frame("edges")
     fids, exps, hit_checks = ids[hit].tolist(), per_row[hit].tolist(), checks[hit].tolist()
     described = {id(e): e.describe() for e in exposures.tolist() if e is not None}
-    edges = pd.DataFrame({
-        "id": [f"derived:{f}" for f in fids], "source_id": "internet",
+    count = len(hit)
+    protocol = pd.Series(_objects([e.protocol for e in exps]), dtype=object)
+    return _canonical({  # (what normalize_edges leaves, without re-reading every cell)
+        "id": [f"derived:{f}" for f in fids], "source_id": np.full(count, "internet", object),
         "target_id": findings["resource_id"].to_numpy()[hit],
-        "edge_type": "INTERNET_EXPOSED", "relationship": DERIVED_RELATIONSHIP,
+        "edge_type": np.full(count, "INTERNET_EXPOSED", object),
+        "relationship": np.full(count, DERIVED_RELATIONSHIP, object),
         "properties": [{"derived_from_finding": f, "check_id": c, "exposure": e.kind,
                         "basis": e.basis} for f, c, e in zip(fids, hit_checks, exps, strict=True)],
         "description": [f"Derived from finding {f}: {described[id(e)]}."
                         for f, e in zip(fids, exps, strict=True)],
         "ports": [list(e.ports) or None for e in exps],
         "port_range": ["0-65535" if e.all_ports else None for e in exps],
-        "protocol": [e.protocol for e in exps], "cidr": [e.source for e in exps],
-        "direction": "ingress"})
-    return normalize_edges(edges, source=file)
+        "protocol": protocol.map(lambda p: p.lower() if isinstance(p, str) else p),
+        "cidr": [e.source for e in exps],
+        "direction": pd.Series(np.full(count, "ingress", object), dtype=object).map(
+            lambda d: d.lower() if isinstance(d, str) else d)})
 
 
 def _controls(mappings: list[dict[str, list[str]]], codes: np.ndarray, status: np.ndarray,
@@ -405,7 +418,9 @@ def _canonical(columns: dict[str, Any]) -> pd.DataFrame:
     normalisers leave them), bool and float columns keep their dtype."""
     out = {}
     for key, values in columns.items():
-        if isinstance(values, np.ndarray) and values.dtype != object:
+        if isinstance(values, pd.Series):
+            out[key] = values.reset_index(drop=True)
+        elif isinstance(values, np.ndarray) and values.dtype != object:
             out[key] = pd.Series(values)
         else:
             objects = np.empty(len(values), dtype=object)
