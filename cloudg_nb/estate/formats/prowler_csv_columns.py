@@ -33,8 +33,7 @@ _TEXT = pd.ArrowDtype(pa.large_string())
 #: Every character ``str.strip`` removes (all lie below U+3001): a cell that starts or ends
 #: with one is stripped in Python, so the column-wise cells equal the row path's.
 PYTHON_SPACES = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
-_CLASS = "".join(f"\\x{{{ord(c):x}}}" for c in PYTHON_SPACES)
-_PADDED = f"^[{_CLASS}]|[{_CLASS}]$"
+_SPACES = pa.array(list(PYTHON_SPACES), pa.large_string())
 _PROVIDER_WORDS = ("AWS", "AZURE", "GCP", "KUBERNETES", "OTHER")
 _STATUS_WORDS = ("PASS", "FAIL", "MANUAL")
 _PASS, _FAIL, _MANUAL = 0, 1, 2
@@ -63,7 +62,7 @@ class _Column:
         dictionary = chunks[0].dictionary
         indices = pa.chunked_array([c.indices for c in chunks])
         raw = dictionary.to_numpy(zero_copy_only=False)
-        if pc.any(pc.match_substring_regex(dictionary, _PADDED)).as_py():
+        if _padded(dictionary):
             stripped = [v.strip() for v in raw.tolist()]  # then merge cells now equal
             stripped.append("")
             remap, values = pd.factorize(_objects(stripped))
@@ -92,6 +91,13 @@ class _Column:
         out = np.empty(len(self.values), dtype=dtype)
         out[:] = [fn(v) for v in self.values.tolist()]
         return out[self.codes]
+
+
+def _padded(texts: pa.Array) -> bool:
+    """Whether any of ``texts`` starts or ends with a character ``str.strip`` removes."""
+    ends = pc.or_(pc.is_in(pc.utf8_slice_codeunits(texts, 0, 1), value_set=_SPACES),
+                  pc.is_in(pc.utf8_slice_codeunits(texts, -1), value_set=_SPACES))
+    return bool(pc.any(ends).as_py())
 
 
 def _frame(path: Path) -> pd.DataFrame | None:

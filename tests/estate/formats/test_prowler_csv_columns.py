@@ -14,7 +14,7 @@ from test_prowler_csv import _BAD_ROWS, COLUMNS, ROWS, SG, _csv, _row
 
 from cloudg_nb.estate import DatasetLoadError
 from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv, read_prowler_csv_by_row
-from cloudg_nb.estate.formats.prowler_csv_columns import read_columns
+from cloudg_nb.estate.formats.prowler_csv_columns import PYTHON_SPACES, read_columns
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "loaders.py"
@@ -159,3 +159,8 @@ def test_bytes_that_are_not_utf8_are_refused_alike(tmp_path: Path) -> None:
     with pytest.raises(DatasetLoadError) as by_column:
         read_prowler_csv(path)
     assert by_column.value.problem == by_row.value.problem
+
+
+def test_the_padding_check_knows_every_character_python_strips() -> None:
+    every = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
+    assert every == PYTHON_SPACES
