@@ -221,6 +221,12 @@ def _child(reader: str, path: str) -> None:
     start = time.perf_counter()
     if reader == "load_path":
         rows = len(load_path(Path(path)).findings)
+    elif reader == "csv row by row":  # the CSV reader before its column-wise path
+        from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv_by_row
+
+        ds = read_prowler_csv_by_row(Path(path))
+        ds.index  # noqa: B018  (load_path builds it too)
+        rows = len(ds.findings)
     elif reader == "pandas.read_json":
         rows = len(pd.read_json(path))
     else:
@@ -246,12 +252,13 @@ def _measure(reader: str, path: Path, rounds: int) -> dict[str, Any]:
 def run(mb: float, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="cloudg-bench-loaders-") as tmp:
         ocsf_path, csv_path, n_json, n_csv = generate(Path(tmp), mb)
-        files = [("Prowler OCSF", ocsf_path, n_json, "pandas.read_json"),
-                 ("Prowler CSV", csv_path, n_csv, "pandas.read_csv")]
+        files = [("Prowler OCSF", ocsf_path, n_json, "load_path", "pandas.read_json"),
+                 ("Prowler CSV", csv_path, n_csv, "load_path", "pandas.read_csv"),
+                 ("CSV by row", csv_path, n_csv, "csv row by row", "pandas.read_csv")]
         rows = []
-        for label, path, records, peer in files:
+        for label, path, records, reader, peer in files:
             path.read_bytes()  # warm the page cache so neither side pays the first disk read
-            ours, theirs = _measure("load_path", path, rounds), _measure(peer, path, rounds)
+            ours, theirs = _measure(reader, path, rounds), _measure(peer, path, rounds)
             ratio = ours["seconds"] / theirs["seconds"] if theirs["seconds"] else float("inf")
             rows.append({"file": label, "mb": round(path.stat().st_size / 1e6, 1),
                          "records": records, "findings": ours["rows"], "ours": ours,
