@@ -248,9 +248,20 @@ def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
 
 def _per_pair(a: np.ndarray, b: np.ndarray, size_b: int, fn: Any) -> np.ndarray:
     """Per row: ``fn(a, b)`` computed once per distinct (a, b) pair of small-int codes."""
-    pairs, inverse = np.unique(a.astype(np.int64) * size_b + b, return_inverse=True)
-    return _objects([fn(int(p) // size_b, int(p) % size_b) for p in pairs.tolist()])[
-        inverse.reshape(-1)]
+    inverse, pairs = pd.factorize(a.astype(np.int64) * size_b + b)
+    return _objects([fn(int(p) // size_b, int(p) % size_b) for p in pairs.tolist()])[inverse]
+
+
+def _combined(*codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One code per distinct tuple of per-row ``codes`` (each in 0..n), numbered in order of
+    first appearance, and the first row of each."""
+    key = codes[0].astype(np.int64)
+    for more in codes[1:]:
+        key, _ = pd.factorize(key * (int(more.max(initial=0)) + 1) + more)
+    key, uniques = pd.factorize(key)
+    first = np.empty(len(uniques), dtype=np.intp)
+    first[key[::-1]] = np.arange(len(key) - 1, -1, -1)  # the earliest row writes last
+    return key, first
 
 
 def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.ndarray,
@@ -356,13 +367,14 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
     titles = findings["title"].to_numpy()
     # a row without its own check id or title reads its finding id there: keyed by row
     own = (check_col.filled()[check_col.codes[rows]] & title_col.filled()[title_col.codes[rows]])
-    key = np.stack([check_col.codes[rows], title_col.codes[rows], cat_col.codes[rows],
-                    ipv6_only.astype(np.intp), np.where(own, -1, np.arange(len(rows)))], axis=1)
-    combos, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    exposures = _objects([exposure_of_check(checks[i], titles[i], categories[combo[2]],
-                                            "::/0" if combo[3] else None)
-                          for i, combo in zip(first.tolist(), combos.tolist(), strict=True)])
-    per_row = exposures[inverse.reshape(-1)]
+    combo, first = _combined(check_col.codes[rows], title_col.codes[rows], cat_col.codes[rows],
+                             ipv6_only.astype(np.intp),
+                             np.where(own, 0, np.arange(1, len(rows) + 1)))
+    exposures = _objects([exposure_of_check(checks[i], titles[i],
+                                            categories[cat_col.codes[rows[i]]],
+                                            "::/0" if ipv6_only[i] else None)
+                          for i in first.tolist()])
+    per_row = exposures[combo]
     hit = np.flatnonzero(per_row != None)  # noqa: E711
     if not len(hit):
         return empty_frame("edges")
