@@ -96,6 +96,17 @@ def test_exposure_read_from_titles_and_ipv6_details_loads_alike(tmp_path: Path) 
     _assert_same_load(_csv(tmp_path, rows))
 
 
+def test_assets_named_from_their_uid_or_name_load_alike(tmp_path: Path) -> None:
+    named = [("arn:aws:ec2:eu-west-1:1:instance/i-9", ""), ("projects/p/zones/z/", ""),
+             ("", "only-a-name"), ("x/", "  "), ("plain", "own name")]
+    rows = [_with({"RESOURCE_UID": uid, "RESOURCE_NAME": name, "FINDING_UID": f"f-{i}",
+                   "RESOURCE_TAGS": "" if i % 2 else "team=web | env:prod",
+                   "SERVICE_NAME": "" if i == 3 else "ec2", "REGION": "" if i == 4 else "x",
+                   "RESOURCE_TYPE": "" if i == 2 else "AwsEc2Instance"})
+            for i, (uid, name) in enumerate(named)]
+    _assert_same_load(_csv(tmp_path, rows))
+
+
 def test_a_file_without_optional_columns_loads_alike(tmp_path: Path) -> None:
     path = tmp_path / "minimal.csv"
     path.write_text("FINDING_UID;CHECK_ID;STATUS;RESOURCE_UID\n"
