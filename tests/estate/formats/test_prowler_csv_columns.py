@@ -175,3 +175,22 @@ def test_bytes_that_are_not_utf8_are_refused_alike(tmp_path: Path) -> None:
 def test_the_padding_check_knows_every_character_python_strips() -> None:
     every = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
     assert every == PYTHON_SPACES
+
+
+_HEADER = ";".join(COLUMNS)
+_SHAPES = {
+    "crlf": "\r\n".join([_HEADER, *ROWS]) + "\r\n",
+    "bom": "\ufeff" + "\n".join([_HEADER, *ROWS]) + "\n",
+    "lower_case_header": "\n".join([_HEADER.lower(), *ROWS]) + "\n",
+    "padded_header": "\n".join([";".join(f" {c} " for c in COLUMNS), *ROWS]) + "\n",
+    "repeated_column": "\n".join([_HEADER.replace("SEVERITY", "STATUS"), *ROWS]) + "\n",
+    "blank_lines": "\n".join([_HEADER, ROWS[0], "", "   ", ROWS[1]]) + "\n",
+    "no_final_newline": "\n".join([_HEADER, *ROWS]),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
+def test_file_shapes_load_alike(tmp_path: Path, shape: str) -> None:
+    path = tmp_path / f"{shape}.csv"
+    path.write_bytes(_SHAPES[shape].encode())
+    _assert_same_load(path)
