@@ -1,10 +1,8 @@
-"""Column-wise loading of Prowler CSV: the fast path of ``prowler_csv.read_prowler_csv``.
-
-Each column is factorised once (codes + distinct stripped values); the row checks of
-``prowler_csv`` and the rules of ``prowler.dataset_of_rows`` run on distinct values and whole
-columns, and the frames are built as the ``normalize_*`` functions leave them. The result is
-identical to the row path; ``read_columns`` returns None when pandas refuses the file.
-"""
+"""Column-wise loading of Prowler CSV, the fast path of ``prowler_csv.read_prowler_csv``: each
+column is encoded once (codes + distinct stripped cells); the row checks of ``prowler_csv`` and
+the rules of ``prowler.dataset_of_rows`` run on distinct values and whole columns, and frames
+are built as ``normalize_*`` leaves them. Output identical to the row path (tests hold it);
+``read_columns`` returns None when pandas refuses the file (the row path then reads it)."""
 
 from __future__ import annotations
 
@@ -38,7 +36,6 @@ _PROVIDER_WORDS = ("AWS", "AZURE", "GCP", "KUBERNETES", "OTHER")
 _STATUS_WORDS = ("PASS", "FAIL", "MANUAL")
 _PASS, _FAIL, _MANUAL = 0, 1, 2
 _SEVERITY_WORDS = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN")
-_UNKNOWN_SEVERITY = _SEVERITY_WORDS.index("UNKNOWN")
 
 
 class _Column:
