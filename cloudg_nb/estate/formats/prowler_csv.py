@@ -2,8 +2,7 @@
 result). pandas parses it; each row is validated like its JSON-OCSF record (``prowler._record``:
 same fields, skips and notes) and built by the same ``prowler.dataset_of_rows``, so both load
 alike (cell grammar: ``prowler_csv_cells``). ``read_prowler_csv`` takes the column-wise path
-(``prowler_csv_columns``, same output) whenever pandas parses the file.
-"""
+(``prowler_csv_columns``, same output) whenever pandas parses the file."""
 
 from __future__ import annotations
 
