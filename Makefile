@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint bench clean browser-deps
+.PHONY: demo test lint typecheck bench clean browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ demo: $(VENV)/.installed-run
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+
+# mypy over cloudg_nb/ and jupyter_server_ext/ (settings in pyproject.toml [tool.mypy]).
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/mypy
 
 # The browser tests drive Debian's headless Chromium through its chromedriver. As root with
 # apt-get (CI), this installs both once; otherwise it says why it did not.
