@@ -79,7 +79,8 @@ _VALUE_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
 
 
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop pydantic's ``title`` keywords and inline local ``$defs`` (unless recursive)."""
+    """Drop pydantic's ``title`` keywords and inline local ``$defs`` (unless recursive);
+    an inlined enum keeps its values, not its class docstring."""
     schema = copy.deepcopy(schema)
     defs = schema.pop("$defs", None) or {}
     recursive = {name for name in defs if _refers_to(defs[name], name, defs, set())}
@@ -92,6 +93,8 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
                 if target in defs and target not in recursive:
                     merged = {k: v for k, v in node.items() if k != "$ref"}
                     inlined = walk(copy.deepcopy(defs[target]))
+                    if "enum" in inlined:  # an enum class's docstring is for developers
+                        inlined.pop("description", None)
                     inlined.update(walk(merged))
                     return inlined
             out = {}

@@ -10,6 +10,7 @@ forbids unknown keys, and its errors never echo the values sent.
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -171,6 +172,23 @@ def test_inlined_model_keeps_the_fields_own_description():
     flt = input_schema(fn)["properties"]["flt"]
     assert flt["description"] == "Which assets"
     assert set(flt["properties"]) == {"kind", "limit"}
+
+
+class Colour(StrEnum):
+    """Developer notes that a model need not read."""
+
+    RED = "red"
+    BLUE = "blue"
+
+
+def test_inlined_enum_lists_its_values_without_its_class_docstring():
+    def fn(ctx, colours: list[Colour], colour: Annotated[Colour, Field(
+            description="Which colour")] = Colour.RED) -> None: ...
+
+    props = input_schema(fn)["properties"]
+    assert props["colours"]["items"] == {"enum": ["red", "blue"], "type": "string"}
+    assert props["colour"]["description"] == "Which colour"
+    assert props["colour"]["enum"] == ["red", "blue"]
 
 
 def test_recursive_model_keeps_its_definitions():
