@@ -8,47 +8,6 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .catalog import default_registry
-from .config import CloudGConfig
-from .layer import (
-    AccessDeniedError,
-    Annotations,
-    AudioContent,
-    AuditLogMiddleware,
-    BlobResourceContents,
-    CachingMiddleware,
-    CallInfo,
-    Capability,
-    CloudGMCPLayer,
-    ConcurrencyLimitMiddleware,
-    EmbeddedResource,
-    ImageContent,
-    InvalidArgumentsError,
-    MCPLayerError,
-    MetricsMiddleware,
-    NotFoundError,
-    Principal,
-    PromptArgument,
-    PromptMessage,
-    PromptResult,
-    PromptSpec,
-    RateLimitedError,
-    Registry,
-    ResourceLink,
-    ResourceSpec,
-    ResourceTemplateSpec,
-    RetryMiddleware,
-    Sensitivity,
-    TextContent,
-    TextResourceContents,
-    ToolContext,
-    ToolResult,
-    ToolSpec,
-)
-from .policy import Policy
-from .transforms import Pipeline, TransformContext
-from .workspace import Workspace
-
 __all__ = [
     "__version__", "AccessDeniedError", "Annotations", "AudioContent", "AuditLogMiddleware",
     "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "CloudGConfig",
@@ -64,8 +23,27 @@ __all__ = [
     "unload_ipython_extension",
 ]
 
-# Heavier parts (numpy/scipy graph code, cryptography) load on first use.
+#: Where each public name lives; a name's module is imported on first use, so importing
+#: ``cloudg_nb`` (or ``cloudg_nb.layer``) loads neither the catalog nor pandas, PyYAML, mcp.
+_LAYER = "cloudg_nb.layer"
 _LAZY = {
+    **{name: _LAYER for name in (
+        "AccessDeniedError", "Annotations", "AudioContent", "AuditLogMiddleware",
+        "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "CloudGMCPLayer",
+        "ConcurrencyLimitMiddleware", "EmbeddedResource", "ImageContent",
+        "InvalidArgumentsError", "MCPLayerError", "MetricsMiddleware", "NotFoundError",
+        "Principal", "PromptArgument", "PromptMessage", "PromptResult", "PromptSpec",
+        "RateLimitedError", "Registry", "ResourceLink", "ResourceSpec", "ResourceTemplateSpec",
+        "RetryMiddleware", "Sensitivity", "TextContent", "TextResourceContents", "ToolContext",
+        "ToolResult", "ToolSpec", "InputRejectedError",
+    )},
+    "default_registry": "cloudg_nb.catalog",
+    "CloudGConfig": "cloudg_nb.config",
+    "Policy": "cloudg_nb.policy",
+    "PolicyError": "cloudg_nb.policy",
+    "Pipeline": "cloudg_nb.transforms",
+    "TransformContext": "cloudg_nb.transforms",
+    "Workspace": "cloudg_nb.workspace",
     "Vault": "cloudg_nb.transforms.vault",
     "VaultError": "cloudg_nb.transforms.vault",
     "Dataset": "cloudg_nb.estate",
@@ -88,4 +66,10 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'cloudg_nb' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

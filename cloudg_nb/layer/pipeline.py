@@ -1,8 +1,8 @@
 """An ordered pipeline of value transforms and the context they share for one value.
 
-A transform is any callable ``step(value, ctx) -> value``. It records what it did in
-``ctx.report`` (counts add up when reports merge) and may raise ``InputRejectedError`` on the
-input side to refuse an argument. The layer builds one ``TransformContext`` per value.
+A transform is any callable ``step(value, ctx) -> value`` that records what it did in
+``ctx.report`` (counts add up when reports merge). Defined in the core (stdlib only): the
+steps in ``cloudg_nb.transforms`` depend on this module, never the other way round.
 """
 
 from __future__ import annotations

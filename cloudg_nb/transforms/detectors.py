@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .kinds import KINDS
+from .strategies import STRATEGIES
+
 __all__ = [
     "KINDS",
     "Detector",
@@ -28,9 +31,6 @@ __all__ = [
     "aws_service_host",
     "GCP_PROJECT_ID",
 ]
-
-#: Detector kinds, most sensitive first (earlier kinds win when matches overlap).
-KINDS = ("secret", "credential", "identifier", "pii", "network", "temporal")
 
 #: Characters a match may never span: the scanner joins strings with NUL.
 _SEP = "\x00"
@@ -667,8 +667,6 @@ def builtin(name: str) -> Detector:
 
 def custom_detector(spec: dict[str, Any], place: str) -> Detector:
     """A detector from a policy's ``detectors`` entry; ValueError names ``place``."""
-    from .strategies import STRATEGIES
-
     known = {"name", "kind", "pattern", "group", "description", "strategy", "triggers",
              "ignore_case"}
     unknown = set(spec) - known

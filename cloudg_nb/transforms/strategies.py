@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from .detectors import KINDS
+from .kinds import KINDS
 
 __all__ = [
     "STRATEGIES",

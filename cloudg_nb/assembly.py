@@ -1,0 +1,65 @@
+"""The default assembly of a layer: a workspace from settings, a policy, the tool catalog.
+
+``build_layer`` is the one place the CLI, the Jupyter server extension and the notebook's
+in-process client turn settings into a ``CloudGMCPLayer``. The layer (framework-free) asks
+``default_parts`` only for the collaborators it was not given, importing this module lazily.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import CloudGConfig
+    from .layer import CloudGMCPLayer, Registry
+    from .policy import Policy
+    from .workspace import Workspace
+
+__all__ = ["build_layer", "default_parts"]
+
+
+def default_parts(
+    config: CloudGConfig | None = None,
+    *,
+    workspace: Any = None,
+    policy: Any = None,
+    registry: Registry | None = None,
+) -> tuple[Any, Policy | Any, Registry]:
+    """``workspace``, ``policy`` and ``registry`` with each missing one filled in.
+
+    No workspace: a ``Workspace`` over ``config`` (default settings without one). A policy
+    that is not a ``Policy``: loaded with ``Policy.load`` (``None``: ``$CLOUDG_MCP_POLICY``,
+    else the ``standard`` profile; a profile name, file path, dict or inline JSON). No
+    registry: the built-in catalog. ``PolicyError`` says what was wrong with a policy.
+    """
+    if workspace is None:
+        from .config import CloudGConfig
+        from .workspace import Workspace
+
+        workspace = Workspace(config or CloudGConfig())
+    from .policy import Policy
+
+    if not isinstance(policy, Policy):
+        policy = Policy.load(policy)
+    if registry is None:
+        from .catalog import default_registry
+
+        registry = default_registry()
+    return workspace, policy, registry
+
+
+def build_layer(
+    config: CloudGConfig | None = None,
+    *,
+    workspace: Workspace | None = None,
+    policy: Any = None,
+    registry: Registry | None = None,
+    **options: Any,
+) -> CloudGMCPLayer:
+    """A ``CloudGMCPLayer`` over ``default_parts(...)``; ``options`` go to its constructor
+    (``prefix``, ``middleware``, ``default_timeout``, ``max_output_chars`` ...)."""
+    from .layer import CloudGMCPLayer
+
+    workspace, policy, registry = default_parts(
+        config, workspace=workspace, policy=policy, registry=registry)
+    return CloudGMCPLayer(workspace=workspace, policy=policy, registry=registry, **options)
