@@ -13,14 +13,21 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .. import estate
+from ..estate import Severity
+from ..estate.findings import (
+    FINDING_GROUP_KEYS,
+    FINDING_SORT_KEYS,
+    FindingGroupKey,
+    FindingSortKey,
+)
 from ..layer.context import ToolContext
 from ..layer.enums import Capability
 from ..layer.registry import Registry
+from .choices import enum_value, enum_values, one_of
 from .conventions import (
     CursorArg,
     DatasetArg,
     LimitArg,
-    StrList,
     dataset_of,
     filters,
     inline_when_cached,
@@ -41,10 +48,10 @@ IdsArg = Annotated[list[str] | str, Field(
 
 def list_findings(
     ctx: ToolContext,
-    severities: Annotated[StrList, Field(
+    severities: Annotated[list[Severity] | Severity | None, enum_values(Severity), Field(
         description="Only these severities: CRITICAL, HIGH, MEDIUM, LOW, INFO.")] = None,
-    min_severity: Annotated[str | None, Field(
-        max_length=16, description="Only findings at least this severe.")] = None,
+    min_severity: Annotated[Severity | None, enum_value(Severity, blank_is_none=True), Field(
+        description="Only findings at least this severe.")] = None,
     source_tool: Annotated[str | None, Field(
         max_length=64, description="Only from this scanner (prowler, trivy, checkov, "
                                    "scoutsuite ...).")] = None,
@@ -58,8 +65,7 @@ def list_findings(
         max_length=256, description="Text to look for in titles and descriptions.")] = None,
     include_suppressed: Annotated[bool, Field(
         description="Include suppressed findings.")] = False,
-    sort_by: Annotated[str, Field(
-        max_length=32,
+    sort_by: Annotated[FindingSortKey, one_of(FINDING_SORT_KEYS), Field(
         description="severity (worst first, then risk), risk, detected_at (newest first), "
                     "id, source_tool or resource.")] = "severity",
     dataset: DatasetArg = "",
@@ -112,8 +118,7 @@ _FINDING = obj({
 
 def findings_summary(
     ctx: ToolContext,
-    group_by: Annotated[str, Field(
-        max_length=32,
+    group_by: Annotated[FindingGroupKey, one_of(FINDING_GROUP_KEYS), Field(
         description="severity, source_tool, framework, resource, asset_type, account_id or "
                     "provider.")] = "severity",
     include_suppressed: Annotated[bool, Field(

@@ -15,16 +15,18 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .. import estate
+from ..estate import EdgeType, ExportFormat, PathMode, TraversalDirection
 from ..estate.finding_exposure import relationship_note
+from ..estate.graph_metrics import CENTRALITY_METRICS, CentralityMetric
 from ..layer.context import ToolContext
 from ..layer.registry import Registry
+from .choices import enum_value, enum_values, one_of
 from .conventions import (
     CursorArg,
     DatasetArg,
     LimitArg,
     OptionalRefArg,
     RefArg,
-    StrList,
     dataset_of,
     filters,
     inline_when_cached,
@@ -51,17 +53,17 @@ from .schemas import (
 __all__ = ["register"]
 
 
-def _note(ds: estate.Dataset) -> dict[str, str]:
+def _note(ds: estate.Dataset) -> dict[str, Any]:
     """``{"note": ...}`` when the dataset has no relationship data, else nothing."""
     note = ds.cached("relationship_note", lambda: relationship_note(ds.edges))
     return {"note": note} if note else {}
 
-EdgeTypesArg = Annotated[StrList, Field(
+EdgeTypesArg = Annotated[list[EdgeType] | EdgeType | None, enum_values(EdgeType), Field(
     description="Only these edge types, e.g. SECURITY_GROUP_RULE, LOAD_BALANCER_TARGET, "
                 "ASSUMES_ROLE, GRANTS_ACCESS, REFERENCES, IAM_TRUST (all when empty; "
                 "explain_edge_type describes them).")]
-DirectionArg = Annotated[str, Field(
-    max_length=8, description="out (edges leaving), in (edges arriving) or both.")]
+DirectionArg = Annotated[TraversalDirection, enum_value(TraversalDirection), Field(
+    description="out (edges leaving), in (edges arriving) or both.")]
 MaxPathsArg = Annotated[int, Field(ge=1, le=100, description="At most this many paths.")]
 
 
@@ -77,7 +79,7 @@ def neighbors(
     ref: Annotated[str, Field(
         min_length=1, max_length=2048,
         description="The asset to start from (id, ARN or name), or 'internet'.")],
-    direction: DirectionArg = "both",
+    direction: DirectionArg = TraversalDirection.BOTH,
     edge_types: EdgeTypesArg = None,
     depth: Annotated[int, Field(ge=1, le=4, description="Hops to walk, 1-4.")] = 1,
     dataset: DatasetArg = "",
@@ -110,7 +112,7 @@ _NEIGHBORS = page_schema(_NEIGHBOR, source=NODE, direction=STR, depth=INT,
 def get_edges(
     ctx: ToolContext,
     ref: OptionalRefArg = None,
-    direction: DirectionArg = "both",
+    direction: DirectionArg = TraversalDirection.BOTH,
     edge_types: EdgeTypesArg = None,
     port: Annotated[int | None, Field(
         ge=0, le=65535, description="Only edges whose ports or port range include it.")
@@ -147,10 +149,9 @@ def find_paths(
     target: TargetArg,
     max_depth: Annotated[int, Field(ge=1, le=10, description="Longest path in hops.")] = 6,
     max_paths: MaxPathsArg = 10,
-    mode: Annotated[str, Field(
-        max_length=16,
+    mode: Annotated[PathMode, enum_value(PathMode), Field(
         description="flow (how traffic and attackers move), directed (edges as stored) or "
-                    "undirected.")] = "flow",
+                    "undirected.")] = PathMode.FLOW,
     edge_types: EdgeTypesArg = None,
     dataset: DatasetArg = "",
 ) -> dict[str, Any]:
@@ -298,8 +299,7 @@ _CROSS = obj({"id": STR, "edge_type": STR, "source_id": STR, "source_name": NSTR
 
 def centrality_top(
     ctx: ToolContext,
-    metric: Annotated[str, Field(
-        max_length=16,
+    metric: Annotated[CentralityMetric, one_of(CENTRALITY_METRICS), Field(
         description="degree (distinct neighbours), in_degree, out_degree or betweenness "
                     "(sampled above 1,500 nodes).")] = "degree",
     top: Annotated[int, Field(ge=1, le=500, description="How many assets to return.")] = 20,
@@ -323,10 +323,9 @@ def subgraph_export(
     seeds: Annotated[list[str] | str, Field(
         description="Asset reference(s) to centre the subgraph on.")],
     depth: Annotated[int, Field(ge=0, le=4, description="Hops around the seeds, 0-4.")] = 1,
-    format: Annotated[str, Field(
-        max_length=16,
+    format: Annotated[ExportFormat, enum_value(ExportFormat), Field(
         description="d3 ({nodes, links}), cytoscape ({elements}) or graphml (XML text).")
-    ] = "d3",
+    ] = ExportFormat.D3,
     edge_types: EdgeTypesArg = None,
     max_nodes: Annotated[int, Field(ge=1, le=5000, description="Node cap, nearest first.")
                          ] = 500,

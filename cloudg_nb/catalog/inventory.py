@@ -15,8 +15,18 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .. import estate
+from ..estate import AssetType, Provider, Severity, parse_choice
+from ..estate.inventory import (
+    BRIEF_FIELDS,
+    GROUP_KEYS,
+    SORT_KEYS,
+    AssetGroupKey,
+    AssetSortKey,
+    BriefField,
+)
 from ..layer.context import ToolContext
 from ..layer.registry import Registry
+from .choices import enum_value, enum_values, many_of, one_of, read_by
 from .conventions import (
     CursorArg,
     DatasetArg,
@@ -37,8 +47,9 @@ __all__ = ["register"]
 QueryArg = Annotated[str | None, Field(
     max_length=256, description="Text to look for in asset names, ids and ARNs "
                                 "(case-insensitive substring).")]
-ProviderArg = Annotated[StrList, Field(description="Cloud provider(s): AWS, AZURE, GCP.")]
-TypesArg = Annotated[StrList, Field(
+ProviderArg = Annotated[list[Provider] | Provider | None, enum_values(Provider), Field(
+    description="Cloud provider(s): AWS, AZURE, GCP (case-insensitive).")]
+TypesArg = Annotated[list[AssetType] | AssetType | None, enum_values(AssetType), Field(
     description="Asset type(s), e.g. EC2, S3_BUCKET, IAM_ROLE, RDS_INSTANCE, KMS_KEY "
                 "(explain_asset_type lists them; case-insensitive).")]
 RegionArg = Annotated[str | None, Field(max_length=64, description="Region, e.g. us-east-1.")]
@@ -52,10 +63,20 @@ HasFindingsArg = Annotated[bool | None, Field(
 OriginalTypeArg = Annotated[StrList, Field(
     description="The resource type(s) as the source file wrote them (metadata.original_type,"
                 " e.g. AwsCloudTrailTrail, Microsoft.Web/sites, Pod; case-insensitive).")]
-MinSeverityArg = Annotated[str | None, Field(
-    max_length=16,
+MinSeverityArg = Annotated[Severity | None, enum_value(Severity, blank_is_none=True), Field(
     description="Only assets whose worst open finding is at least this severity: CRITICAL, "
                 "HIGH, MEDIUM, LOW or INFO.")]
+
+
+#: count_assets groups by a tag's values with ``tag:<key>``.
+TagGroupKey = Annotated[str, Field(pattern=r"^tag:", max_length=128)]
+
+
+def _group_key(value: object, field: str) -> object:
+    """A count_assets group: one of GROUP_KEYS, or ``tag:`` and a tag key."""
+    if isinstance(value, str) and value.startswith("tag:"):
+        return value
+    return parse_choice(value, [*GROUP_KEYS, "tag:<key>"], field=field)
 
 
 def find_assets(
@@ -70,12 +91,11 @@ def find_assets(
     has_findings: HasFindingsArg = None,
     min_severity: MinSeverityArg = None,
     original_type: OriginalTypeArg = None,
-    sort_by: Annotated[str, Field(
-        max_length=32,
+    sort_by: Annotated[AssetSortKey, one_of(tuple(SORT_KEYS)), Field(
         description="name, id, type, provider, region, account_id, open_findings, "
                     "max_severity or risk (counts and severities sort worst first).")
     ] = "name",
-    fields: Annotated[StrList, Field(
+    fields: Annotated[list[BriefField] | BriefField | None, many_of(BRIEF_FIELDS), Field(
         description="Only these brief fields (id is always kept): name, type, provider, "
                     "region, account_id, arn, internet_exposed, open_findings, max_severity, "
                     "uri.")] = None,
@@ -124,8 +144,7 @@ _ASSET = obj({
 
 def count_assets(
     ctx: ToolContext,
-    group_by: Annotated[str, Field(
-        max_length=128,
+    group_by: Annotated[AssetGroupKey | TagGroupKey, read_by(_group_key), Field(
         description="asset_type, provider, region, account_id, internet_exposed, "
                     "max_severity, original_type (the source file's resource type), or "
                     "tag:<key> (e.g. tag:env).")] = "asset_type",

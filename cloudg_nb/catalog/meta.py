@@ -11,9 +11,11 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .. import estate
+from ..estate import AssetType, EdgeType
 from ..layer.context import ToolContext
 from ..layer.enums import Sensitivity
 from ..layer.registry import Registry
+from .choices import enum_value
 from .schemas import BOOL, NSTR, STR, arr, obj
 
 __all__ = ["register"]
@@ -49,8 +51,7 @@ _CAPABILITIES = obj({
 
 def explain_asset_type(
     ctx: ToolContext,
-    asset_type: Annotated[str | None, Field(
-        max_length=64,
+    asset_type: Annotated[AssetType | None, enum_value(AssetType, blank_is_none=True), Field(
         description="An asset type such as EC2, S3_BUCKET, IAM_ROLE or KMS_KEY "
                     "(case-insensitive); empty lists every type.")] = None,
 ) -> dict[str, Any]:
@@ -67,8 +68,7 @@ _TYPE = obj({"asset_type": STR, "category": STR, "data_store": BOOL, "descriptio
 
 def explain_edge_type(
     ctx: ToolContext,
-    edge_type: Annotated[str | None, Field(
-        max_length=64,
+    edge_type: Annotated[EdgeType | None, enum_value(EdgeType, blank_is_none=True), Field(
         description="An edge type such as ASSUMES_ROLE, REFERENCES or SECURITY_GROUP_RULE "
                     "(case-insensitive); empty lists every type.")] = None,
 ) -> dict[str, Any]:

@@ -7,20 +7,26 @@ go through the same output transforms as any other tool's.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
 from ..layer.context import Principal, ToolContext
 from ..layer.enums import Capability, Sensitivity
-from ..layer.errors import InvalidArgumentsError, NotFoundError
+from ..layer.errors import NotFoundError
 from ..layer.registry import Registry
 from ..transforms.pipeline import TransformContext
 from ..transforms.strategies import StrategyTable
+from .choices import one_of
 
-__all__ = ["register"]
+__all__ = ["register", "DETECTOR_KINDS", "AUDIT_DECISIONS"]
 
-_DECISIONS = ("allowed", "denied", "rate_limited", "rejected", "not_found")
+#: The detector kinds list_detectors filters by (``transforms.detectors.KINDS``).
+DetectorKind = Literal["secret", "credential", "identifier", "pii", "network", "temporal"]
+DETECTOR_KINDS: tuple[DetectorKind, ...] = get_args(DetectorKind)
+#: The decisions the policy's audit ring records.
+AuditDecision = Literal["allowed", "denied", "rate_limited", "rejected", "not_found"]
+AUDIT_DECISIONS: tuple[AuditDecision, ...] = get_args(AuditDecision)
 
 
 def _policy(ctx: ToolContext) -> Any:
@@ -132,7 +138,7 @@ def preview_transform(
 def list_detectors(
     ctx: ToolContext,
     kind: Annotated[
-        str | None,
+        DetectorKind | None, one_of(DETECTOR_KINDS),
         Field(description="Only detectors of this kind: secret, credential, identifier, pii, "
                           "network or temporal"),
     ] = None,
@@ -140,12 +146,8 @@ def list_detectors(
     """List the detectors that find sensitive values in outputs (secrets, credentials,
     identifiers, PII, network addresses, timestamps) and the strategy the policy applies to
     each for you (redact, mask, hash, pseudonymize, generalize, drop or keep)."""
-    from ..transforms.detectors import BUILTIN_DETECTORS, KINDS
+    from ..transforms.detectors import BUILTIN_DETECTORS
 
-    if kind is not None and kind not in KINDS:
-        raise InvalidArgumentsError(
-            f"Unknown detector kind; use one of {', '.join(KINDS)}", data={"kinds": list(KINDS)}
-        )
     policy = _policy(ctx)
     redactor = policy.redactor_for(_own_spec(ctx), ctx.principal)
     detectors = redactor.all_detectors if redactor is not None else list(BUILTIN_DETECTORS)
@@ -167,7 +169,7 @@ def privacy_audit_log(
     ctx: ToolContext,
     limit: Annotated[int, Field(ge=1, le=1000, description="How many recent entries")] = 50,
     decision: Annotated[
-        str | None,
+        AuditDecision | None, one_of(AUDIT_DECISIONS),
         Field(description="Only entries with this decision: allowed, denied, rate_limited, "
                           "rejected or not_found"),
     ] = None,
@@ -176,11 +178,6 @@ def privacy_audit_log(
     calls, plus allowed ones when auditing is on and every reveal): who, what and why, with
     argument values only as keyed hashes. Callers see their own entries; an admin (or the
     local user) sees everyone's."""
-    if decision is not None and decision not in _DECISIONS:
-        raise InvalidArgumentsError(
-            f"Unknown decision; use one of {', '.join(_DECISIONS)}",
-            data={"decisions": list(_DECISIONS)},
-        )
     entries = _policy(ctx).audit_log.entries()
     principal = ctx.principal
     if not (principal.has_role("admin") or principal == Principal.local()):

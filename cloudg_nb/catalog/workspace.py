@@ -9,23 +9,29 @@ appears or goes). ``unload_dataset`` is the only destructive tool.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
 from ..estate import MAX_LIMIT, Dataset, Phases, diff, write_inventory_map, write_tabular
+from ..estate.formats import DatasetKind, dataset_kind
 from ..estate.samples import MAX_SCALED
 from ..layer.context import ToolContext
 from ..layer.enums import Capability, Sensitivity
-from ..layer.errors import InvalidArgumentsError
 from ..layer.registry import Registry
 from ..workspace import summary_uri
+from .choices import one_of, read_by
 from .conventions import DatasetArg, dataset_of, progress_of
 from .schemas import BOOL, INT, NSTR, OBJ, STR, arr, int_map, obj
 
-__all__ = ["register", "EXPORT_FORMATS"]
+__all__ = ["register", "EXPORT_FORMATS", "SAMPLE_NAMES"]
 
-EXPORT_FORMATS = ("inventory", "csv", "jsonl", "parquet")
+#: export_dataset formats: an inventory map, or tables of one file format.
+ExportFileFormat = Literal["inventory", "csv", "jsonl", "parquet"]
+EXPORT_FORMATS: tuple[ExportFileFormat, ...] = get_args(ExportFileFormat)
+#: sample_estate names (``estate.samples.SAMPLES``).
+SampleName = Literal["demo", "drifted", "scaled"]
+SAMPLE_NAMES: tuple[SampleName, ...] = get_args(SampleName)
 
 NameArg = Annotated[str, Field(
     min_length=1, max_length=64,
@@ -182,8 +188,7 @@ def load_dataset(
                     "outputs; a file or a folder). Relative "
                     "paths start at the first allowed root.")],
     name: NewNameArg = None,
-    kind: Annotated[str, Field(
-        max_length=32,
+    kind: Annotated[DatasetKind, read_by(lambda value, _field: dataset_kind(value)), Field(
         description="File format: auto (detect), inventory, tabular, prowler, "
                     "prowler-compliance, asff (JSON-ASFF / Security Hub get-findings), "
                     "prowler-json (Prowler 2/3 -M json), aws-config (AWS Config items) or "
@@ -235,8 +240,7 @@ def _report_warning(report: dict[str, Any]) -> str | None:
 
 def sample_estate(
     ctx: ToolContext,
-    name: Annotated[str, Field(
-        max_length=16,
+    name: Annotated[SampleName, one_of(SAMPLE_NAMES, fold=True), Field(
         description="Which sample estate: demo (60 assets across AWS, Azure and GCP that tell "
                     "an attack story), drifted (demo a week later) or scaled (generated, n "
                     "assets).")] = "demo",
@@ -313,21 +317,13 @@ def export_dataset(
         max_length=1024,
         description="Folder under the output root to write into (default: the dataset "
                     "name).")] = None,
-    format: Annotated[str, Field(
-        max_length=16,
+    format: Annotated[ExportFileFormat, one_of(EXPORT_FORMATS, fold=True), Field(
         description="inventory (inventory-map.json + findings.json), csv, jsonl or "
                     "parquet.")] = "inventory",
 ) -> dict[str, Any]:
     """Save a dataset (with its suppressions) as files under the server's output folder, in
     a format load_dataset reads back: an inventory map or tables (CSV, JSON lines, Parquet)."""
-    fmt = str(format).strip().lower()
-    if fmt not in EXPORT_FORMATS:
-        from ..estate import close_matches
-
-        raise InvalidArgumentsError(
-            "Unknown export format; use one of the allowed values.",
-            data={"field": "format", "close_matches": close_matches(fmt, EXPORT_FORMATS),
-                  "allowed": list(EXPORT_FORMATS)})
+    fmt = format
     ws = ctx.workspace
     ds = dataset_of(ctx, dataset)
     target = ws.resolve_path(folder or ds.name, write=True)

@@ -61,6 +61,7 @@ from .models import (
     close_matches,
     explain_asset_type,
     explain_edge_type,
+    parse_choice,
     parse_enum,
     parse_enum_list,
 )
@@ -93,7 +94,8 @@ __all__ = [
     "Asset", "Edge", "Finding", "ComplianceResult", "AssetType", "Provider", "EdgeType",
     "EdgeFamily", "DependencyDirection", "Severity", "ComplianceStatus", "TraversalDirection",
     "PathMode", "ExportFormat", "ASSET_TYPE_INFO", "EDGE_TYPE_INFO", "SENSITIVE_PORTS",
-    "INTERNET_REF", "parse_enum", "parse_enum_list", "close_matches", "explain_asset_type",
+    "INTERNET_REF", "parse_enum", "parse_enum_list", "parse_choice", "close_matches",
+    "explain_asset_type",
     "explain_edge_type",
     # dataset, errors, paging
     "Dataset", "BRIEF_COLUMNS", "asset_uri", "QueryResult", "Phases", "ProgressFn",

@@ -10,24 +10,28 @@ max finding risk × exposure (1.5 within two flow hops of the internet, else 1)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 
-from ..layer.errors import InvalidArgumentsError
 from .dataset import Dataset, asset_uri
 from .exposure import exposure_levels
 from .finding_exposure import derived_rows
-from .models import Finding, Severity, close_matches, parse_enum, parse_enum_list
+from .models import Finding, Severity, parse_choice, parse_enum, parse_enum_list
 from .progress import Phases, ProgressFn
 
-__all__ = ["FINDING_SORT_KEYS", "FINDING_GROUP_KEYS", "list_findings", "get_finding",
+__all__ = ["FINDING_SORT_KEYS", "FINDING_GROUP_KEYS", "FindingSortKey", "FindingGroupKey",
+           "list_findings", "get_finding",
            "findings_summary", "findings_for_asset", "top_risks", "list_frameworks_of_findings"]
 
-FINDING_SORT_KEYS = ("severity", "risk", "detected_at", "id", "source_tool", "resource")
-FINDING_GROUP_KEYS = ("severity", "source_tool", "framework", "resource", "asset_type",
-                      "account_id", "provider")
+#: sort_by values of list_findings.
+FindingSortKey = Literal["severity", "risk", "detected_at", "id", "source_tool", "resource"]
+FINDING_SORT_KEYS: tuple[FindingSortKey, ...] = get_args(FindingSortKey)
+#: group_by values of findings_summary.
+FindingGroupKey = Literal["severity", "source_tool", "framework", "resource", "asset_type",
+                          "account_id", "provider"]
+FINDING_GROUP_KEYS: tuple[FindingGroupKey, ...] = get_args(FindingGroupKey)
 _LIST_COLUMNS = ["id", "severity", "risk_score", "title", "resource_id", "resource_name",
                  "resource_type", "in_inventory", "source_tool", "compliance_frameworks",
                  "cvss_score", "detected_at", "is_suppressed", "suppression_reason", "uri"]
@@ -84,12 +88,7 @@ def list_findings(
     resource id/ARN); ``query`` searches title and description; ``sort_by``: severity (most
     severe, then highest risk), risk, detected_at (newest first), id, source_tool, resource.
     """
-    if sort_by not in FINDING_SORT_KEYS:
-        raise InvalidArgumentsError(
-            "Unknown sort_by; use one of the allowed values.",
-            data={"field": "sort_by", "close_matches": close_matches(str(sort_by),
-                                                                     FINDING_SORT_KEYS),
-                  "allowed": list(FINDING_SORT_KEYS)})
+    parse_choice(sort_by, FINDING_SORT_KEYS, field="sort_by")
     f = _frame(ds)
     mask = np.ones(len(f), dtype=bool)
     if not include_suppressed:
@@ -155,12 +154,7 @@ def findings_summary(
 ) -> dict[str, Any]:
     """Counts of findings per ``group_by`` value (severity, source_tool, framework,
     resource, asset_type, account_id, provider) plus totals and per-severity counts."""
-    if group_by not in FINDING_GROUP_KEYS:
-        raise InvalidArgumentsError(
-            "Unknown group_by; use one of the allowed values.",
-            data={"field": "group_by", "close_matches": close_matches(str(group_by),
-                                                                      FINDING_GROUP_KEYS),
-                  "allowed": list(FINDING_GROUP_KEYS)})
+    parse_choice(group_by, FINDING_GROUP_KEYS, field="group_by")
     f = _frame(ds)
     suppressed = f["is_suppressed"].to_numpy(dtype=bool)
     sel = f if include_suppressed else f[~suppressed]

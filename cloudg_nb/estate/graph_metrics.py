@@ -6,21 +6,22 @@ deterministic sample of source nodes above that (Brandes, scaled by n / samples)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 
-from ..layer.errors import InvalidArgumentsError
 from .dataset import Dataset
 from .graph import EDGE_TYPES, betweenness
-from .models import close_matches
+from .models import parse_choice
 from .progress import Phases, ProgressFn
 from .results import QueryResult, check_depth, node_frame
 
-__all__ = ["CENTRALITY_METRICS", "EXACT_BETWEENNESS_NODES", "centrality_top", "graph_stats"]
+__all__ = ["CENTRALITY_METRICS", "CentralityMetric", "EXACT_BETWEENNESS_NODES",
+           "centrality_top", "graph_stats"]
 
-CENTRALITY_METRICS = ("degree", "in_degree", "out_degree", "betweenness")
+CentralityMetric = Literal["degree", "in_degree", "out_degree", "betweenness"]
+CENTRALITY_METRICS: tuple[CentralityMetric, ...] = get_args(CentralityMetric)
 EXACT_BETWEENNESS_NODES = 1500
 
 
@@ -40,12 +41,7 @@ def centrality_top(
     Items: rank, id, name, type, provider, account_id, score. The internet node and
     external endpoints are left out unless ``include_virtual``.
     """
-    if metric not in CENTRALITY_METRICS:
-        raise InvalidArgumentsError(
-            "Unknown centrality metric; use one of the allowed values.",
-            data={"field": "metric", "close_matches": close_matches(str(metric),
-                                                                    CENTRALITY_METRICS),
-                  "allowed": list(CENTRALITY_METRICS)})
+    parse_choice(metric, CENTRALITY_METRICS, field="metric")
     top = check_depth(top, field="top", high=500)
     ph = Phases(progress)
     ph.step(0, f"computing {metric}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -24,16 +24,21 @@ from .models import (
     Provider,
     Severity,
     close_matches,
+    parse_choice,
     parse_enum,
     parse_enum_list,
 )
 
 __all__ = [
-    "SORT_KEYS", "GROUP_KEYS", "asset_mask", "find_assets", "get_asset", "count_assets",
+    "SORT_KEYS", "GROUP_KEYS", "BRIEF_FIELDS", "AssetSortKey", "AssetGroupKey", "BriefField",
+    "asset_mask", "find_assets", "get_asset", "count_assets",
     "list_accounts", "list_regions", "list_tags", "list_asset_types", "select_fields",
     "tag_table",
 ]
 
+#: sort_by values of find_assets.
+AssetSortKey = Literal["name", "id", "type", "asset_type", "provider", "region", "account_id",
+                       "open_findings", "max_severity", "risk"]
 #: sort_by values of find_assets → (brief column, ascending).
 SORT_KEYS: dict[str, tuple[str, bool]] = {
     "name": ("name", True), "id": ("id", True), "type": ("type", True),
@@ -42,8 +47,15 @@ SORT_KEYS: dict[str, tuple[str, bool]] = {
     "max_severity": ("_sev", False), "risk": ("_risk", False),
 }
 #: group_by values of count_assets (plus ``tag:<key>``).
-GROUP_KEYS = ("asset_type", "provider", "region", "account_id", "internet_exposed",
-              "max_severity", "original_type")
+AssetGroupKey = Literal["asset_type", "provider", "region", "account_id", "internet_exposed",
+                        "max_severity", "original_type"]
+GROUP_KEYS: tuple[AssetGroupKey, ...] = get_args(AssetGroupKey)
+#: Brief fields ``select_fields`` keeps (``exposure_derived_from`` only on a dataset with
+#: exposure derived from findings).
+BriefField = Literal["id", "name", "type", "provider", "region", "account_id", "arn",
+                     "internet_exposed", "exposure_derived_from", "open_findings",
+                     "max_severity", "uri"]
+BRIEF_FIELDS: tuple[BriefField, ...] = get_args(BriefField)
 
 
 def original_types(ds: Dataset) -> list[str | None]:
@@ -186,11 +198,7 @@ def find_assets(ds: Dataset, *, sort_by: str = "name", **filters: Any) -> pd.Dat
     ``sort_by``: name, id, type, provider, region, account_id, open_findings, max_severity,
     risk (max open finding risk); counts and severities sort descending, then by name.
     """
-    if sort_by not in SORT_KEYS:
-        raise InvalidArgumentsError(
-            "Unknown sort_by; use one of the allowed values.",
-            data={"field": "sort_by", "close_matches": close_matches(str(sort_by), SORT_KEYS),
-                  "allowed": list(SORT_KEYS)})
+    parse_choice(sort_by, tuple(SORT_KEYS), field="sort_by")
     rows = np.flatnonzero(asset_mask(ds, **filters))
     briefs = ds.briefs(rows)
     col, asc = SORT_KEYS[sort_by]
@@ -285,11 +293,7 @@ def count_assets(ds: Dataset, *, group_by: str = "asset_type", **filters: Any) -
     elif group_by in GROUP_KEYS:
         keys = a[group_by].iloc[rows].astype(object).reset_index(drop=True)
     else:
-        allowed = [*GROUP_KEYS, "tag:<key>"]
-        raise InvalidArgumentsError(
-            "Unknown group_by; use one of the allowed values.",
-            data={"field": "group_by", "close_matches": close_matches(group_by, allowed),
-                  "allowed": allowed})
+        parse_choice(group_by, [*GROUP_KEYS, "tag:<key>"], field="group_by")
     counts = keys.value_counts(dropna=False)
     groups = [None if isinstance(v, float) and np.isnan(v) else v for v in counts.index]
     out = pd.DataFrame({"group": pd.Series(groups, dtype=object),

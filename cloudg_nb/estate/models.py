@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -22,7 +22,8 @@ __all__ = [
     "ComplianceStatus", "TraversalDirection", "PathMode", "ExportFormat",
     "Asset", "Edge", "Finding", "ComplianceResult",
     "ASSET_TYPE_INFO", "EDGE_TYPE_INFO", "SENSITIVE_PORTS", "INTERNET_CIDRS", "INTERNET_REF",
-    "parse_enum", "parse_enum_list", "close_matches", "explain_asset_type", "explain_edge_type",
+    "parse_enum", "parse_enum_list", "parse_choice", "close_matches", "explain_asset_type",
+    "explain_edge_type",
 ]
 
 E = TypeVar("E", bound=StrEnum)
@@ -354,6 +355,23 @@ def parse_enum(enum: type[E], value: str | E, *, field: str = "value") -> E:
         f"Unknown {field}; use one of the allowed values (close matches are in the error data).",
         data={"field": field, "close_matches": close_matches(str(value), allowed),
               "allowed": allowed},
+    )
+
+
+def parse_choice(value: object, allowed: Sequence[str], *, field: str,
+                 fold: bool = False) -> str:
+    """``value`` when it is one of ``allowed`` (with ``fold``: after strip and lower-case).
+
+    A miss raises InvalidArgumentsError like ``parse_enum``'s: the field, up to 3 close
+    matches and every allowed value in the data; the message does not echo the value.
+    """
+    key = str(value).strip().lower() if fold else value
+    if isinstance(key, str) and key in allowed:
+        return key
+    raise InvalidArgumentsError(
+        f"Unknown {field}; use one of the allowed values (close matches are in the error data).",
+        data={"field": field, "close_matches": close_matches(str(key), allowed),
+              "allowed": list(allowed)},
     )
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal, get_args
 
-from ...layer.errors import InvalidArgumentsError
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
-from ..models import close_matches
+from ..models import parse_choice
 from ..progress import CancelCheck, Phases, ProgressFn
 from .asff import looks_like_asff, looks_like_asff_document, read_asff
 from .aws_files import AWS_CONFIG, AWS_DESCRIBE, aws_folder_kind, aws_kind_of, read_aws
@@ -33,12 +33,13 @@ from .prowler_folder import looks_like_prowler_folder, read_prowler_folder
 from .prowler_native_json import looks_like_prowler_native, read_prowler_native
 from .tabular import TABULAR_SUFFIXES, find_tables, read_tabular, write_tabular
 
-__all__ = ["FORMATS", "detect_format", "load_path", "write_inventory_map", "write_tabular",
-           "INVENTORY_FILE", "FINDINGS_FILE"]
+__all__ = ["FORMATS", "DatasetKind", "dataset_kind", "detect_format", "load_path",
+           "write_inventory_map", "write_tabular", "INVENTORY_FILE", "FINDINGS_FILE"]
 
 #: Accepted ``kind`` values of ``load_path`` (``auto`` detects).
-FORMATS = ("auto", "inventory", "tabular", "prowler", "prowler-compliance",
-           AWS_CONFIG, AWS_DESCRIBE, "asff", "prowler-json")
+DatasetKind = Literal["auto", "inventory", "tabular", "prowler", "prowler-compliance",
+                      "aws-config", "aws-describe", "asff", "prowler-json"]
+FORMATS: tuple[DatasetKind, ...] = get_args(DatasetKind)
 #: How messages name a format (``kind`` values not listed are named as they are).
 _FORMAT_NAMES = {"inventory": "an inventory map", "tabular": "a tabular folder",
                  "prowler": "Prowler output (JSON-OCSF or CSV)",
@@ -148,12 +149,7 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
 
     Readers that validate record by record (Prowler) skip bad records and describe them in
     ``ds.load_report``; ``strict`` makes the first bad record fail the load instead."""
-    key = str(kind or "auto").strip().lower()
-    if key not in FORMATS:
-        raise InvalidArgumentsError(
-            f"Unknown dataset kind; use one of {', '.join(FORMATS)}.",
-            data={"field": "kind", "close_matches": close_matches(key, FORMATS),
-                  "allowed": list(FORMATS)})
+    key = dataset_kind(kind)
     ph = Phases(progress)
     ph.step(0, "detecting the format")
     if not path.exists():
@@ -172,6 +168,12 @@ def load_path(path: Path, *, kind: str = "auto", name: str = "dataset",
     ds.index  # noqa: B018  (build the reference index now, so the first query is quick)
     ph.done(f"loaded {len(ds.assets)} assets")
     return ds
+
+
+def dataset_kind(kind: object) -> str:
+    """``kind`` as ``load_path`` reads it: case and padding ignored, empty = ``auto``; an
+    unknown kind is an InvalidArgumentsError with close matches and the allowed kinds."""
+    return parse_choice(str(kind or "auto"), FORMATS, field="kind", fold=True)
 
 
 def _with_fitting_kind(err: DatasetLoadError, path: Path, forced: str) -> DatasetLoadError:
