@@ -1,23 +1,27 @@
 """Catalog invariants: every spec has a title and a description written for a model, hints
-agree with capabilities, data tools share the dataset / paging conventions, every output
-schema is a valid schema that a real call on the demo estate satisfies, and every wire dict
-(tools, resources, templates, prompts, results, contents, completions) is accepted unchanged
-by the ``mcp`` SDK's types."""
+agree with capabilities, data tools share the dataset / paging conventions, every argument
+with a closed set of values (typed so, or checked so by its handler) lists it as ``enum``,
+every output schema is a valid schema that a real call on the demo estate satisfies, and
+every wire dict (tools, resources, templates, prompts, results, contents, completions) is
+accepted unchanged by the ``mcp`` SDK's types."""
 
 from __future__ import annotations
 
+import enum
+import re
+import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 import pytest
 from mcp import types
 
 from cloudg_nb.catalog import default_registry
-from cloudg_nb.estate import write_inventory_map
+from cloudg_nb.estate import Dataset, write_inventory_map, write_tabular
 from cloudg_nb.layer.enums import Capability
 
-from .support import make_layer, ok
+from .support import error_data, make_layer, ok
 
 REGISTRY = default_registry()
 TOOLS = sorted(REGISTRY.tools)
@@ -203,3 +207,101 @@ async def test_error_results_validate_against_the_sdk_types(tmp_path: Path) -> N
     assert result.is_error
     wire = result.to_wire()
     assert round_trip(types.CallToolResult, wire) == wire
+
+
+# -- closed sets of values --------------------------------------------------------------------
+
+
+def _closed_values(annotation: Any) -> set[str]:
+    """The values a ``Literal`` or enum inside ``annotation`` allows (Annotated, unions and
+    lists unwrapped); empty for an open type."""
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return {str(m.value) for m in annotation}
+    if typing.get_origin(annotation) is Literal:
+        return {str(v) for v in typing.get_args(annotation)}
+    values: set[str] = set()
+    for arg in typing.get_args(annotation):
+        values |= _closed_values(arg)
+    return values
+
+
+def _schema_branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schema and the branches of its anyOf, each with its array items."""
+    out = []
+    for part in [schema, *schema.get("anyOf", ())]:
+        out.append(part)
+        if isinstance(part.get("items"), dict):
+            out.append(part["items"])
+    return out
+
+
+def _schema_values(schema: dict[str, Any]) -> set[str]:
+    return {str(v) for part in _schema_branches(schema) for v in part.get("enum", ())}
+
+
+def _schema_admits(schema: dict[str, Any], value: str) -> bool:
+    """``value`` is listed in an ``enum`` of the schema or matches one of its patterns."""
+    return value in _schema_values(schema) or any(
+        "pattern" in part and re.search(part["pattern"], value)
+        for part in _schema_branches(schema))
+
+
+@pytest.mark.parametrize("name", TOOLS)
+def test_arguments_typed_with_a_closed_set_list_it_as_enum(name: str) -> None:
+    spec = REGISTRY.tools[name]
+    hints = typing.get_type_hints(spec.handler, include_extras=True)
+    props = spec.input_schema["properties"]
+    for arg, schema in props.items():
+        closed = _closed_values(hints[arg])
+        if closed:
+            assert _schema_values(schema) == closed, f"{name}.{arg}"
+
+
+def test_closed_sets_follow_the_tuples_their_handlers_check() -> None:
+    from cloudg_nb.catalog.privacy import DETECTOR_KINDS
+    from cloudg_nb.catalog.workspace import SAMPLE_NAMES
+    from cloudg_nb.estate import BRIEF_COLUMNS
+    from cloudg_nb.estate.inventory import BRIEF_FIELDS, SORT_KEYS, AssetSortKey
+    from cloudg_nb.estate.samples import SAMPLES
+    from cloudg_nb.transforms.detectors import KINDS
+
+    assert tuple(SORT_KEYS) == typing.get_args(AssetSortKey)
+    assert set(BRIEF_COLUMNS) < set(BRIEF_FIELDS)
+    assert SAMPLE_NAMES == SAMPLES
+    assert DETECTOR_KINDS == KINDS
+
+
+PROBE = "zz-not-one-of-them"
+
+
+async def _refusals_with_allowed_values(layer) -> dict[tuple[str, str], list[str]]:
+    """Every (tool, argument) whose handler answers ``PROBE`` with its allowed values."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for name in TOOLS:
+        props = layer.registry.tools[name].input_schema["properties"]
+        for arg, schema in props.items():
+            if "string" not in {p.get("type") for p in _schema_branches(schema)}:
+                continue
+            result = await layer.call_tool(name, {**(SAMPLES[name] or {}), arg: PROBE})
+            data = error_data(result) if result.is_error else None
+            if isinstance(data, dict) and data.get("field") == arg and "allowed" in data:
+                found[(name, arg)] = [str(v) for v in data["allowed"]]
+    return found
+
+
+async def test_every_argument_a_handler_checks_against_a_closed_set_lists_it_as_enum(
+        tmp_path: Path) -> None:
+    layer = await _demo_layer(tmp_path)
+    on_demo = await _refusals_with_allowed_values(layer)
+    tiny = Dataset.from_records([{"id": "vm-1", "name": "vm", "asset_type": "EC2",
+                                  "provider": "AWS"}])
+    write_tabular(tiny, tmp_path / "data" / "tiny", "csv")
+    await ok(layer, "load_dataset", {"path": "tiny", "name": "tiny"})
+    on_tiny = await _refusals_with_allowed_values(layer)
+    # Values that change with the data (the frameworks a dataset maps) are not a closed set.
+    closed = {key: allowed for key, allowed in on_demo.items() if on_tiny.get(key) == allowed}
+    assert len(closed) >= 10
+    for (name, arg), allowed in closed.items():
+        schema = REGISTRY.tools[name].input_schema["properties"][arg]
+        missing = [v for v in allowed if not _schema_admits(schema, v)]
+        assert not missing, f"{name}.{arg} does not list {missing}"
