@@ -1,10 +1,14 @@
-"""Sensitivity levels (ordered) and capabilities that specs declare and policies check."""
+"""Sensitivity levels (ordered) and capabilities that specs declare and policies check; the
+kinds of request the layer serves and the outcomes audit and metrics record for them.
+
+All are ``StrEnum``: a member equals (and hashes, formats and serialises like) its value.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Sensitivity", "Capability", "META_PREFIX"]
+__all__ = ["Sensitivity", "Capability", "RequestKind", "Outcome", "META_PREFIX"]
 
 #: Every key the layer writes into a wire ``_meta`` mapping starts with this.
 META_PREFIX = "cloudg/"
@@ -72,3 +76,28 @@ class Capability(StrEnum):
         except ValueError:
             names = ", ".join(c.value for c in cls)
             raise ValueError(f"Unknown capability; use one of: {names}") from None
+
+
+class RequestKind(StrEnum):
+    """The four kinds of request that go through the layer's one door."""
+
+    TOOL = "tool"
+    RESOURCE = "resource"
+    PROMPT = "prompt"
+    COMPLETION = "completion"
+
+
+class Outcome(StrEnum):
+    """How a request ended, as audit lines and metrics record it.
+
+    The terminal sets ``DENIED``, ``RATE_LIMITED`` or ``REJECTED`` on the request when it
+    refuses it; the rest are read off the result or the exception (``outcome_of``).
+    """
+
+    OK = "ok"
+    ERROR = "error"
+    DENIED = "denied"
+    RATE_LIMITED = "rate_limited"
+    REJECTED = "rejected"
+    CANCELLED = "cancelled"
+    EXCEPTION = "exception"

@@ -19,12 +19,19 @@ import logging
 import os
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from typing import Any
 
 from .bounds import InputBounds, check_arguments
+from .calls import AttachesToLayer, CallInfo, Handler, Middleware
+from .collaborators import (
+    ChangeListener,
+    IdentifyingWorkspace,
+    LayerPolicy,
+    LearnsIdentifiers,
+    WatchedWorkspace,
+)
 from .content import (
     BlobResourceContents,
     PromptMessage,
@@ -35,6 +42,7 @@ from .content import (
     ToolResult,
 )
 from .context import Principal, ToolContext, maybe_await
+from .enums import Outcome, RequestKind
 from .errors import (
     AccessDeniedError,
     CallCancelledError,
@@ -74,36 +82,11 @@ COMPLETION_LIMIT = 100
 _UNRESOLVABLE = "\x00"
 
 
-@dataclass(slots=True)
-class CallInfo:
-    """What middleware sees of one request (arguments as received, before un-pseudonymising)."""
-
-    kind: str  # tool | resource | prompt | completion
-    name: str
-    spec: AnySpec
-    arguments: dict[str, Any]
-    principal: Principal
-    context: ToolContext
-    started: float = field(default_factory=time.monotonic)
-    #: Set by the terminal when it refuses a call: denied | rate_limited | rejected.
-    outcome: str | None = None
-
-
-Handler = Callable[[CallInfo], Awaitable[Any]]
-Middleware = Callable[[CallInfo, Handler], Awaitable[Any]]
-ChangeListener = Callable[[str, "str | None"], Any]
-
-
 def _bind(mw: Middleware, nxt: Handler) -> Handler:
     async def call(info: CallInfo) -> Any:
         return await mw(info, nxt)
 
     return call
-
-
-def _is_policy_source(policy: object) -> bool:
-    """Whether ``policy`` names a policy to load (profile, file, document) or is missing."""
-    return policy is None or isinstance(policy, str | os.PathLike | Mapping)
 
 
 def _caller(principal: Principal | None, context: ToolContext | None) -> Principal:
@@ -122,8 +105,8 @@ class CloudGMCPLayer:
         self,
         config: Any = None,
         *,
-        workspace: Any = None,
-        policy: Any = None,
+        workspace: object = None,
+        policy: LayerPolicy | str | os.PathLike[str] | Mapping[str, Any] | None = None,
         registry: Registry | None = None,
         include_categories: Iterable[str] | None = None,
         exclude_categories: Iterable[str] | None = None,
@@ -144,7 +127,9 @@ class CloudGMCPLayer:
         """``light_workers``/``heavy_workers``: threads of the two worker lanes for sync
         handlers (see ``ToolSpec.lane``); ``workers_per_caller``: how many threads of a lane
         one principal may hold (default half the lane); ``input_bounds``: argument caps."""
-        if workspace is None or registry is None or _is_policy_source(policy):
+        # A policy given as a profile name, file, document or None is loaded by the builder.
+        if (workspace is None or registry is None or policy is None
+                or isinstance(policy, str | os.PathLike | Mapping)):
             # Defaults are assembled outside the framework-free core (config, workspace,
             # policy and catalog pull in pandas and PyYAML), only when one is missing.
             from ..assembly import default_parts
@@ -152,7 +137,7 @@ class CloudGMCPLayer:
             workspace, policy, registry = default_parts(
                 config, workspace=workspace, policy=policy, registry=registry)
         self.workspace = workspace
-        self.policy = policy
+        self.policy: LayerPolicy = policy
         self.registry = self._filter_registry(
             registry,
             include_categories=include_categories,
@@ -177,15 +162,13 @@ class CloudGMCPLayer:
         self._loop: asyncio.AbstractEventLoop | None = None
         for mw in middleware:
             self.use(mw)
-        hook = getattr(workspace, "on_change", None)
-        if callable(hook):
-            hook(self.notify_change)
+        if isinstance(workspace, WatchedWorkspace):
+            workspace.on_change(self.notify_change)
         # Identifiers a pseudonymising policy must also find written bare (a GCP project id
         # in a title or a group key) are learned from the workspace's datasets.
-        sources = getattr(workspace, "identifier_sources", None)
-        add_source = getattr(getattr(self.policy, "vault", None), "add_source", None)
-        if callable(sources) and callable(add_source):
-            add_source(sources)
+        vault = getattr(self.policy, "vault", None)
+        if isinstance(workspace, IdentifyingWorkspace) and isinstance(vault, LearnsIdentifiers):
+            vault.add_source(workspace.identifier_sources)
 
     def __repr__(self) -> str:
         return f"CloudGMCPLayer(name={self.name!r}, prefix={self.prefix!r}, {self.registry!r})"
@@ -245,9 +228,8 @@ class CloudGMCPLayer:
     def use(self, mw: Middleware) -> CloudGMCPLayer:
         """Append ``mw`` as the innermost middleware; it applies from the next request on."""
         self.middleware.append(mw)
-        attach = getattr(mw, "attach", None)
-        if callable(attach):
-            attach(self)
+        if isinstance(mw, AttachesToLayer):
+            mw.attach(self)
         return self
 
     # -- names ---------------------------------------------------------------------------
@@ -376,11 +358,8 @@ class CloudGMCPLayer:
         return bool(self.policy.is_allowed(spec, principal))
 
     def _record_hidden(self, kind: str, name: str, principal: Principal) -> None:
-        record = getattr(self.policy, "record_hidden", None)
-        if record is None:
-            return
         try:
-            record(kind, name, principal)
+            self.policy.record_hidden(kind, name, principal)
         except Exception:
             logger.debug("policy.record_hidden failed", exc_info=True)
 
@@ -454,23 +433,21 @@ class CloudGMCPLayer:
         try:
             return self._untransform_arguments(arguments, spec, principal)
         except MCPLayerError as exc:
-            info.outcome = "rejected"
-            record = getattr(self.policy, "record_rejection", None)
-            if record is not None:
-                try:
-                    record(spec, principal, exc)
-                except Exception:
-                    logger.debug("policy.record_rejection failed", exc_info=True)
+            info.outcome = Outcome.REJECTED
+            try:
+                self.policy.record_rejection(spec, principal, exc)
+            except Exception:
+                logger.debug("policy.record_rejection failed", exc_info=True)
             raise
 
     def _check_call(self, spec: AnySpec, principal: Principal, args: Any, info: CallInfo) -> None:
         try:
             self.policy.check_call(spec, principal, args)
         except RateLimitedError:
-            info.outcome = "rate_limited"
+            info.outcome = Outcome.RATE_LIMITED
             raise
         except AccessDeniedError:
-            info.outcome = "denied"
+            info.outcome = Outcome.DENIED
             raise
 
     def _transform_links(
@@ -585,7 +562,7 @@ class CloudGMCPLayer:
         except MCPLayerError as exc:
             return self._error_result(exc.message, spec, p, exc.code, exc.data, started)
         ctx = self._request_context(context, p, "tool", spec.name, spec)
-        info = CallInfo("tool", spec.name, spec, dict(arguments or {}), p, ctx)
+        info = CallInfo(RequestKind.TOOL, spec.name, spec, dict(arguments or {}), p, ctx)
         try:
             return await self._run_chain(info, self._tool_terminal)
         except MCPLayerError as exc:
@@ -703,7 +680,7 @@ class CloudGMCPLayer:
         spec, variables = self._resolve_resource(uri, p)
         ctx = self._request_context(context, p, "resource", uri, spec)
         ctx.meta["uri"] = uri
-        info = CallInfo("resource", uri, spec, dict(variables), p, ctx)
+        info = CallInfo(RequestKind.RESOURCE, uri, spec, dict(variables), p, ctx)
         try:
             return await self._run_chain(info, self._resource_terminal)
         except MCPLayerError as exc:
@@ -770,7 +747,7 @@ class CloudGMCPLayer:
                 data={"missing": missing},
             )
         ctx = self._request_context(context, p, "prompt", spec.name, spec)
-        info = CallInfo("prompt", spec.name, spec, arguments, p, ctx)
+        info = CallInfo(RequestKind.PROMPT, spec.name, spec, arguments, p, ctx)
         try:
             return await self._run_chain(info, self._prompt_terminal)
         except MCPLayerError as exc:
@@ -867,7 +844,7 @@ class CloudGMCPLayer:
         ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name)
         ctx.meta["completion_fn"] = fn
         info = CallInfo(
-            "completion",
+            RequestKind.COMPLETION,
             target_name,
             spec,
             {

@@ -7,30 +7,33 @@ import asyncio
 from typing import Any
 
 from ..content import ToolResult
+from ..enums import Outcome
 from ..errors import AccessDeniedError, InputRejectedError, RateLimitedError
 
 __all__ = ["outcome_of", "REFUSALS"]
 
 #: Outcomes that mean the layer refused the request (not that the handler failed).
-REFUSALS = frozenset({"denied", "rate_limited", "rejected"})
+REFUSALS = frozenset({Outcome.DENIED, Outcome.RATE_LIMITED, Outcome.REJECTED})
 
-_CODE_OUTCOMES = {AccessDeniedError.code: "denied", RateLimitedError.code: "rate_limited"}
+_CODE_OUTCOMES = {
+    AccessDeniedError.code: Outcome.DENIED, RateLimitedError.code: Outcome.RATE_LIMITED,
+}
 
 
-def outcome_of(info: Any, result: Any = None, error: BaseException | None = None) -> str:
+def outcome_of(info: Any, result: Any = None, error: BaseException | None = None) -> Outcome:
     """The outcome of a request that returned ``result`` or raised ``error``."""
     if error is not None:
         if isinstance(error, asyncio.CancelledError):
-            return "cancelled"
+            return Outcome.CANCELLED
         if isinstance(error, InputRejectedError):
-            return "rejected"
+            return Outcome.REJECTED
         if isinstance(error, RateLimitedError):
-            return "rate_limited"
+            return Outcome.RATE_LIMITED
         if isinstance(error, AccessDeniedError):
-            return "denied"
-        return info.outcome or "exception"
+            return Outcome.DENIED
+        return Outcome(info.outcome) if info.outcome else Outcome.EXCEPTION
     if isinstance(result, ToolResult) and result.is_error:
         if info.outcome:
-            return info.outcome
-        return _CODE_OUTCOMES.get(result.meta.get("cloudg/error_code"), "error")  # type: ignore[arg-type]
-    return "ok"
+            return Outcome(info.outcome)
+        return _CODE_OUTCOMES.get(result.meta.get("cloudg/error_code"), Outcome.ERROR)  # type: ignore[arg-type]
+    return Outcome.OK

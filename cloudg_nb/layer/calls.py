@@ -1,0 +1,62 @@
+"""One request as middleware sees it (``CallInfo``) and the middleware contract.
+
+A middleware is ``async (info, call_next) -> result``; it may also have ``attach(layer)``
+(``AttachesToLayer``), which the layer calls once when the middleware is added.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from .context import Principal, ToolContext
+from .enums import Outcome, RequestKind
+from .specs import AnySpec
+
+if TYPE_CHECKING:
+    from .layer import CloudGMCPLayer
+
+__all__ = ["CallInfo", "Handler", "Middleware", "AttachesToLayer"]
+
+
+@dataclass(slots=True)
+class CallInfo:
+    """What middleware sees of one request (arguments as received, before un-pseudonymising).
+
+    ``kind`` and ``outcome`` are ``StrEnum`` members, so they also equal their plain values
+    (``info.kind == "tool"``); a plain string given here is turned into the member.
+    """
+
+    kind: RequestKind
+    name: str
+    spec: AnySpec
+    arguments: dict[str, Any]
+    principal: Principal
+    context: ToolContext
+    started: float = field(default_factory=time.monotonic)
+    #: Set by the terminal when it refuses a call: denied | rate_limited | rejected.
+    outcome: Outcome | None = None
+
+    def __post_init__(self) -> None:
+        self.kind = RequestKind(self.kind)
+        if self.outcome is not None:
+            self.outcome = Outcome(self.outcome)
+
+
+#: The rest of the chain, as a middleware calls it: ``await call_next(info)``.
+Handler = Callable[[CallInfo], Awaitable[Any]]
+
+
+class Middleware(Protocol):
+    """``await mw(info, call_next)``: runs around every request (``layer.use(mw)``)."""
+
+    def __call__(self, info: CallInfo, call_next: Handler, /) -> Awaitable[Any]: ...
+
+
+@runtime_checkable
+class AttachesToLayer(Protocol):
+    """A middleware that hooks into the layer it is added to (change events, a resource)."""
+
+    def attach(self, layer: CloudGMCPLayer) -> None: ...

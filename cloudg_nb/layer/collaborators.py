@@ -1,0 +1,78 @@
+"""What the layer needs from the policy and the workspace it is given (``typing.Protocol``).
+
+``cloudg_nb.policy.Policy`` and ``cloudg_nb.workspace.Workspace`` satisfy these; the layer
+never imports them. Optional hooks are separate runtime-checkable Protocols, tested with
+``isinstance`` where they are used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol, runtime_checkable
+
+from .context import Principal
+from .pipeline import Pipeline
+from .specs import AnySpec
+
+__all__ = [
+    "LayerPolicy", "ChangeListener", "IdentifierSource", "WatchedWorkspace",
+    "IdentifyingWorkspace", "LearnsIdentifiers",
+]
+
+#: ``fn(kind, uri)``, called on every change of the workspace (or the layer's own events).
+ChangeListener = Callable[[str, "str | None"], object]
+
+#: ``provider() -> [(key, entity, values), ...]``: identifiers to learn, once per ``key``.
+IdentifierSource = Callable[[], list[tuple[Hashable, str, Callable[[], list[str]]]]]
+
+
+class LayerPolicy(Protocol):
+    """Access, rate limits and transforms for one principal and one spec.
+
+    ``check_call`` raises ``AccessDeniedError`` / ``RateLimitedError`` (and records the
+    decision); ``record_hidden`` and ``record_rejection`` only record, and the layer ignores
+    their failures.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def vault(self) -> object:
+        """Handed to every ``TransformContext`` (the pseudonym vault; ``LearnsIdentifiers``
+        when it wants the workspace's identifiers)."""
+
+    def is_allowed(self, spec: AnySpec, principal: Principal) -> bool: ...
+
+    def check_call(
+        self, spec: AnySpec, principal: Principal, arguments: dict[str, Any]
+    ) -> None: ...
+
+    def input_pipeline(self, spec: AnySpec, principal: Principal) -> Pipeline: ...
+
+    def output_pipeline(self, spec: AnySpec, principal: Principal) -> Pipeline: ...
+
+    def record_hidden(self, kind: str, name: str, principal: Principal) -> None: ...
+
+    def record_rejection(self, spec: AnySpec, principal: Principal, error: Exception) -> None: ...
+
+
+@runtime_checkable
+class WatchedWorkspace(Protocol):
+    """A workspace that reports its changes; the layer forwards them to its listeners."""
+
+    def on_change(self, fn: ChangeListener) -> Callable[[], None]: ...
+
+
+@runtime_checkable
+class IdentifyingWorkspace(Protocol):
+    """A workspace that can name the identifiers (account / project ids) in its datasets."""
+
+    def identifier_sources(self) -> list[tuple[Hashable, str, Callable[[], list[str]]]]: ...
+
+
+@runtime_checkable
+class LearnsIdentifiers(Protocol):
+    """A vault that learns identifiers from sources before it looks for words."""
+
+    def add_source(self, provider: IdentifierSource) -> None: ...
