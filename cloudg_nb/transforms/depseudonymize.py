@@ -24,6 +24,8 @@ _SHAPES = (
                    "mac_address", "ipv6", "ipv4", "aws_account_id", "hostname")),
     re.compile(r"(?<![\w-])[a-z]{1,12}-[0-9a-f]{6,32}(?![\w-])"),
     re.compile(r"(?<!\d)\d{12}(?!\d)"),  # an account id inside a name (bucket-<account>-…)
+    # a project pseudonym inside a name (<project>-backups-…, Prowler finding ids)
+    re.compile(r"(?<![A-Za-z0-9])p-[0-9a-f]{10}(?![A-Za-z0-9])"),
 )
 
 

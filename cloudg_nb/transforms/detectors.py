@@ -609,10 +609,12 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "hostname", "network",
-        r"(?i)(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}[a-z]{2,24}(?![\w.-])"
+        r"(?i)(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}[a-z]{2,24}"
+        r"(?![\w-]|\.[\w-])"
         r"|(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
-        r"(?:internal|local|lan|corp|intra|intranet|private|home\.arpa)(?![\w.-])",
-        "Host names (three or more labels, or an internal suffix such as .internal/.corp)",
+        r"(?:internal|local|lan|corp|intra|intranet|private|home\.arpa)(?![\w-]|\.[\w-])",
+        "Host names (three or more labels, or an internal suffix such as .internal/.corp), "
+        "also at the end of a sentence",
         validate=_hostname, anchor=r"\.[A-Za-z]",
     ),
     # -- temporal ----------------------------------------------------------------------------

@@ -53,6 +53,10 @@ KNOWN_SHAPES = {
     "aws_account_id": re.compile(r"(?<!\d)\d{12}(?!\d)"),
 }
 KNOWN_ENTITIES = tuple(KNOWN_SHAPES)
+#: A word or a dotted / hyphenated name, and its parts (where a known project id is looked
+#: for inside a longer name: ``<project>-backups-7d3f9a``, Prowler's finding ids).
+_NAME_RUN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
+_NAME_PART = re.compile(r"[A-Za-z0-9]+")
 _AZURE_KEEP_NEXT = {"providers"}
 _GCP_KEEP_VALUES = {"zones", "regions", "locations"}
 #: How many re-derivations a colliding pseudonym gets before a long generic id is used.
@@ -102,6 +106,8 @@ class Vault:
         self._salt: tuple[str, int] | None = None
         #: entity → originals to find as words in any text, and the pattern built from them.
         self._known: dict[str, set[str]] = {}
+        #: (how many project ids were known, the first parts of those ids): see find_known.
+        self._heads: tuple[int, set[str]] = (0, set())
         #: Providers of identifier sources, and the source keys already learned from.
         self._sources: list[Any] = []
         self._learned_from: dict[Any, None] = {}
@@ -266,6 +272,11 @@ class Vault:
         known = self._known.get(entity)
         if not known:
             return []
+        if entity == "gcp_project":
+            heads = self._heads
+            if heads[0] != len(known):  # learned values are only ever added
+                heads = self._heads = (len(known), {v.split("-", 1)[0] for v in known})
+            return _parts_in_names(text, known, heads[1])
         return [m.span() for m in KNOWN_SHAPES[entity].finditer(text) if m.group() in known]
 
     def _drain(self) -> None:
@@ -392,6 +403,35 @@ class Vault:
                 self.save()
             except OSError:
                 logger.warning("Could not write the pseudonym vault file", exc_info=True)
+
+
+def _parts_in_names(text: str, known: set[str], heads: set[str]) -> list[tuple[int, int]]:
+    """Spans of ``known`` project ids written as whole hyphen-separated parts of a word or of
+    a dotted or hyphenated name (``<project>``, ``<project>-backups-7d3f9a``,
+    ``…-<project>-EU-…``, ``<project>.analytics``), never inside a longer part. A window of
+    parts is only tried from a part that starts a known id, so the cost is one set lookup per
+    part whatever the number of learned ids (``heads``: the first part of each)."""
+    spans: list[tuple[int, int]] = []
+    for run in _NAME_RUN.finditer(text):
+        parts = [m.span() for m in _NAME_PART.finditer(text, run.start(), run.end())]
+        i = 0
+        while i < len(parts):
+            start, end = parts[i]
+            if text[start:end] not in heads:
+                i += 1
+                continue
+            j = i
+            while True:
+                if text[start:end] in known:
+                    spans.append((start, end))
+                    break
+                j += 1
+                if j == len(parts) or text[end:parts[j][0]] != "-" or parts[j][1] - start > 30:
+                    j = i
+                    break
+                end = parts[j][1]
+            i = j + 1
+    return spans
 
 
 class _suppress_os_error:

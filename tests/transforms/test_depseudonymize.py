@@ -30,6 +30,17 @@ def test_parts_of_a_pseudonymised_arn_are_restored_on_their_own() -> None:
     assert "123456789012" in out["edited"] and "i-0abc12345" in out["edited"]
 
 
+def test_a_project_pseudonym_inside_a_name_is_restored() -> None:
+    vault = Vault("k")
+    project = vault.pseudonymize("gcp_project", "shop-prod-381214")
+    name = f"prowler-gcp-check-{project}-EU-{project}-backups-7d3f9a"
+    out, report = _restore({"ref": f"{project}-backups-7d3f9a", "finding_id": name}, vault)
+    assert out == {"ref": "shop-prod-381214-backups-7d3f9a",
+                   "finding_id": "prowler-gcp-check-shop-prod-381214-EU-shop-prod-381214"
+                                 "-backups-7d3f9a"}
+    assert report == {"depseudonymized": {"gcp_project": 3}}
+
+
 def test_unknown_values_are_left_alone() -> None:
     vault = Vault("k")
     vault.pseudonymize("email", "a@b.org")

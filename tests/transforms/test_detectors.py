@@ -52,6 +52,8 @@ def _entities(text: str) -> list[tuple[str, str]]:
     ("acct 123456789012 ok", "aws_account_id", "123456789012"),
     ("id 3f2504e0-4f89-11d3-9a0c-0305e82c3301", "uuid", "3f2504e0-4f89-11d3-9a0c-0305e82c3301"),
     ("host db01.corp.internal up", "hostname", "db01.corp.internal"),
+    ("reached from jump.shop.lan.", "hostname", "jump.shop.lan"),
+    ("served by build-3.ops.acme-corp.io.", "hostname", "build-3.ops.acme-corp.io"),
     ("acct 123456789012.", "aws_account_id", "123456789012"),
     ("image 210987654321.dkr.ecr.eu-west-1.amazonaws.com/api:1", "aws_account_id",
      "210987654321"),

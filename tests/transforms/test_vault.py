@@ -284,12 +284,27 @@ def test_an_msk_broker_pseudonym_keeps_service_and_region() -> None:
     assert out.endswith(".kafka.eu-west-1.amazonaws.com") and "abc123" not in out
 
 
-def test_find_known_finds_learned_projects_as_whole_words_only() -> None:
+def test_find_known_finds_learned_projects_as_whole_parts_of_names() -> None:
     vault = Vault("k")
     assert vault.find_known("gcp_project", "Project acme-analytics") == []
     vault.learn("gcp_project", ["acme-analytics", "Not A Project"])
     text = "Project acme-analytics. acme-analytics-raw, x.acme-analytics.io, (acme-analytics)"
-    assert vault.find_known("gcp_project", text) == [(8, 22), (66, 80)]
+    assert vault.find_known("gcp_project", text) == [(8, 22), (24, 38), (46, 60), (66, 80)]
+
+
+def test_find_known_finds_a_project_inside_bucket_names_and_prowler_finding_ids() -> None:
+    vault = Vault("k")
+    vault.learn("gcp_project", ["shop-prod-381214"])
+    text = "prowler-gcp-bucket_public-shop-prod-381214-EU-shop-prod-381214-backups-7d3f9a"
+    assert [text[a:b] for a, b in vault.find_known("gcp_project", text)] == [
+        "shop-prod-381214", "shop-prod-381214"]
+
+
+def test_find_known_leaves_a_project_that_is_only_part_of_a_longer_part() -> None:
+    vault = Vault("k")
+    vault.learn("gcp_project", ["acme-analytics"])
+    text = "xacme-analytics acme-analytics2 acme-analyticsraw acme-analytic"
+    assert vault.find_known("gcp_project", text) == []
 
 
 def test_find_known_finds_learned_accounts_inside_names_but_not_longer_numbers() -> None:
