@@ -9,8 +9,10 @@ with up to 3 close matches (and the candidates when ambiguous) in its data.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .errors import ReferenceNotFoundError
@@ -20,55 +22,146 @@ __all__ = ["AssetIndex"]
 _MAX_FUZZY_POOL = 4000
 
 
-def _groups(keys: list[Any]) -> dict[str, list[int]]:
-    """Key → row numbers for every key that is a non-empty string."""
-    out: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        if isinstance(k, str) and k:
-            rows = out.get(k)
-            if rows is None:
-                out[k] = [i]
-            else:
-                rows.append(i)
+def _text_keys(values: list[Any]) -> np.ndarray:
+    """Object array: each value that is a non-empty string, None otherwise."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    if pd.api.types.infer_dtype(out, skipna=True) in ("string", "empty"):
+        out[pd.isna(out) | (out == "")] = None  # (all text: no per-cell Python)
+    else:
+        out[:] = [v if isinstance(v, str) and v else None for v in values]
     return out
 
 
-def _tail(value: Any) -> str | None:
-    if not isinstance(value, str) or "/" not in value:
-        return None
-    tail = value.rsplit("/", 1)[1]
-    return tail or None
+def _firsts(keys: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """The distinct non-None ``keys`` in order of first appearance, and the row of each."""
+    codes, uniques = pd.factorize(keys)
+    first = np.empty(len(uniques), dtype=np.int64)
+    hit = np.flatnonzero(codes >= 0)[::-1]
+    first[codes[hit]] = hit  # the earliest row writes last
+    return uniques.tolist(), first
+
+
+class _Groups:
+    """Key → row numbers (in the order given), for non-None keys; keys iterate in order of
+    first appearance. Built with pandas/numpy: one factorize and one stable sort."""
+
+    def __init__(self, keys: np.ndarray, rows: np.ndarray) -> None:
+        codes, uniques = pd.factorize(keys)
+        order = np.argsort(codes, kind="stable")
+        counts = np.bincount(codes[codes >= 0], minlength=len(uniques))
+        self._rows = rows[order]
+        self._starts = np.concatenate(([0], np.cumsum(counts))) + int((codes < 0).sum())
+        self._code_of: dict[str, int] = dict(zip(uniques.tolist(), range(len(uniques)),
+                                                 strict=True))
+
+    def __getitem__(self, key: str) -> list[int]:
+        c = self._code_of[key]
+        return self._rows[self._starts[c]:self._starts[c + 1]].tolist()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        c = self._code_of.get(key)
+        if c is None:
+            return default
+        return self._rows[self._starts[c]:self._starts[c + 1]].tolist()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._code_of)
+
+    def __len__(self) -> int:
+        return len(self._code_of)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._code_of
+
+    def first_rows(self) -> np.ndarray:
+        """Per key (in iteration order): its first row."""
+        return self._rows[self._starts[:-1]]
+
+
+def _tails(values: list[Any]) -> np.ndarray:
+    """Per value: the non-empty text after its last ``/``, else None."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = [v.rsplit("/", 1)[1] or None if isinstance(v, str) and "/" in v else None
+              for v in values]
+    return out
 
 
 class AssetIndex:
-    """Lookups from ids, ARNs and names to asset row numbers (built once per version)."""
+    """Lookups from ids, ARNs and names to asset row numbers (built once per version).
+
+    Each table is built (vectorised where pandas can) on the first use that needs it, so a
+    load does not pay for lookups nobody makes; a table never changes once built."""
 
     def __init__(self, assets: pd.DataFrame) -> None:
         self.n = len(assets)
-        ids = assets["id"].to_numpy(dtype=object)
-        self.ids = ids
-        self.row_of_id: dict[str, int] = {str(v): i for i, v in enumerate(ids)}
-        arn_map: dict[str, int] = {}
-        for i, a in enumerate(assets["arn"].tolist()):
-            if isinstance(a, str) and a:
-                arn_map.setdefault(a, i)
-        for i, meta in enumerate(assets["metadata"].tolist()):
-            rid = meta.get("resource_id") if isinstance(meta, dict) else None
-            if isinstance(rid, str) and rid:
-                arn_map.setdefault(rid, i)
-        self.row_of_arn = arn_map
-        names = assets["name"].to_numpy(dtype=object)
-        self.names = names
-        name_list = names.tolist()
-        self.by_name = _groups(name_list)
-        self.by_lower = _groups([s.lower() if isinstance(s, str) else None for s in name_list])
-        tail_groups = _groups([_tail(a) for a in assets["arn"].tolist()])
-        for i, t in enumerate(_tail(v) for v in ids.tolist()):
-            if t is not None:
-                rows = tail_groups.setdefault(t, [])
-                if i not in rows:
-                    rows.append(i)
-        self.by_tail = tail_groups
+        self.ids = assets["id"].to_numpy(dtype=object)
+        self.names = assets["name"].to_numpy(dtype=object)
+        self._arns = assets["arn"].tolist()
+        self._metadata = assets["metadata"].tolist()
+        self._row_of_id: dict[str, int] | None = None
+        self._row_of_arn: dict[str, int] | None = None
+        self._by_name: _Groups | None = None
+        self._by_lower: _Groups | None = None
+        self._by_tail: _Groups | None = None
+
+    @property
+    def row_of_id(self) -> dict[str, int]:
+        """Id → row (the last row of a repeated id)."""
+        if self._row_of_id is None:
+            self._row_of_id = dict(zip(map(str, self.ids.tolist()), range(self.n), strict=True))
+        return self._row_of_id
+
+    @property
+    def row_of_arn(self) -> dict[str, int]:
+        """ARN, then ``metadata.resource_id`` → the first row naming it."""
+        if self._row_of_arn is None:
+            keys, rows = _firsts(_text_keys(self._arns))
+            arn_map = dict(zip(keys, rows.tolist(), strict=True))
+            rids = [m.get("resource_id") if isinstance(m, dict) else None
+                    for m in self._metadata]
+            if any(rids):
+                keys, rows = _firsts(_text_keys(rids))
+                for key, row in zip(keys, rows.tolist(), strict=True):
+                    arn_map.setdefault(key, row)
+            self._row_of_arn = arn_map
+        return self._row_of_arn
+
+    @property
+    def by_name(self) -> _Groups:
+        """Exact name → rows."""
+        if self._by_name is None:
+            self._by_name = _Groups(_text_keys(self.names.tolist()), np.arange(self.n))
+        return self._by_name
+
+    @property
+    def by_lower(self) -> _Groups:
+        """Lower-cased name → rows."""
+        if self._by_lower is None:
+            lowered = [s.lower() if isinstance(s, str) else None for s in self.names.tolist()]
+            self._by_lower = _Groups(_text_keys(lowered), np.arange(self.n))
+        return self._by_lower
+
+    @property
+    def by_tail(self) -> _Groups:
+        """Text after the last ``/`` of the ARN, then of the id → rows (each row once)."""
+        if self._by_tail is None:
+            ids = self.ids.tolist()
+            id_tails = _tails(ids)
+            arns = np.empty(self.n, dtype=object)
+            arns[:] = self._arns
+            arn_tails = np.full(self.n, None, dtype=object)
+            same = np.flatnonzero(arns == self.ids)  # (most ARNs are the id: read once)
+            arn_tails[same] = id_tails[same]
+            other = np.flatnonzero(arns != self.ids)
+            arn_tails[other] = _tails(arns[other].tolist())
+            id_tails[same] = None  # the row is already listed under its ARN's tail
+            id_tails[id_tails == arn_tails] = None
+            keys = np.concatenate([arn_tails, id_tails])
+            rows = np.concatenate([np.arange(self.n), np.arange(self.n)])
+            listed = np.flatnonzero(keys != None)  # noqa: E711
+            self._by_tail = _Groups(keys[listed], rows[listed])
+        return self._by_tail
 
     def lookup(self, ref: str) -> tuple[int | None, list[int]]:
         """(row, []) when ``ref`` resolves; (None, candidates) when ambiguous or unknown."""
@@ -80,8 +173,7 @@ class AssetIndex:
         if row is not None:
             return row, []
         ambiguous: list[int] = []
-        for table, key in ((self.by_name, ref), (self.by_tail, ref), (self.by_lower, ref.lower())):
-            rows = table.get(key)
+        for rows in self._name_matches(ref):
             if rows is None:
                 continue
             if len(rows) == 1:
@@ -89,6 +181,13 @@ class AssetIndex:
             if not ambiguous:
                 ambiguous = [int(r) for r in rows]
         return None, ambiguous
+
+    def _name_matches(self, ref: str) -> Iterator[list[int] | None]:
+        """Rows by exact name, then tail, then case-insensitive name (each table built only
+        when the lookup reaches it)."""
+        yield self.by_name.get(ref)
+        yield self.by_tail.get(ref)
+        yield self.by_lower.get(ref.lower())
 
     def resolve(self, ref: str, *, field: str = "ref") -> int:
         """The asset row ``ref`` names; ReferenceNotFoundError with close matches otherwise."""
@@ -118,9 +217,9 @@ class AssetIndex:
         needle = str(ref).strip().lower()
         if not needle or self.n == 0:
             return []
-        pool: dict[str, str] = {}
-        for key in self.by_lower:
-            pool.setdefault(key, str(self.names[int(self.by_lower[key][0])]))
+        lower = self.by_lower
+        pool: dict[str, str] = dict(zip(lower, map(str, self.names[lower.first_rows()].tolist()),
+                                        strict=True))
         if len(pool) > _MAX_FUZZY_POOL:
             head = needle[:3]
             narrowed = {k: v for k, v in pool.items()

@@ -1,0 +1,41 @@
+"""AssetIndex tables built on first use (vectorised) answer as the row-by-row tables did:
+candidate order, first-wins ARNs, text-only keys."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from cloudg_nb.estate import Dataset, ReferenceNotFoundError
+from cloudg_nb.estate.refs import AssetIndex
+
+
+def test_a_tail_shared_by_arns_and_ids_lists_the_arn_rows_first_then_the_id_rows() -> None:
+    d = Dataset.from_records(assets=[{"id": "a/t", "name": "n1", "arn": "arn:x/q"},
+                                     {"id": "b", "name": "n2", "arn": "arn:y/t"},
+                                     {"id": "c/t", "name": "n3", "arn": "arn:z/t"}])
+    with pytest.raises(ReferenceNotFoundError) as err:
+        d.resolve("t")
+    assert err.value.data["candidates"] == ["b", "c/t", "a/t"]
+
+
+def test_an_arn_named_twice_resolves_to_its_first_asset_before_any_resource_id() -> None:
+    d = Dataset.from_records(assets=[
+        {"id": "one", "name": "n1", "metadata": {"resource_id": "arn:shared"}},
+        {"id": "two", "name": "n2", "arn": "arn:shared"},
+        {"id": "three", "name": "n3", "arn": "arn:shared"}])
+    assert d.resolve("arn:shared") == 1
+
+
+def test_names_and_arns_that_are_not_text_are_not_keys() -> None:
+    index = AssetIndex(pd.DataFrame({"id": ["p", "q/1"], "arn": [float("nan"), None],
+                                     "name": [None, 5], "metadata": [None, {"resource_id": 7}]}))
+    assert index.lookup("5") == (None, [])
+    assert index.lookup("nan") == (None, [])
+    assert index.lookup("1") == (1, [])
+
+
+def test_completion_lists_names_in_order_of_first_appearance() -> None:
+    d = Dataset.from_records(assets=[{"id": "i3", "name": "web-b"}, {"id": "i1", "name": "web-a"},
+                                     {"id": "i2", "name": "web-b"}])
+    assert d.complete_refs("web")[:2] == ["web-b", "web-a"]
