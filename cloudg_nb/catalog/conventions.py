@@ -70,6 +70,8 @@ async def point_lookup(ctx: ToolContext, ds: Dataset, fn: Callable[..., T], /,
         with ds.cache_only():
             return fn(*args)
     except CacheMiss:
+        if ctx.layer is None:  # a handler called outside a layer has no worker lanes
+            return fn(*args)
         return await ctx.layer.workers.run(LIGHT, ctx.principal.id, fn, *args)
 
 
@@ -178,9 +180,10 @@ def page(
                     **json_safe(summary), "total": len(items), "offset": 0,
                     "returned": len(rows), "next_cursor": None, "truncated": False,
                     "items": rows, "delta": info}
+    listed: pd.DataFrame | FrameRows | Sequence[Any] = items
     if rows_key is not None and isinstance(items, pd.DataFrame):
-        items = _frame_rows(ds, version, rows_key, items)
-    envelope = paginate(items, dataset=ds.name, version=version, args=args, limit=limit,
+        listed = _frame_rows(ds, version, rows_key, items)
+    envelope = paginate(listed, dataset=ds.name, version=version, args=args, limit=limit,
                         cursor=cursor)
     return {"dataset": ds.name, "dataset_version": version, **base, **json_safe(summary),
             **envelope}

@@ -9,6 +9,7 @@ next. With no dataset loaded, a prompt returns a "load data first" message inste
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .. import estate
@@ -201,7 +202,7 @@ def drift_review(ctx: ToolContext, base: str, target: str = "") -> str:
 def register(registry: Registry) -> None:
     ds_arg = PromptArgument("dataset", "Dataset to use (empty: the active one)",
                             completion=complete_dataset)
-    prompts = [
+    prompts: list[tuple[Callable[..., str], str, list[PromptArgument]]] = [
         (security_posture_review, "Security posture review", [
             ds_arg,
             PromptArgument("framework", "Compliance framework to focus on (empty: all)",

@@ -212,8 +212,8 @@ def load_dataset(
         ds = ws.load(path, name=name, kind=kind, activate=activate, replace=replace,
                      progress=progress_of(ctx), strict=strict)
     out = _loaded(ctx, ds, replaced, evicted)
-    report = getattr(ds, "load_report", None)
-    if report is not None:
+    report = ds.load_report
+    if report:
         out["load_report"] = report
         warning = _report_warning(report)
         if warning:

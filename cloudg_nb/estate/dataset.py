@@ -19,7 +19,7 @@ import random
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -102,7 +102,7 @@ class FindingIndex:
             np.maximum.at(self.max_risk, rows[sel], risk[sel])
         self.severity_rank = sev_rank
 
-    def max_severity(self, rows: np.ndarray) -> list[str | None]:
+    def max_severity(self, rows: np.ndarray | Sequence[int]) -> list[str | None]:
         return [_RANK_TO_SEVERITY.get(int(r)) for r in self.max_rank[rows]]
 
 
@@ -155,6 +155,9 @@ class Dataset:
         self.source = source
         self.kind = kind
         self.loaded_at = time.time()
+        #: What a loader that checks record by record skipped and noted (``LoadReport``
+        #: as a dict); empty for datasets not read by such a loader (samples, snapshots).
+        self.load_report: dict[str, Any] = {}
         self.version = 1
         #: Random per Dataset object: a (epoch, version) pair names one state of one dataset,
         #: also across a reload under the same name (which starts again at version 1).

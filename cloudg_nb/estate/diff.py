@@ -114,7 +114,8 @@ def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
     for k in tfk:
         if k in bf_pos:
             i, j = bf_pos[k], tf_pos[k]
-            if bf["severity"].iat[i] != tf["severity"].iat[j]:
+            before: Any = bf["severity"].iat[i]
+            if before != tf["severity"].iat[j]:
                 sev_changed.append({"id": str(tf["id"].iat[j]), "title": tf["title"].iat[j],
                                     "from": bf["severity"].iat[i], "to": tf["severity"].iat[j]})
             was, now = bool(bf["is_suppressed"].iat[i]), bool(tf["is_suppressed"].iat[j])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -182,7 +182,7 @@ def _exposure_of(cid: str, text: str, cats: frozenset[str]) -> FindingExposure |
     return FindingExposure(kind, ports, all_ports, protocol, source, basis)
 
 
-def exposure_edges(findings: pd.DataFrame, asset_ids: Sequence[str] | set[str],
+def exposure_edges(findings: pd.DataFrame, asset_ids: Iterable[str],
                    categories: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
     """INTERNET_EXPOSED edges (edge frame columns) for the findings whose check says the
     resource is open to the internet, one per finding on an asset in ``asset_ids``.

@@ -52,7 +52,8 @@ def _frame(ds: Dataset) -> pd.DataFrame:
             if not len(a):
                 return np.full(len(f), None, dtype=object)
             vals = a[col].to_numpy(dtype=object)[safe]
-            return np.where(known, vals, None)
+            vals[~known] = None
+            return vals
 
         out = f.copy()
         # a finding mapped to no framework lists none (the frame stores None for that)
@@ -172,8 +173,9 @@ def findings_summary(
         else:
             keys = sel[group_by].dropna()
         counts = keys.astype(str).value_counts()
-        groups = sorted(({"key": str(k), "count": int(v)} for k, v in counts.items()),
-                        key=lambda g: (-g["count"], g["key"]))
+        pairs = sorted(((str(k), int(v)) for k, v in counts.items()),
+                       key=lambda kv: (-kv[1], kv[0]))
+        groups = [{"key": k, "count": v} for k, v in pairs]
     open_f = f[~suppressed]
     by_sev = open_f["severity"].value_counts()
     return {

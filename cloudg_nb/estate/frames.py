@@ -11,6 +11,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -150,7 +151,7 @@ def _bool_cell(v: Any) -> bool:
 
 
 def _map_enum(
-    series: pd.Series, enum: type, *, source: str, column: str, aliases: dict[str, str],
+    series: pd.Series, enum: type[StrEnum], *, source: str, column: str, aliases: dict[str, str],
     fallback: str | None = None, default: str | None = None,
 ) -> tuple[pd.Series, pd.Series | None]:
     """Map a column onto enum values; returns (mapped, mask of rows that used the fallback)."""
@@ -263,10 +264,12 @@ def normalize_assets(df: pd.DataFrame, *, source: str = "assets") -> pd.DataFram
     out["tags"] = _obj_col(df, "tags", _dict_cell(source, "tags"))
     out["metadata"] = _obj_col(df, "metadata", _dict_cell(source, "metadata"))
     if fell_back is not None and fell_back.any():
+        metas: list[Any] = out["metadata"].tolist()
         for i in np.flatnonzero(fell_back.to_numpy()):
-            meta = dict(out.at[i, "metadata"] or {})
+            meta = dict(metas[i] or {})
             meta.setdefault("original_type", str(raw_type.iloc[i]))
-            out.at[i, "metadata"] = meta
+            metas[i] = meta
+        out["metadata"] = pd.Series(metas, index=out.index, dtype=object)
     exposed = df["is_internet_exposed"] if "is_internet_exposed" in df.columns else None
     out["is_internet_exposed"] = (
         np.zeros(len(df), dtype=bool) if exposed is None

@@ -399,11 +399,6 @@ class EstateGraph:
         except ValueError:
             return None
 
-    def node_kind(self, node: int) -> str:
-        if node < self.n_assets:
-            return "asset"
-        return "internet" if node == self.internet else "external"
-
     # -- views -------------------------------------------------------------------------
 
     def view(self, name: str, progress: ProgressFn | None = None) -> Adjacency:
@@ -524,4 +519,8 @@ def _no_public_ip(edges: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
 
 def family_mask(family: EdgeFamily) -> np.ndarray:
     """A type mask of every edge type in ``family``."""
-    return type_mask([t for t in EdgeType if EDGE_TYPE_INFO[t]["family"] is family])
+    mask = np.zeros(len(EDGE_TYPES), dtype=bool)
+    for t in EdgeType:
+        if EDGE_TYPE_INFO[t]["family"] is family:
+            mask[_C[t.value]] = True
+    return mask

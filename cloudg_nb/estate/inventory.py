@@ -358,7 +358,7 @@ def list_asset_types(ds: Dataset) -> pd.DataFrame:
     counts = ds.assets["asset_type"].value_counts()
     rows = []
     for t, c in counts.items():
-        info = ASSET_TYPE_INFO[AssetType(t)]
+        info = ASSET_TYPE_INFO[AssetType(str(t))]
         rows.append({"asset_type": str(t), "assets": int(c), "category": info["category"],
                      "description": info["description"]})
     out = pd.DataFrame(rows, columns=["asset_type", "assets", "category", "description"])

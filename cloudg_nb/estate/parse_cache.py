@@ -159,7 +159,7 @@ class ParseCache:
             return None
 
     def _write(self, entry: Path, key: list[Any], ds: Dataset) -> None:
-        plain = set(vars(Dataset()))
+        plain = set(vars(Dataset())) - {"load_report"}  # a reader's report is kept too
         stored = {
             "key": json.loads(json.dumps(key)),
             "frames": (ds.assets, ds.edges, ds.findings, ds.compliance),

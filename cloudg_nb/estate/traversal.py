@@ -374,6 +374,7 @@ def lateral_movement_paths(
         paths = [path_record(ds, adj, n, a) for n, a in found]
     elif src is not None or dst is not None:
         start = src if src is not None else dst
+        assert start is not None  # one of the two is given in this branch
         walk = adj if src is not None else rev
         reach = bfs(walk, [start], max_depth)
         ends = reach.nodes[:max_paths]

@@ -151,10 +151,10 @@ def _requirements(rec: dict[str, Any], index: int, report: LoadReport
                         "last control may be cut short")
         known = out.setdefault(framework, [])
         known.extend(c for c in controls if c not in known)
-    control = _text(compliance.get("SecurityControlId"))
+    security_control = _text(compliance.get("SecurityControlId"))
     for std in standards:
-        if control and std not in used and std not in out:
-            out[std] = [control]
+        if security_control and std not in used and std not in out:
+            out[std] = [security_control]
     return out
 
 

@@ -133,7 +133,7 @@ class AwsInventory:
         unique = {name: found[0] for name, found in ids.items() if len(found) == 1}
         if not unique:
             return
-        edges = {}
+        edges: dict[str, dict[str, Any]] = {}
         for edge in self.edges.values():
             src = unique.get(edge["source_id"], edge["source_id"])
             dst = unique.get(edge["target_id"], edge["target_id"])
@@ -190,7 +190,8 @@ class AwsInventory:
                 continue
             protocol = _PROTOCOLS.get(raw.lower(), raw.lower())
             ports, port_range = self._ports(perm, protocol)
-            peers = [(c, c) for c in _items(perm, ("IpRanges", "Ipv4Ranges"), "CidrIp")]
+            peers: list[tuple[str, str | None]] = [
+                (c, c) for c in _items(perm, ("IpRanges", "Ipv4Ranges"), "CidrIp")]
             peers += [(c, c) for c in _items(perm, ("Ipv6Ranges",), "CidrIpv6")]
             peers += [(g, None) for g in _items(perm, ("UserIdGroupPairs",), "GroupId")]
             peers += [(p, None) for p in _items(perm, ("PrefixListIds",), "PrefixListId")]

@@ -113,12 +113,13 @@ def read_inventory_map(path: Path, *, name: str = "dataset",
     check()
     edges = _table(doc, "edges", path.name, normalize_edges, report)
     check()
-    findings = compliance = None
+    beside: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
     sibling = path.with_name(FINDINGS_FILE)
     if sibling.is_file() and sibling != path:
-        _, findings, compliance = read_findings_file(sibling, report)
+        beside = read_findings_file(sibling, report)
         check()
-    return _finish(Dataset(assets, edges, findings, compliance, normalize=False, name=name,
+    return _finish(Dataset(assets, edges, beside[1] if beside else None,
+                           beside[2] if beside else None, normalize=False, name=name,
                            source=path.name, kind="inventory"), report)
 
 

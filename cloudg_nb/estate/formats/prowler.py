@@ -381,8 +381,8 @@ def dataset_of_rows(rows: list[dict[str, Any]], report: LoadReport, *, file: str
     # its conversion back) would be wasted work
     a = normalize_assets(pd.DataFrame(list(assets.values()), dtype=object), source=file)
     f = normalize_findings(pd.DataFrame(findings, dtype=object), source=file)
-    c = normalize_compliance(pd.DataFrame(comp_rows, dtype=object), source=file)
+    comp = normalize_compliance(pd.DataFrame(comp_rows, dtype=object), source=file)
     e = normalize_edges(exposure_edges(f, assets, categories), source=file)
-    ds = Dataset(a, e, f, c, normalize=False, name=name, source=file, kind=kind)
+    ds = Dataset(a, e, f, comp, normalize=False, name=name, source=file, kind=kind)
     ds.load_report = report.to_dict()
     return ds

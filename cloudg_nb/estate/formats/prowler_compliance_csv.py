@@ -167,9 +167,9 @@ def _dataset(rows: list[dict[str, str]], file: str, name: str, report: LoadRepor
     _explain(report, len(comp_rows), sorted({c["framework"] for c in comp_rows}))
     a = normalize_assets(pd.DataFrame(list(assets.values())), source=file)
     f = normalize_findings(pd.DataFrame(findings), source=file)
-    c = normalize_compliance(pd.DataFrame(comp_rows), source=file)
+    comp = normalize_compliance(pd.DataFrame(comp_rows), source=file)
     e = normalize_edges(exposure_edges(f, assets), source=file)
-    ds = Dataset(a, e, f, c, normalize=False, name=name, source=file, kind="prowler")
+    ds = Dataset(a, e, f, comp, normalize=False, name=name, source=file, kind="prowler")
     ds.load_report = report.to_dict()
     return ds
 
