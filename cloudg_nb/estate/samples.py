@@ -520,6 +520,8 @@ _CLASS_INDEX = {c[0]: i for i, c in enumerate(_CLASSES)}
 _RULE_PORTS = np.array([443, 443, 443, 80, 8080, 5432, 3306, 6379, 22, 3389], dtype=np.int64)
 _SEVERITIES = np.array(["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"], dtype=object)
 _TOOLS = np.array(["prowler", "trivy", "checkov", "scoutsuite"], dtype=object)
+#: None as an object array, for ``np.where`` over object columns.
+_NONE = np.array(None, dtype=object)
 _FRAMEWORKS = ["CIS-AWS-2.0", "PCI-DSS-4.0", "SOC2"]
 _TEAMS = np.array(["web", "data", "platform", "payments", "analytics", "ops"], dtype=object)
 _ENVS = np.array(["prod", "prod", "staging", "dev"], dtype=object)
@@ -620,9 +622,9 @@ def scaled(n: int = 10_000, *, seed: int = 7, name: str | None = None) -> Datase
     team = _TEAMS[rng.integers(0, len(_TEAMS), size=n)]
     tags = [{"env": e, "team": t} for e, t in zip(env, team, strict=True)]
     exposed = np.zeros(n, dtype=bool)
-    ci = {name: i for i, name in enumerate(labels)}
-    exposed[(cls == ci["lb"]) & (rng.random(n) < 0.5)] = True
-    exposed[(cls == ci["compute"]) & (rng.random(n) < 0.02)] = True
+    class_of = {name: i for i, name in enumerate(labels)}
+    exposed[(cls == class_of["lb"]) & (rng.random(n) < 0.5)] = True
+    exposed[(cls == class_of["compute"]) & (rng.random(n) < 0.02)] = True
     assets = pd.DataFrame({
         "id": _obj(ids), "arn": _obj(arns), "name": _obj(names), "asset_type": _obj(types),
         "provider": _obj(providers), "region": _obj(regions), "account_id": _obj(account_col),
@@ -641,7 +643,7 @@ def scaled(n: int = 10_000, *, seed: int = 7, name: str | None = None) -> Datase
         type_parts.append(np.full(int(ok.sum()), etype, dtype=object))
 
     def rows(*names: str) -> np.ndarray:
-        return np.flatnonzero(np.isin(cls, [ci[x] for x in names]))
+        return np.flatnonzero(np.isin(cls, [class_of[x] for x in names]))
 
     accounts = np.arange(n_acct)
     vpcs, subnets = rows("vpc"), rows("subnet")
@@ -709,8 +711,8 @@ def scaled(n: int = 10_000, *, seed: int = 7, name: str | None = None) -> Datase
     port_pick = _RULE_PORTS[rng.integers(0, len(_RULE_PORTS), size=total)]
     for i in np.flatnonzero(is_rule):
         ports[i] = [int(port_pick[i])]
-    direction = np.where(is_rule, "ingress", None).astype(object)
-    protocol = np.where(is_rule, "tcp", None).astype(object)
+    direction = np.where(is_rule, "ingress", _NONE).astype(object)
+    protocol = np.where(is_rule, "tcp", _NONE).astype(object)
     cidr = np.full(total, None, dtype=object)
     cidr[m:] = "0.0.0.0/0"
     nothing = np.full(total, None, dtype=object)
@@ -737,7 +739,7 @@ def scaled(n: int = 10_000, *, seed: int = 7, name: str | None = None) -> Datase
     none_f = np.full(n_find, None, dtype=object)
     findings = pd.DataFrame({
         "id": _obj(fids), "resource_id": _obj(res_ids),
-        "resource_arn": _obj(np.where(orphan, None, arns[f_rows])),
+        "resource_arn": _obj(np.where(orphan, _NONE, arns[f_rows])),
         "severity": _obj(sev),
         "title": _obj([f"{t} check {k % 97}" for t, k in zip(tools, range(n_find),
                                                               strict=True)]),
@@ -745,7 +747,7 @@ def scaled(n: int = 10_000, *, seed: int = 7, name: str | None = None) -> Datase
         "source_tool": _obj(tools), "source_finding_id": _obj(fids.copy()),
         "compliance_frameworks": _obj(fw), "cvss_score": cvss,
         "detected_at": _obj(np.full(n_find, _T0, dtype=object)), "is_suppressed": suppressed,
-        "suppression_reason": _obj(np.where(suppressed, "accepted risk", None)),
+        "suppression_reason": _obj(np.where(suppressed, "accepted risk", _NONE)),
     })
     findings["risk_score"] = risk_scores(findings["severity"], findings["cvss_score"])
     comp_rows = []
