@@ -53,9 +53,8 @@ KNOWN_SHAPES = {
     "aws_account_id": re.compile(r"(?<!\d)\d{12}(?!\d)"),
 }
 KNOWN_ENTITIES = tuple(KNOWN_SHAPES)
-#: A word or a dotted / hyphenated name, and its parts (where a known project id is looked
-#: for inside a longer name: ``<project>-backups-7d3f9a``, Prowler's finding ids).
-_NAME_RUN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
+#: A part of a dotted or hyphenated name (where a known project id is looked for inside a
+#: longer name: ``<project>-backups-7d3f9a``, Prowler's finding ids).
 _NAME_PART = re.compile(r"[A-Za-z0-9]+")
 _AZURE_KEEP_NEXT = {"providers"}
 _GCP_KEEP_VALUES = {"zones", "regions", "locations"}
@@ -106,8 +105,8 @@ class Vault:
         self._salt: tuple[str, int] | None = None
         #: entity → originals to find as words in any text, and the pattern built from them.
         self._known: dict[str, set[str]] = {}
-        #: (how many project ids were known, the first parts of those ids): see find_known.
-        self._heads: tuple[int, set[str]] = (0, set())
+        #: (how many project ids were known, a pattern of their first parts): see find_known.
+        self._heads: tuple[int, re.Pattern[str]] = (0, _first_parts(set()))
         #: Providers of identifier sources, and the source keys already learned from.
         self._sources: list[Any] = []
         self._learned_from: dict[Any, None] = {}
@@ -263,10 +262,11 @@ class Vault:
             self._sources.append(provider)
 
     def find_known(self, entity: str, text: str) -> list[tuple[int, int]]:
-        """Spans of the learned originals of ``entity`` written as whole words in ``text``
-        (a project id not inside a longer name or host name; an account id not inside a
-        longer number). Each word of the entity's shape is looked up in a set, so the cost
-        does not grow with the number of learned values."""
+        """Spans of the learned originals of ``entity`` written as whole words in ``text``:
+        a project id also as whole parts of a hyphenated or dotted name
+        (``<project>-backups-…``, Prowler's ``…-<project>-EU-…`` finding ids), never inside
+        a longer part; an account id also inside names, never inside a longer number. Each
+        candidate is looked up in a set (for projects, only where a first part stands)."""
         if self._sources:
             self._drain()
         known = self._known.get(entity)
@@ -275,7 +275,7 @@ class Vault:
         if entity == "gcp_project":
             heads = self._heads
             if heads[0] != len(known):  # learned values are only ever added
-                heads = self._heads = (len(known), {v.split("-", 1)[0] for v in known})
+                heads = self._heads = (len(known), _first_parts(known))
             return _parts_in_names(text, known, heads[1])
         return [m.span() for m in KNOWN_SHAPES[entity].finditer(text) if m.group() in known]
 
@@ -405,32 +405,36 @@ class Vault:
                 logger.warning("Could not write the pseudonym vault file", exc_info=True)
 
 
-def _parts_in_names(text: str, known: set[str], heads: set[str]) -> list[tuple[int, int]]:
+def _first_parts(known: set[str]) -> re.Pattern[str]:
+    """The first hyphen-separated parts of ``known`` as whole parts of a name."""
+    heads = sorted({v.split("-", 1)[0] for v in known}, key=len, reverse=True)
+    alternatives = "|".join(map(re.escape, heads)) or "(?!)"
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+
+
+def _parts_in_names(text: str, known: set[str], heads: re.Pattern[str]
+                    ) -> list[tuple[int, int]]:
     """Spans of ``known`` project ids written as whole hyphen-separated parts of a word or of
     a dotted or hyphenated name (``<project>``, ``<project>-backups-7d3f9a``,
-    ``…-<project>-EU-…``, ``<project>.analytics``), never inside a longer part. A window of
-    parts is only tried from a part that starts a known id, so the cost is one set lookup per
-    part whatever the number of learned ids (``heads``: the first part of each)."""
+    ``…-<project>-EU-…``, ``<project>.analytics``), never inside a longer part. Only where a
+    known id's first part (``heads``) stands are longer windows of parts tried: a regex of
+    those first parts (few: one per project) finds them faster than a lookup per word."""
     spans: list[tuple[int, int]] = []
-    for run in _NAME_RUN.finditer(text):
-        parts = [m.span() for m in _NAME_PART.finditer(text, run.start(), run.end())]
-        i = 0
-        while i < len(parts):
-            start, end = parts[i]
-            if text[start:end] not in heads:
-                i += 1
-                continue
-            j = i
-            while True:
-                if text[start:end] in known:
-                    spans.append((start, end))
-                    break
-                j += 1
-                if j == len(parts) or text[end:parts[j][0]] != "-" or parts[j][1] - start > 30:
-                    j = i
-                    break
-                end = parts[j][1]
-            i = j + 1
+    part = _NAME_PART.match
+    pos = 0
+    for m in heads.finditer(text):
+        start, end = m.span()
+        if start < pos:
+            continue
+        while True:
+            if text[start:end] in known:
+                spans.append((start, end))
+                pos = end
+                break
+            if text[end:end + 1] != "-" or (nxt := part(text, end + 1)) is None or (
+                    nxt.end() - start > 30):
+                break
+            end = nxt.end()
     return spans
 
 
