@@ -39,14 +39,13 @@ if TYPE_CHECKING:
     from .estate.dataset import Dataset
     from .estate.parse_cache import ParseCache
     from .estate.progress import ProgressFn
+    from .layer.layer import ChangeListener
 
 __all__ = ["Workspace", "NoDatasetError", "ReferenceNotFoundError", "DatasetNameConflictError",
            "WORKSPACE_URI", "DATASETS_URI", "FINDINGS_SUMMARY_URI", "COMPLIANCE_URI",
            "ACTIVE_URIS", "summary_uri", "dataset_uris", "root_label", "NAME_PATTERN"]
 
 logger = logging.getLogger("cloudg.workspace")
-
-ChangeListener = Callable[[str, "str | None"], Any]
 
 #: Limits of a usable path (as on Linux): longer ones fail in the OS with messages that
 #: would echo them.
@@ -257,7 +256,7 @@ class Workspace:
             else:
                 events.append(("resources", None))
             self.datasets[name] = dataset
-            self._unsubscribe[name] = dataset.on_change(lambda _ds, n=name: self._on_mutation(n))
+            self._unsubscribe[name] = dataset.on_change(partial(self._on_dataset_mutation, name))
             if activate or self.active is None:
                 self.active = name
             events.extend(self._changed(name, active=self.active == name))
@@ -306,6 +305,9 @@ class Workspace:
         unsub = self._unsubscribe.pop(name, None)
         if unsub is not None:
             unsub()
+
+    def _on_dataset_mutation(self, name: str, _dataset: Dataset) -> None:
+        self._on_mutation(name)
 
     def _on_mutation(self, name: str) -> None:
         with self._lock:

@@ -21,7 +21,12 @@ ChangeFn = Callable[[str], None]
 
 class Backend(Protocol):
     mode: str  # "remote" | "local"
-    description: str  # one line: which server or layer, and how it was found
+
+    @property
+    def description(self) -> str:
+        """One line: which server or layer, and how it was found."""
+        ...
+
     #: Called (on the loop thread) when the server's tool list changed.
     tools_changed: Callable[[], None] | None
 

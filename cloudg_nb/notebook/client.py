@@ -357,15 +357,18 @@ class Client:
         unsubscribe = self._run(self._backend.subscribe(uri, fn))
         done = False
 
+        async def unsubscribed() -> None:
+            await unsubscribe()
+
         def stop() -> None:
             nonlocal done
             if done or self._closed or not self._loop.alive:
                 return
             done = True
             if self._loop.in_loop_thread():
-                self._loop.loop.create_task(unsubscribe())
+                self._loop.loop.create_task(unsubscribed())
             else:
-                self._loop.run(unsubscribe())
+                self._loop.run(unsubscribed())
 
         return stop
 

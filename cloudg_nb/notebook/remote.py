@@ -224,7 +224,7 @@ class RemoteBackend:
 
         try:
             result = await client.call_tool(name, arguments, progress_callback=on_progress,
-                                            meta=dict(meta) if meta else None)  # type: ignore[arg-type]
+                                            meta=dict(meta) if meta else None)
         except MCPError as exc:
             info = _error_info(exc)
             return Result(tool=name, arguments=dict(arguments), text=info.message,

@@ -99,7 +99,8 @@ def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:
 
 def render_table(frame: pandas.DataFrame, caption: str = "") -> Rendered:
     """A DataFrame as pandas shows it, with the caption as one line under it."""
-    table_html = frame._repr_html_() if hasattr(frame, "_repr_html_") else None
+    repr_html = getattr(frame, "_repr_html_", None)
+    table_html = repr_html() if repr_html is not None else None
     if not table_html:
         table_html = frame.to_html(max_rows=60, na_rep="—")
     table_text = repr(frame)

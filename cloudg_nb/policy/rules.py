@@ -187,9 +187,9 @@ def decide(base: Access, rules: Sequence[Rule], spec: Any) -> str | None:
     if ceiling is not None and spec.sensitivity > ceiling:
         return f"sensitivity {spec.sensitivity.value} above the ceiling ({ceiling.value})"
     granted = any(
-        (r.access.allow[plural] is not None and _any_match(names, r.access.allow[plural]))
-        or (r.access.allow["categories"] is not None
-            and _any_match(category, r.access.allow["categories"]))
+        ((listed := r.access.allow[plural]) is not None and _any_match(names, listed))
+        or ((listed_c := r.access.allow["categories"]) is not None
+            and _any_match(category, listed_c))
         for r in rules
     )
     if not granted:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import mcp_types as types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel.server import HandlerEntry, NotificationOptions, Server
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -124,7 +124,8 @@ class _Handlers:
     async def _host_names(self, method: str, ctx: Any, key: str, id_field: str) -> set[str]:
         if method not in self.host:
             return set()
-        return {item.get(id_field) for item in await self._host_items(method, ctx, None, key)}
+        items = await self._host_items(method, ctx, None, key)
+        return {str(item[id_field]) for item in items if item.get(id_field) is not None}
 
     # -- listings ------------------------------------------------------------------------
 
@@ -273,10 +274,10 @@ class _Handlers:
         )
 
 
-def _track_sessions(fanout: ChangeFanout) -> Callable[..., Awaitable[HandlerResult]]:
+def _track_sessions(fanout: ChangeFanout) -> ServerMiddleware[Any]:
     """Server middleware: every handshake-era connection that talks to us gets change events."""
 
-    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if not is_modern(ctx):
             connection = connection_of(ctx)
             if connection is not None:

@@ -66,6 +66,7 @@ def normalize_steps(entries: Any, place: str, direction: str = "output") -> Step
     out: Steps = {}
     for i, entry in enumerate(entries):
         where = f"{place}[{i}]"
+        options: Any
         if isinstance(entry, str):
             name, options = entry, {}
         elif isinstance(entry, dict) and len(entry) == 1:

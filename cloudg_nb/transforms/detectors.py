@@ -13,8 +13,8 @@ import ipaddress
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .kinds import KINDS
@@ -709,18 +709,3 @@ def custom_detector(spec: dict[str, Any], place: str) -> Detector:
         builtin=False, strategy=strategy,
     )
 
-
-@dataclass
-class DetectorSet:
-    """The detectors a transform uses, in priority order."""
-
-    detectors: list[Detector] = field(default_factory=list)
-
-    @classmethod
-    def build(
-        cls, custom: Iterable[Detector] = (), disabled: Iterable[str] = ()
-    ) -> DetectorSet:
-        off = set(disabled)
-        found = [d for d in (*custom, *BUILTIN_DETECTORS) if d.name not in off]
-        found.sort(key=lambda d: d.priority)  # stable: custom first within a kind
-        return cls(found)

@@ -16,6 +16,7 @@ import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = ["KeyDecision", "KeyRules", "key_words"]
 
@@ -145,7 +146,7 @@ class KeyRules:
     def _decide(self, key: str) -> KeyDecision:
         words = key_words(key)
         lowered = key.lower()
-        secret = None
+        secret: str | None = None
         for pattern, entity in self.extra.items():
             if fnmatch.fnmatchcase(lowered, pattern.lower()):
                 secret = entity
@@ -178,7 +179,12 @@ class KeyRules:
         return KeyDecision(secret, identifier, untrusted, public)
 
 
-def _suffix_match(words: tuple[str, ...], table: Mapping[tuple[str, ...], object]) -> object:
+_Hit = TypeVar("_Hit")
+
+
+def _suffix_match(
+    words: tuple[str, ...], table: Mapping[tuple[str, ...], _Hit]
+) -> _Hit | None:
     for size in (3, 2, 1):
         if len(words) >= size:
             hit = table.get(words[-size:])

@@ -574,7 +574,7 @@ def _uuid(vault: Vault, entity: str, value: str) -> str:
 
 def _azure(vault: Vault, entity: str, value: str) -> str:
     parts = value.split("/")
-    out = []
+    out: list[str] = []
     previous = ""
     for i, part in enumerate(parts):
         low = previous.lower()
