@@ -708,4 +708,3 @@ def custom_detector(spec: dict[str, Any], place: str) -> Detector:
         group=group, triggers=tuple(t.lower() if lower else t for t in triggers), lower=lower,
         builtin=False, strategy=strategy,
     )
-

@@ -177,12 +177,13 @@ class CloudGExtension(ExtensionApp):
         return Path(root).expanduser().resolve()
 
     def _build(self) -> None:
-        from cloudg_nb.assembly import build_layer
         from cloudg_nb.config import CloudGConfig
+        from cloudg_nb.layer import CloudGMCPLayer
         from cloudg_nb.policy import PolicyError
         from cloudg_nb.protocol import PrincipalResolver, bind_layer
         from cloudg_nb.protocol.http import session_manager
         from cloudg_nb.protocol.sessions import SessionLimits
+        from cloudg_nb.workspace import Workspace
 
         root = self._root_dir()
         config = CloudGConfig(
@@ -191,8 +192,8 @@ class CloudGExtension(ExtensionApp):
             else root / "cloudg-output",
         )
         try:
-            layer = build_layer(
-                config,
+            layer = CloudGMCPLayer(
+                workspace=Workspace(config),
                 policy=self.policy or None,
                 registry=self._registry(),
                 prefix=self.prefix,
