@@ -22,6 +22,7 @@ from pydantic import Field
 from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, frame_records, json_safe, paginate
 from ..estate.dataset import CacheMiss
 from ..estate.paging import FrameRows
+from ..estate.progress import ProgressFn
 from ..layer.context import ToolContext
 from ..layer.workers import LIGHT, RunInWorker
 
@@ -105,7 +106,7 @@ def inline_when_cached(handler: Callable[..., T], *, max_depth: int | None = Non
     return inline
 
 
-def progress_of(ctx: ToolContext) -> Any:
+def progress_of(ctx: ToolContext) -> ProgressFn:
     """The progress callback a sync handler passes to estate functions; it carries the
     call's ``check_cancelled`` so a cancelled call stops between phases and levels."""
     return ctx.progress_sync

@@ -7,6 +7,7 @@ go through the same output transforms as any other tool's.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
@@ -15,6 +16,8 @@ from ..layer.context import Principal, ToolContext
 from ..layer.enums import Capability, Sensitivity
 from ..layer.errors import NotFoundError
 from ..layer.registry import Registry
+from ..layer.specs import ToolSpec
+from ..policy.engine import Policy
 from ..transforms.pipeline import TransformContext
 from ..transforms.strategies import StrategyTable
 from .choices import one_of
@@ -29,19 +32,22 @@ AuditDecision = Literal["allowed", "denied", "rate_limited", "rejected", "not_fo
 AUDIT_DECISIONS: tuple[AuditDecision, ...] = get_args(AuditDecision)
 
 
-def _policy(ctx: ToolContext) -> Any:
+def _policy(ctx: ToolContext) -> Policy:
+    """The layer's policy; these tools describe a ``Policy`` (profiles, rules, vault)."""
+    policy = ctx.layer.policy if ctx.layer is not None else None
+    if not isinstance(policy, Policy):
+        raise RuntimeError("privacy tools describe a cloudg_nb Policy; this layer runs "
+                           f"{type(policy).__name__}")
+    return policy
+
+
+def _own_spec(ctx: ToolContext) -> ToolSpec:
     layer = ctx.layer
     assert layer is not None, "privacy tools run inside a layer"
-    return layer.policy
-
-
-def _own_spec(ctx: ToolContext) -> Any:
-    layer = ctx.layer
-    assert layer is not None
     return layer.registry.tools.get(ctx.name or "") or next(iter(layer.registry.tools.values()))
 
 
-def _step_names(pipeline: Any) -> list[str]:
+def _step_names(pipeline: Iterable[object]) -> list[str]:
     names: list[str] = []
     for step in pipeline:
         names.extend(str(getattr(step, "name", type(step).__name__)).split("+"))
@@ -122,8 +128,8 @@ def preview_transform(
     and the transform report with counts per strategy and entity. Like every tool's
     arguments, sample values that look like secrets are refused on input."""
     layer = ctx.layer
-    assert layer is not None
-    policy = layer.policy
+    assert layer is not None, "privacy tools run inside a layer"
+    policy = _policy(ctx)
     spec = layer.get_tool(tool, ctx.principal) if tool else _own_spec(ctx)
     pipeline = policy.output_pipeline(spec, ctx.principal)
     if not pipeline:

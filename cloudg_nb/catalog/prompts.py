@@ -12,6 +12,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pandas as pd
+
 from .. import estate
 from ..estate.finding_exposure import relationship_note
 from ..layer.context import ToolContext
@@ -45,7 +47,7 @@ def _loaded(ctx: ToolContext) -> bool:
     return ctx.workspace.active is not None
 
 
-def _records(frame: Any, columns: list[str], n: int = _TOP) -> list[dict[str, Any]]:
+def _records(frame: pd.DataFrame, columns: list[str], n: int = _TOP) -> list[dict[str, Any]]:
     return estate.frame_records(frame[columns].head(n))
 
 
@@ -56,7 +58,7 @@ def _graph_note(ds: estate.Dataset) -> dict[str, str]:
     return {"graph_note": note} if note else {}
 
 
-def _derived_column(items: Any) -> list[str]:
+def _derived_column(items: pd.DataFrame) -> list[str]:
     """``["derived_from"]`` when some exposure was derived from a finding, else nothing."""
     if "derived_from" in items.columns and items["derived_from"].map(bool).any():
         return ["derived_from"]

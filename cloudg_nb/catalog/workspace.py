@@ -19,7 +19,7 @@ from ..estate.samples import MAX_SCALED
 from ..layer.context import ToolContext
 from ..layer.enums import Capability, Sensitivity
 from ..layer.registry import Registry
-from ..workspace import summary_uri
+from ..workspace import Workspace, summary_uri
 from .choices import one_of, read_by
 from .conventions import DatasetArg, dataset_of, progress_of
 from .schemas import BOOL, INT, NSTR, OBJ, STR, arr, int_map, obj
@@ -42,7 +42,7 @@ NewNameArg = Annotated[str | None, Field(
                 "and made unique.")]
 
 
-def _line(ws: Any, ds: Dataset) -> dict[str, Any]:
+def _line(ws: Workspace, ds: Dataset) -> dict[str, Any]:
     return {"name": ds.name, "version": ds.version, "active": ws.active == ds.name,
             "source": ds.source, "kind": ds.kind, "assets": len(ds.assets),
             "edges": len(ds.edges), "findings": len(ds.findings),

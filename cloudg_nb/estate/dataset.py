@@ -210,7 +210,8 @@ class Dataset:
     def compliance(self) -> pd.DataFrame:
         return self._compliance
 
-    def _set_frames(self, assets: Any, edges: Any, findings: Any, compliance: Any,
+    def _set_frames(self, assets: pd.DataFrame | None, edges: pd.DataFrame | None,
+                    findings: pd.DataFrame | None, compliance: pd.DataFrame | None,
                     normalize: bool) -> None:
         if assets is not None:
             self._assets = (normalize_assets(assets) if normalize else assets).reset_index(

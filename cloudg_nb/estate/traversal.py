@@ -53,7 +53,7 @@ _DIR_VIEWS = {TraversalDirection.OUT: "out", TraversalDirection.IN: "in",
               TraversalDirection.BOTH: "both"}
 
 
-def _edge_types(edge_types: Any) -> list[EdgeType] | None:
+def _edge_types(edge_types: str | Iterable[str] | None) -> list[EdgeType] | None:
     return parse_enum_list(EdgeType, edge_types, field="edge_types")
 
 

@@ -27,7 +27,7 @@ from ..paging import frame_records
 from ..progress import CancelCheck, checker
 from .jsonio import read_json
 from .load_report import LoadReport
-from .row_check import normalize_checked
+from .row_check import Normalizer, normalize_checked
 from .safewrite import replacing
 
 __all__ = ["INVENTORY_FILE", "FINDINGS_FILE", "read_inventory_map", "read_findings_file",
@@ -62,7 +62,7 @@ def _frame(kind: str, rows: list[dict[str, Any]], file: str) -> pd.DataFrame:
         raise DatasetLoadError(file, f"'{kind}' records have an unexpected shape") from None
 
 
-def _table(doc: dict[str, Any], key: str, file: str, normalize: Any,
+def _table(doc: dict[str, Any], key: str, file: str, normalize: Normalizer,
            report: LoadReport) -> pd.DataFrame:
     """``doc[key]`` normalised; bad records skipped and reported (``row_check``)."""
     records = _records(doc, key, file)
