@@ -31,7 +31,7 @@ def _matching(values: Iterable[str], partial: str) -> list[str]:
 
 def _dataset(ctx: ToolContext) -> estate.Dataset | None:
     ws = ctx.workspace
-    filled = ctx.meta.get("arguments") or {}
+    filled = ctx.completion.context_arguments if ctx.completion is not None else {}
     name = filled.get("dataset") or ""
     if name and name in ws:
         return ws.get(name)

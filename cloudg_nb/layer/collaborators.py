@@ -29,9 +29,9 @@ IdentifierSource = Callable[[], list[tuple[Hashable, str, Callable[[], list[str]
 class LayerPolicy(Protocol):
     """Access, rate limits and transforms for one principal and one spec.
 
-    ``check_call`` raises ``AccessDeniedError`` / ``RateLimitedError`` (and records the
-    decision); ``record_hidden`` and ``record_rejection`` only record, and the layer ignores
-    their failures.
+    ``check_call`` and ``check_completion`` raise ``AccessDeniedError`` or
+    ``RateLimitedError`` (and record the decision); ``record_hidden`` and
+    ``record_rejection`` only record, and the layer ignores their failures.
     """
 
     @property
@@ -47,6 +47,9 @@ class LayerPolicy(Protocol):
     def check_call(
         self, spec: AnySpec, principal: Principal, arguments: dict[str, Any]
     ) -> None: ...
+
+    def check_completion(self, spec: AnySpec, principal: Principal) -> None:
+        """Like ``check_call`` for completing an argument of ``spec`` (kind ``completion``)."""
 
     def input_pipeline(self, spec: AnySpec, principal: Principal) -> Pipeline: ...
 

@@ -22,7 +22,9 @@ from .errors import CallCancelledError
 if TYPE_CHECKING:
     from .layer import CloudGMCPLayer
 
-__all__ = ["Principal", "ToolContext", "SyncProgress", "LOG_LEVELS", "maybe_await"]
+__all__ = [
+    "Principal", "ToolContext", "Completion", "SyncProgress", "LOG_LEVELS", "maybe_await",
+]
 
 logger = logging.getLogger("cloudg.mcp")
 
@@ -82,6 +84,17 @@ _LOCAL = Principal("local", frozenset({"default", "local"}))
 _ANONYMOUS = Principal("anonymous", frozenset({"default"}))
 
 
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """What a completion request asks for: ``argument`` of the prompt or template variable,
+    the ``function`` that completes it, and the ``context_arguments`` the client already
+    filled in (through the input pipeline, so pseudonyms are reversed)."""
+
+    argument: str
+    function: Callable[..., Any]
+    context_arguments: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass(eq=False)
 class ToolContext:
     """The first argument of every handler; one per request."""
@@ -104,6 +117,8 @@ class ToolContext:
     outbound: Callable[[Any], Any] | None = None
     #: Why the call was cancelled (cancelled | timed out | abandoned); None while it runs.
     cancel_reason: str | None = None
+    #: Set on a completion request's context (``kind == "completion"``); None otherwise.
+    completion: Completion | None = None
     _last_progress: float | None = field(default=None, repr=False)
     _pending: list[concurrent.futures.Future[Any]] = field(default_factory=list, repr=False)
 

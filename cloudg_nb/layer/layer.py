@@ -41,7 +41,7 @@ from .content import (
     TextResourceContents,
     ToolResult,
 )
-from .context import Principal, ToolContext, maybe_await
+from .context import Completion, Principal, ToolContext, maybe_await
 from .enums import Outcome, RequestKind
 from .errors import (
     AccessDeniedError,
@@ -440,9 +440,16 @@ class CloudGMCPLayer:
                 logger.debug("policy.record_rejection failed", exc_info=True)
             raise
 
-    def _check_call(self, spec: AnySpec, principal: Principal, args: Any, info: CallInfo) -> None:
+    def _check_call(
+        self, spec: AnySpec, principal: Principal, args: dict[str, Any], info: CallInfo
+    ) -> None:
+        """Ask the policy (``check_completion`` for a completion, else ``check_call``); a
+        refusal is marked on ``info`` for audit and metrics, and re-raised."""
         try:
-            self.policy.check_call(spec, principal, args)
+            if info.kind is RequestKind.COMPLETION:
+                self.policy.check_completion(spec, principal)
+            else:
+                self.policy.check_call(spec, principal, args)
         except RateLimitedError:
             info.outcome = Outcome.RATE_LIMITED
             raise
@@ -841,8 +848,9 @@ class CloudGMCPLayer:
         spec, target_name, fn = target
         check_arguments({"value": argument.get("value", ""), "context": context_arguments or {}},
                         self.input_bounds)
-        ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name)
-        ctx.meta["completion_fn"] = fn
+        ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name,
+                          completion=Completion(argument_name, fn))
+        ctx.meta["completion_fn"] = fn  # the older spelling, kept for completion functions
         info = CallInfo(
             RequestKind.COMPLETION,
             target_name,
@@ -860,13 +868,17 @@ class CloudGMCPLayer:
     async def _completion_terminal(self, info: CallInfo) -> dict[str, Any]:
         spec, principal, ctx = info.spec, info.principal, info.context
         argument_name = info.arguments["argument"]
-        self._check_call(spec, principal, {"__completion__": info.name}, info)
+        self._check_call(spec, principal, {}, info)
         restored = self._checked_untransform(
             {"partial": info.arguments["value"], "arguments": info.arguments["context"]},
             spec, principal, info,
         )
-        ctx.meta["arguments"] = dict(restored.get("arguments") or {})
-        fn = ctx.meta["completion_fn"]
+        request = ctx.completion
+        assert request is not None, "complete() sets the completion on its context"
+        filled = dict(restored.get("arguments") or {})
+        ctx.completion = request = Completion(request.argument, request.function, filled)
+        ctx.meta["arguments"] = filled  # the older spelling, kept for completion functions
+        fn = request.function
         try:
             raw = await self._invoke(fn, ctx, {"partial": str(restored.get("partial") or "")})
             values = [str(v) for v in (raw or ())]

@@ -157,13 +157,15 @@ class Policy:
         return self.decide(spec, principal) is None
 
     def check_call(self, spec: Any, principal: Any, arguments: dict[str, Any]) -> None:
-        """Refuse (AccessDeniedError / RateLimitedError) or allow the call; audit it.
+        """Refuse (AccessDeniedError / RateLimitedError) or allow the call; audit it."""
+        self._check(spec, principal, arguments or {}, spec.kind)
 
-        ``arguments == {"__completion__": name}`` marks a completion: it is checked and
-        rate limited like a call, and audited with kind ``completion``.
-        """
-        args = arguments or {}
-        kind = "completion" if "__completion__" in args else spec.kind
+    def check_completion(self, spec: Any, principal: Any) -> None:
+        """Refuse or allow completing an argument of ``spec``: checked and rate limited like
+        a call, and audited with kind ``completion``."""
+        self._check(spec, principal, {}, "completion")
+
+    def _check(self, spec: Any, principal: Any, args: dict[str, Any], kind: str) -> None:
         reason = self.decide(spec, principal)
         if reason is not None:
             self.audit_log.record("denied", kind, spec.name, principal, args, reason)

@@ -29,6 +29,9 @@ class AllowAll:
     def check_call(self, spec: AnySpec, principal: Principal, arguments: dict[str, Any]) -> None:
         return None
 
+    def check_completion(self, spec: AnySpec, principal: Principal) -> None:
+        return None
+
     def input_pipeline(self, spec: AnySpec, principal: Principal) -> Pipeline:
         return Pipeline()
 
