@@ -1,11 +1,8 @@
-"""The built-in catalog of tools, resources and prompts (``default_registry``).
-
-One module per category: workspace, inventory, graph, findings, compliance, meta and privacy
-tools; resources and templates; prompts. Shared argument types and paging live in
-``conventions``, output-schema pieces in ``schemas``, completion functions in ``completions``.
-Worker lanes: graph tools and file loaders/exporters are heavy by default; whole-dataset work
-(samples, snapshots, diffs, summaries, top risks, find_assets, list_tags) says ``lane="heavy"``;
-lookups, counts, resources, prompts and completions stay in the light lane.
+"""The built-in catalog of tools, resources and prompts (``default_registry``), one module per
+category. Shared argument types and paging live in ``conventions``, closed-set argument readers
+in ``choices``, output-schema pieces in ``schemas``, completions in ``completions``. Graph tools,
+file loaders/exporters and whole-dataset work (samples, snapshots, diffs, summaries, top risks,
+find_assets, list_tags) run in the heavy worker lane; the rest in the light lane.
 """
 
 from __future__ import annotations
