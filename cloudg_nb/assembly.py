@@ -7,24 +7,28 @@ in-process client turn settings into a ``CloudGMCPLayer``. The layer (framework-
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .config import CloudGConfig
     from .layer import CloudGMCPLayer, Registry
     from .policy import Policy
-    from .workspace import Workspace
 
-__all__ = ["build_layer", "default_parts"]
+__all__ = ["build_layer", "default_parts", "PolicySource"]
+
+#: What names a policy to load: a profile name, a file, a document (``None``: the default).
+PolicySource = str | os.PathLike[str] | Mapping[str, Any] | None
 
 
 def default_parts(
     config: CloudGConfig | None = None,
     *,
-    workspace: Any = None,
-    policy: Any = None,
+    workspace: object = None,
+    policy: Policy | PolicySource = None,
     registry: Registry | None = None,
-) -> tuple[Any, Policy | Any, Registry]:
+) -> tuple[object, Policy, Registry]:
     """``workspace``, ``policy`` and ``registry`` with each missing one filled in.
 
     No workspace: a ``Workspace`` over ``config`` (default settings without one). A policy
@@ -51,8 +55,8 @@ def default_parts(
 def build_layer(
     config: CloudGConfig | None = None,
     *,
-    workspace: Workspace | None = None,
-    policy: Any = None,
+    workspace: object = None,
+    policy: Policy | PolicySource = None,
     registry: Registry | None = None,
     **options: Any,
 ) -> CloudGMCPLayer:

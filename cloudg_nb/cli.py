@@ -55,12 +55,12 @@ def load_registry(target: str) -> Any:
 
 
 def _layer(args: argparse.Namespace) -> Any:
-    from .layer import CloudGMCPLayer
+    from .assembly import build_layer
     from .policy import PolicyError
 
     registry = load_registry(args.registry) if getattr(args, "registry", None) else None
     try:
-        layer = CloudGMCPLayer(policy=args.policy, registry=registry)
+        layer = build_layer(policy=args.policy, registry=registry)
     except PolicyError as exc:
         raise UsageError(f"--policy: {exc}") from None
     if getattr(args, "dataset", None) and getattr(args, "cache", False):

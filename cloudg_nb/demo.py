@@ -13,6 +13,7 @@ import json
 import textwrap
 from typing import Any
 
+from .assembly import build_layer
 from .layer import (
     AuditLogMiddleware,
     CachingMiddleware,
@@ -61,7 +62,7 @@ class _Tour:
 async def run_demo(policy: str | None = "standard") -> None:
     audit_stream = io.StringIO()
     metrics = MetricsMiddleware()
-    layer = CloudGMCPLayer(
+    layer = build_layer(
         policy=policy,
         middleware=[AuditLogMiddleware(stream=audit_stream), metrics, CachingMiddleware()],
     )

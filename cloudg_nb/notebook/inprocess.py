@@ -11,6 +11,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..assembly import build_layer
 from ..layer import CloudGMCPLayer, MCPLayerError, NotFoundError
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
 from .result import CloudGError, ErrorInfo, Result, error_result, hints_from
@@ -52,7 +53,7 @@ class LocalBackend:
         self._loop = asyncio.get_running_loop()
         self._thread = threading.current_thread()
         if self.layer is None:
-            self.layer = await asyncio.to_thread(CloudGMCPLayer, policy=self.policy)
+            self.layer = await asyncio.to_thread(build_layer, policy=self.policy)
         self._unlisten = self.layer.on_change(self._on_layer_change)
         if self.sample:
             result = await self.layer.call_tool(

@@ -177,13 +177,12 @@ class CloudGExtension(ExtensionApp):
         return Path(root).expanduser().resolve()
 
     def _build(self) -> None:
+        from cloudg_nb.assembly import build_layer
         from cloudg_nb.config import CloudGConfig
-        from cloudg_nb.layer import CloudGMCPLayer
         from cloudg_nb.policy import PolicyError
         from cloudg_nb.protocol import PrincipalResolver, bind_layer
         from cloudg_nb.protocol.http import session_manager
         from cloudg_nb.protocol.sessions import SessionLimits
-        from cloudg_nb.workspace import Workspace
 
         root = self._root_dir()
         config = CloudGConfig(
@@ -192,8 +191,8 @@ class CloudGExtension(ExtensionApp):
             else root / "cloudg-output",
         )
         try:
-            layer = CloudGMCPLayer(
-                workspace=Workspace(config),
+            layer = build_layer(
+                config,
                 policy=self.policy or None,
                 registry=self._registry(),
                 prefix=self.prefix,
@@ -323,8 +322,7 @@ class CloudGExtension(ExtensionApp):
             self._requests.add(task)
 
     def untrack_request(self, task: asyncio.Task[Any] | None) -> None:
-        if task is not None:
-            self._requests.discard(task)
+        self._requests.discard(task)  # type: ignore[arg-type]
 
     def user_name(self, user: Any) -> str:
         """The principal id for a Jupyter ``user``.
@@ -386,14 +384,13 @@ class CloudGExtension(ExtensionApp):
     # -- telling people ------------------------------------------------------------------
 
     def endpoint_url(self) -> str:
-        return url_path_join(getattr(self.serverapp, "connection_url", "/"), "cloudg/mcp")
+        return url_path_join(self.serverapp.connection_url, "cloudg/mcp")
 
     def _log_endpoint(self) -> None:
         if self.setup_problem is not None:
             return
         url = self.endpoint_url()
-        provider = getattr(self.serverapp, "identity_provider", None)
-        token = getattr(provider, "token", "") or ""
+        token = getattr(self.serverapp.identity_provider, "token", "") or ""
         shown = token if (self.show_token and token) else "$JUPYTER_TOKEN"
         self.log.info("cloudg: MCP endpoint at %s", url)
         self.log.info(
