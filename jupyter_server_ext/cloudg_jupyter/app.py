@@ -322,7 +322,8 @@ class CloudGExtension(ExtensionApp):
             self._requests.add(task)
 
     def untrack_request(self, task: asyncio.Task[Any] | None) -> None:
-        self._requests.discard(task)  # type: ignore[arg-type]
+        if task is not None:
+            self._requests.discard(task)
 
     def user_name(self, user: Any) -> str:
         """The principal id for a Jupyter ``user``.
@@ -384,13 +385,14 @@ class CloudGExtension(ExtensionApp):
     # -- telling people ------------------------------------------------------------------
 
     def endpoint_url(self) -> str:
-        return url_path_join(self.serverapp.connection_url, "cloudg/mcp")
+        return url_path_join(getattr(self.serverapp, "connection_url", "/"), "cloudg/mcp")
 
     def _log_endpoint(self) -> None:
         if self.setup_problem is not None:
             return
         url = self.endpoint_url()
-        token = getattr(self.serverapp.identity_provider, "token", "") or ""
+        provider = getattr(self.serverapp, "identity_provider", None)
+        token = getattr(provider, "token", "") or ""
         shown = token if (self.show_token and token) else "$JUPYTER_TOKEN"
         self.log.info("cloudg: MCP endpoint at %s", url)
         self.log.info(
