@@ -9,6 +9,7 @@ close matches in the error's data on a miss).
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -338,6 +339,16 @@ def close_matches(value: str, candidates: Iterable[str], n: int = 3) -> list[str
     return out
 
 
+@functools.cache
+def _spellings(enum: type[E]) -> dict[str, E]:
+    """Each member of ``enum`` by its name and its normalised value (first member wins)."""
+    out: dict[str, E] = {}
+    for member in enum:
+        out.setdefault(member.name, member)
+        out.setdefault(_norm(member.value), member)
+    return out
+
+
 def parse_enum(enum: type[E], value: str | E, *, field: str = "value") -> E:
     """Read ``value`` as a member of ``enum``: case-insensitive, ``-``/space as ``_``.
 
@@ -346,10 +357,9 @@ def parse_enum(enum: type[E], value: str | E, *, field: str = "value") -> E:
     """
     if isinstance(value, enum):
         return value
-    key = _norm(value)
-    for member in enum:
-        if _norm(member.value) == key or member.name == key:
-            return member
+    member = _spellings(enum).get(_norm(value))
+    if member is not None:
+        return member
     allowed = [m.value for m in enum]
     raise InvalidArgumentsError(
         f"Unknown {field}; use one of the allowed values (close matches are in the error data).",
