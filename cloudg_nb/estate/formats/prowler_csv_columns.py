@@ -7,7 +7,11 @@ are built as ``normalize_*`` leaves them. Output identical to the row path (test
 from __future__ import annotations
 
 import csv
+import gc
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +35,35 @@ _TEXT = pd.ArrowDtype(pa.large_string())
 #: Every character ``str.strip`` removes (all lie below U+3001): a cell that starts or ends
 #: with one is stripped in Python, so the column-wise cells equal the row path's.
 PYTHON_SPACES = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
-_SPACES = pa.array(list(PYTHON_SPACES), pa.large_string())
 _PROVIDER_WORDS = ("AWS", "AZURE", "GCP", "KUBERNETES", "OTHER")
 _STATUS_WORDS = ("PASS", "FAIL", "MANUAL")
 _PASS, _FAIL, _MANUAL = 0, 1, 2
 _SEVERITY_WORDS = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN")
 
 
+def _is_arn(texts: pa.Array) -> pa.Array:
+    """Texts that start with ``arn:``."""
+    return pc.starts_with(texts, "arn:")
+
+
+def _ipv6_only(texts: pa.Array) -> pa.Array:
+    """A detail that opens ``::/0`` but not ``0.0.0.0/0``."""
+    return pc.and_(pc.match_substring(texts, "::/0"),
+                   pc.invert(pc.match_substring(texts, "0.0.0.0/0")))
+
+
 class _Column:
     """One CSV column: per row a code into ``values`` (its distinct stripped cells, '' for a
-    missing cell, as an object array), and the rows' text on demand."""
+    missing cell, as an object array, and as Arrow text for column tests), and the rows'
+    text on demand."""
 
-    __slots__ = ("_text", "codes", "values")
+    __slots__ = ("_arrow", "_text", "codes", "values")
 
-    def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
+    def __init__(self, codes: np.ndarray, values: np.ndarray,
+                 arrow: pa.Array | None = None) -> None:
         self.codes = codes
         self.values = values
+        self._arrow = arrow
         self._text: np.ndarray | None = None
 
     @classmethod
@@ -68,10 +85,11 @@ class _Column:
         blank = pc.index(dictionary, "").as_py()
         if blank < 0:
             blank = len(raw)
-            raw = _objects([*raw.tolist(), ""])
+            raw = np.concatenate([raw, _objects([""])])
+            dictionary = pa.concat_arrays([dictionary, pa.array([""], dictionary.type)])
         if indices.null_count:  # cells of a short row
             indices = pc.fill_null(indices, blank)
-        return cls(indices.to_numpy().astype(np.intp), raw)
+        return cls(indices.to_numpy().astype(np.intp), raw, dictionary)
 
     def filled(self) -> np.ndarray:
         """Per value: whether it is non-empty."""
@@ -83,6 +101,12 @@ class _Column:
             self._text = self.values[self.codes]
         return self._text
 
+    def flags(self, test: Any) -> np.ndarray:
+        """Per value: ``test`` (an Arrow compute on text, giving booleans) as a bool array."""
+        if self._arrow is None:
+            self._arrow = pa.array(self.values, pa.large_string())
+        return np.asarray(test(self._arrow).to_numpy(zero_copy_only=False), dtype=bool)
+
     def mapped(self, fn: Any, dtype: Any = object) -> np.ndarray:
         """Per row: ``fn(value)`` computed once per distinct value."""
         out = np.empty(len(self.values), dtype=dtype)
@@ -91,10 +115,10 @@ class _Column:
 
 
 def _padded(texts: pa.Array) -> bool:
-    """Whether any of ``texts`` starts or ends with a character ``str.strip`` removes."""
-    ends = pc.or_(pc.is_in(pc.utf8_slice_codeunits(texts, 0, 1), value_set=_SPACES),
-                  pc.is_in(pc.utf8_slice_codeunits(texts, -1), value_set=_SPACES))
-    return bool(pc.any(ends).as_py())
+    """Whether any of ``texts`` starts or ends with a character ``str.strip`` removes (one
+    trim: a text is padded when trimming shortens it)."""
+    trimmed = pc.utf8_trim(texts, PYTHON_SPACES)
+    return not pc.all(pc.equal(pc.binary_length(trimmed), pc.binary_length(texts))).as_py()
 
 
 def _frame(path: Path) -> pd.DataFrame | None:
@@ -186,10 +210,46 @@ def _none_if_empty(texts: np.ndarray) -> np.ndarray:
     return out
 
 
+class _CollectorPause:
+    """The cyclic garbage collector paused while frames are built: a load allocates ~10^5
+    acyclic containers (tag and metadata dicts, lists), and every few thousand of them would
+    start a full collection of the whole heap (~0.1 s of a 50 MB load). Overlapping loads
+    (threads) share one pause; the collector runs again when the last one ends, if it ran
+    before the first began."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._active = 0
+        self._was_enabled = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if not self._active:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                if not self._active and self._was_enabled:
+                    gc.enable()
+
+
+_collector_paused = _CollectorPause()
+
+
 def read_columns(path: Path, *, name: str = "dataset", strict: bool = False
                  ) -> Dataset | None:
     """The dataset ``prowler_csv``'s row path would load from ``path`` (see the module);
     None when pandas cannot parse the file."""
+    with _collector_paused():
+        return _read_columns(path, name=name, strict=strict)
+
+
+def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
     frame = _frame(path)
     if frame is None:
         return None
@@ -225,8 +285,12 @@ def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
     """The frames of the kept ``rows`` (row numbers, ascending; the other arrays are per
     kept row), as ``dataset_of_rows`` builds them."""
     uid_text, res_name = col["RESOURCE_UID"].text()[rows], col["RESOURCE_NAME"].text()[rows]
-    uid = np.where(uid_text != "", uid_text, res_name)
-    arn = _objects([u if u.startswith("arn:") else None for u in uid.tolist()])
+    uid_col, name_col = col["RESOURCE_UID"], col["RESOURCE_NAME"]
+    own_uid = uid_text != ""
+    uid = np.where(own_uid, uid_text, res_name)
+    is_arn = np.where(own_uid, uid_col.flags(_is_arn)[uid_col.codes[rows]],
+                      name_col.flags(_is_arn)[name_col.codes[rows]])
+    arn = np.where(is_arn, uid, None)
     report.findings += int((status == _FAIL).sum())
     report.passed += int((status == _PASS).sum())
     report.manual += int((status == _MANUAL).sum())
@@ -270,7 +334,9 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
         return empty_frame("assets")
     keys = np.empty(2 * m, dtype=object)
     keys[0::2], keys[1::2] = acct_key, uid
-    first = np.flatnonzero(~pd.Series(keys).duplicated().to_numpy() & (keys != None))  # noqa: E711
+    # (dtype=object: an inferred str dtype would copy every key into Arrow first)
+    first = np.flatnonzero(~pd.Series(keys, dtype=object).duplicated().to_numpy()
+                           & (keys != None))  # noqa: E711
     of_row, is_account = first // 2, first % 2 == 0
     res = ~is_account
     r, a = of_row[res], of_row[is_account]  # kept-row positions of resources / accounts
@@ -358,8 +424,8 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
         return empty_frame("edges")
     cat_col, check_col, title_col = col["CATEGORIES"], col["CHECK_ID"], col["CHECK_TITLE"]
     categories = [categories_of(s) for s in cat_col.values.tolist()]
-    ipv6_only = col["STATUS_EXTENDED"].mapped(
-        lambda d: "::/0" in d and "0.0.0.0/0" not in d, bool)[rows]
+    detail = col["STATUS_EXTENDED"]
+    ipv6_only = detail.flags(_ipv6_only)[detail.codes[rows]]
     ids, checks = findings["id"].to_numpy(), findings["source_finding_id"].to_numpy()
     titles = findings["title"].to_numpy()
     # a row without its own check id or title reads its finding id there: keyed by row
@@ -378,7 +444,14 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
     fids, exps, hit_checks = ids[hit].tolist(), per_row[hit].tolist(), checks[hit].tolist()
     described = {id(e): e.describe() for e in exposures.tolist() if e is not None}
     count = len(hit)
-    protocol = pd.Series(_objects([e.protocol for e in exps]), dtype=object)
+    used, of_hit = np.unique(combo[hit], return_inverse=True)  # the exposures edges carry
+    carried = exposures[used].tolist()
+
+    def lowered(texts: list[Any]) -> pd.Series:
+        """Per edge, as ``normalize_edges`` lowers a column (its dtype inferred alike)."""
+        return pd.Series(_objects(texts), dtype=object).map(
+            lambda p: p.lower() if isinstance(p, str) else p).take(of_hit)
+
     return _canonical({  # (what normalize_edges leaves, without re-reading every cell)
         "id": [f"derived:{f}" for f in fids], "source_id": np.full(count, "internet", object),
         "target_id": findings["resource_id"].to_numpy()[hit],
@@ -389,11 +462,10 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
         "description": [f"Derived from finding {f}: {described[id(e)]}."
                         for f, e in zip(fids, exps, strict=True)],
         "ports": [list(e.ports) or None for e in exps],
-        "port_range": ["0-65535" if e.all_ports else None for e in exps],
-        "protocol": protocol.map(lambda p: p.lower() if isinstance(p, str) else p),
-        "cidr": [e.source for e in exps],
-        "direction": pd.Series(np.full(count, "ingress", object), dtype=object).map(
-            lambda d: d.lower() if isinstance(d, str) else d)})
+        "port_range": _objects(["0-65535" if e.all_ports else None for e in carried])[of_hit],
+        "protocol": lowered([e.protocol for e in carried]),
+        "cidr": _objects([e.source for e in carried])[of_hit],
+        "direction": lowered(["ingress"] * len(carried))})
 
 
 def _controls(mappings: list[dict[str, list[str]]], codes: np.ndarray, status: np.ndarray,
@@ -437,8 +509,7 @@ def _canonical(columns: dict[str, Any]) -> pd.DataFrame:
             out[key] = values.reset_index(drop=True)
         elif isinstance(values, np.ndarray) and values.dtype != object:
             out[key] = pd.Series(values)
-        else:
-            objects = np.empty(len(values), dtype=object)
-            objects[:] = values
-            out[key] = pd.Series(objects, dtype=object)
+        else:  # (the frame copies its columns into one block: no copy here)
+            objects = values if isinstance(values, np.ndarray) else _objects(values)
+            out[key] = pd.Series(objects, dtype=object, copy=False)
     return pd.DataFrame(out)

@@ -4,8 +4,10 @@ the same strict-mode error; on every CSV fixture, odd cells and a generated scan
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +15,7 @@ import pytest
 from test_prowler_csv import _BAD_ROWS, COLUMNS, ROWS, SG, _csv, _row
 
 from cloudg_nb.estate import DatasetLoadError
+from cloudg_nb.estate.formats import prowler_csv_columns
 from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv, read_prowler_csv_by_row
 from cloudg_nb.estate.formats.prowler_csv_columns import PYTHON_SPACES, read_columns
 
@@ -194,3 +197,63 @@ def test_file_shapes_load_alike(tmp_path: Path, shape: str) -> None:
     path = tmp_path / f"{shape}.csv"
     path.write_bytes(_SHAPES[shape].encode())
     _assert_same_load(path)
+
+
+def test_arns_from_either_resource_column_padded_or_not_load_alike(tmp_path: Path) -> None:
+    named = [("", "arn:aws:s3:::only-named"), ("  arn:aws:s3:::padded ", "p"),
+             ("", " arn:aws:s3:::padded-name"), ("ARN:aws:s3:::upper", "u"), ("", "arnless")]
+    rows = [_with({"RESOURCE_UID": uid, "RESOURCE_NAME": name, "FINDING_UID": f"f-{i}"})
+            for i, (uid, name) in enumerate(named)]
+    _assert_same_load(_csv(tmp_path, rows))
+
+
+def test_details_naming_both_ipv4_and_ipv6_internet_load_alike(tmp_path: Path) -> None:
+    details = ["sg-1 allows 0.0.0.0/0 and ::/0 on port 22", "sg-2 allows ::/0 on port 22",
+               " sg-3 allows ::/0 on port 3389 ", "sg-4 allows 10.0.0.0/8"]
+    rows = [_with({"STATUS_EXTENDED": d, "FINDING_UID": f"f-{i}"}) for i, d in enumerate(details)]
+    _assert_same_load(_csv(tmp_path, rows))
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_load_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path,
+                                                             enabled: bool) -> None:
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert read_columns(_csv(tmp_path, ROWS)) is not None
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_overlapping_loads_turn_the_garbage_collector_back_on_after_the_last(
+        tmp_path: Path) -> None:
+    path = _csv(tmp_path, ROWS)
+    inside, release = threading.Event(), threading.Event()
+    pause = prowler_csv_columns._collector_paused
+
+    def held_load() -> None:
+        with pause():
+            inside.set()
+            release.wait(10)
+            read_columns(path)
+
+    assert gc.isenabled()
+    worker = threading.Thread(target=held_load)
+    worker.start()
+    try:
+        assert inside.wait(10)
+        read_columns(path)
+        assert not gc.isenabled()  # the other load is still building
+    finally:
+        release.set()
+        worker.join(10)
+    assert gc.isenabled()
+
+
+def test_names_padded_with_any_character_python_strips_load_alike(tmp_path: Path) -> None:
+    pads = [c for c in PYTHON_SPACES if c not in "\r\n"]  # (a raw line break ends the row)
+    rows = [_with({"RESOURCE_NAME": f"{c}name-{i}" if i % 2 else f"name-{i}{c}",
+                   "FINDING_UID": f"f-{i}"}) for i, c in enumerate(pads)]
+    rows.append(_with({"RESOURCE_NAME": "zero\u200b", "FINDING_UID": "f-not-a-space"}))
+    _assert_same_load(_csv(tmp_path, rows))
