@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .config import CloudGConfig
     from .layer import CloudGMCPLayer, Registry
-    from .policy import Policy
+    from .layer.collaborators import LayerPolicy
 
 __all__ = ["build_layer", "default_parts", "PolicySource"]
 
@@ -26,37 +26,39 @@ def default_parts(
     config: CloudGConfig | None = None,
     *,
     workspace: object = None,
-    policy: Policy | PolicySource = None,
+    policy: LayerPolicy | PolicySource = None,
     registry: Registry | None = None,
-) -> tuple[object, Policy, Registry]:
+) -> tuple[object, LayerPolicy, Registry]:
     """``workspace``, ``policy`` and ``registry`` with each missing one filled in.
 
     No workspace: a ``Workspace`` over ``config`` (default settings without one). A policy
-    that is not a ``Policy``: loaded with ``Policy.load`` (``None``: ``$CLOUDG_MCP_POLICY``,
-    else the ``standard`` profile; a profile name, file path, dict or inline JSON). No
-    registry: the built-in catalog. ``PolicyError`` says what was wrong with a policy.
+    source (``None``: ``$CLOUDG_MCP_POLICY``, else the ``standard`` profile; a profile name,
+    file path, dict or inline JSON) is loaded with ``Policy.load``; a policy object is kept.
+    No registry: the built-in catalog. ``PolicyError`` says what was wrong with a policy.
     """
     if workspace is None:
         from .config import CloudGConfig
         from .workspace import Workspace
 
         workspace = Workspace(config or CloudGConfig())
-    from .policy import Policy
+    if policy is None or isinstance(policy, str | os.PathLike | Mapping):
+        from .policy import Policy
 
-    if not isinstance(policy, Policy):
-        policy = Policy.load(policy)
+        loaded: LayerPolicy = Policy.load(policy)
+    else:
+        loaded = policy
     if registry is None:
         from .catalog import default_registry
 
         registry = default_registry()
-    return workspace, policy, registry
+    return workspace, loaded, registry
 
 
 def build_layer(
     config: CloudGConfig | None = None,
     *,
     workspace: object = None,
-    policy: Policy | PolicySource = None,
+    policy: LayerPolicy | PolicySource = None,
     registry: Registry | None = None,
     **options: Any,
 ) -> CloudGMCPLayer:

@@ -57,16 +57,18 @@ def load_registry(target: str) -> Any:
 def _layer(args: argparse.Namespace) -> Any:
     from .assembly import build_layer
     from .policy import PolicyError
+    from .workspace import Workspace
 
     registry = load_registry(args.registry) if getattr(args, "registry", None) else None
-    try:
-        layer = build_layer(policy=args.policy, registry=registry)
-    except PolicyError as exc:
-        raise UsageError(f"--policy: {exc}") from None
+    workspace = Workspace()
     if getattr(args, "dataset", None) and getattr(args, "cache", False):
         from .estate.parse_cache import ParseCache
 
-        layer.workspace.parse_cache = ParseCache()
+        workspace.parse_cache = ParseCache()
+    try:
+        layer = build_layer(workspace=workspace, policy=args.policy, registry=registry)
+    except PolicyError as exc:
+        raise UsageError(f"--policy: {exc}") from None
     if getattr(args, "dataset", None) or getattr(args, "sample", None):
         # the tools' own log lines would repeat the load report printed for each --dataset
         tool_log = logging.getLogger("cloudg.mcp")
