@@ -6,7 +6,62 @@ Everything public is importable from here. The core (``cloudg_nb.layer``) is fra
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time ``__getattr__`` loads these
+    from .catalog import default_registry
+    from .config import CloudGConfig
+    from .estate import Dataset, DatasetLoadError, NoDatasetError, ReferenceNotFoundError
+    from .layer import (
+        AccessDeniedError,
+        Annotations,
+        AudioContent,
+        AuditLogMiddleware,
+        BlobResourceContents,
+        CachingMiddleware,
+        CallInfo,
+        Capability,
+        CloudGMCPLayer,
+        ConcurrencyLimitMiddleware,
+        EmbeddedResource,
+        ImageContent,
+        InputRejectedError,
+        InvalidArgumentsError,
+        MCPLayerError,
+        MetricsMiddleware,
+        NotFoundError,
+        Principal,
+        PromptArgument,
+        PromptMessage,
+        PromptResult,
+        PromptSpec,
+        RateLimitedError,
+        Registry,
+        ResourceLink,
+        ResourceSpec,
+        ResourceTemplateSpec,
+        RetryMiddleware,
+        Sensitivity,
+        TextContent,
+        TextResourceContents,
+        ToolContext,
+        ToolResult,
+        ToolSpec,
+    )
+    from .notebook import (
+        Client,
+        LiveFrame,
+        connect,
+        load_ipython_extension,
+        local,
+        unload_ipython_extension,
+    )
+    from .policy import Policy, PolicyError
+    from .transforms import Pipeline, TransformContext
+    from .transforms.vault import Vault, VaultError
+    from .workspace import Workspace
 
 __all__ = [
     "__version__", "AccessDeniedError", "Annotations", "AudioContent", "AuditLogMiddleware",
