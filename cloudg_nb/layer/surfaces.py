@@ -23,7 +23,7 @@ from .content import (
 )
 
 __all__ = [
-    "Transform",
+    "BoundTransform",
     "WITHHELD",
     "transform_block",
     "transform_link",
@@ -32,25 +32,26 @@ __all__ = [
     "transform_keyed",
 ]
 
-Transform = Callable[[Any], Any]
+#: A pipeline bound to one call's context (``pipeline.Transform`` also takes the context).
+BoundTransform = Callable[[Any], Any]
 
 #: Stands in for a required text the policy removed entirely.
 WITHHELD = "[withheld by the privacy policy]"
 
-def transform_keyed(value: dict[str, Any], tr: Transform) -> dict[str, Any]:
+def transform_keyed(value: dict[str, Any], tr: BoundTransform) -> dict[str, Any]:
     """Transform a dict as one value (so key-based rules see the keys); missing keys in the
     result mean the policy dropped them, and they stay missing."""
     out = tr(dict(value))
     return out if isinstance(out, dict) else {}
 
 
-def transform_meta(meta: dict[str, Any] | None, tr: Transform) -> dict[str, Any] | None:
+def transform_meta(meta: dict[str, Any] | None, tr: BoundTransform) -> dict[str, Any] | None:
     if not meta:
         return meta
     return transform_keyed(meta, tr)
 
 
-def transform_link(link: ResourceLink, tr: Transform) -> ResourceLink | None:
+def transform_link(link: ResourceLink, tr: BoundTransform) -> ResourceLink | None:
     """uri, name, title and description as one dict, plus meta; None when the uri is gone."""
     fields = {"uri": link.uri, "name": link.name, "title": link.title,
               "description": link.description}
@@ -71,7 +72,7 @@ def transform_link(link: ResourceLink, tr: Transform) -> ResourceLink | None:
 
 
 def transform_resource_contents(
-    item: TextResourceContents | BlobResourceContents, tr: Transform
+    item: TextResourceContents | BlobResourceContents, tr: BoundTransform
 ) -> TextResourceContents | BlobResourceContents:
     """Text, uri and meta of text contents; uri and meta of blobs (the blob stays as is)."""
     clone = copy.copy(item)
@@ -84,7 +85,7 @@ def transform_resource_contents(
     return clone
 
 
-def transform_block(block: Any, tr: Transform) -> Any:
+def transform_block(block: Any, tr: BoundTransform) -> Any:
     """One content block of a tool result or prompt message; None when it must be dropped."""
     if isinstance(block, ResourceLink):
         return transform_link(block, tr)

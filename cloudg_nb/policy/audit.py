@@ -15,7 +15,10 @@ import secrets
 import threading
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..layer.context import Principal
 
 __all__ = ["AuditRing", "keyed_hash"]
 
@@ -46,7 +49,7 @@ class AuditRing:
         decision: str,
         kind: str,
         name: str,
-        principal: Any,
+        principal: Principal | None,
         arguments: dict[str, Any] | None = None,
         reason: str | None = None,
     ) -> dict[str, Any]:

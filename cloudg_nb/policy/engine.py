@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
+from ..layer.context import Principal
 from ..layer.enums import Capability, Sensitivity
 from ..layer.errors import AccessDeniedError, RateLimitedError
+from ..layer.specs import AnySpec
 from ..transforms.builder import PipelineBuilder, Steps, combine_steps, normalize_steps
 from ..transforms.pipeline import Pipeline
+from ..transforms.redact import Redactor
 from ..transforms.vault import Vault
 from .audit import AuditRing
 from .document import PolicyError, load_document, validate_document
@@ -26,6 +29,8 @@ from .rules import Access, Rule, decide, spec_names
 __all__ = ["Policy"]
 
 _CACHE_LIMIT = 4096
+_Key = tuple[Any, ...]
+_Cached = TypeVar("_Cached")
 
 
 class Policy:
@@ -79,10 +84,10 @@ class Policy:
             self._builder.pseudonymizes(combine_steps(self._transforms, r.transforms, r.mode))
             for r in (*self._roles, *self._rules) if r.transforms is not None
         )
-        self._decisions: dict[tuple[Any, ...], tuple[Any, str | None]] = {}
-        self._outputs: dict[tuple[Any, ...], tuple[Any, Pipeline]] = {}
-        self._inputs_cache: dict[tuple[Any, ...], tuple[Any, Pipeline]] = {}
-        self._limit_cache: dict[tuple[Any, ...], tuple[Any, list[RateLimit]]] = {}
+        self._decisions: dict[tuple[Any, ...], tuple[AnySpec, str | None]] = {}
+        self._outputs: dict[tuple[Any, ...], tuple[AnySpec, Pipeline]] = {}
+        self._inputs_cache: dict[tuple[Any, ...], tuple[AnySpec, Pipeline]] = {}
+        self._limit_cache: dict[tuple[Any, ...], tuple[AnySpec, list[RateLimit]]] = {}
 
     def __repr__(self) -> str:
         return f"Policy(name={self.name!r})"
@@ -114,12 +119,12 @@ class Policy:
 
     # -- matching --------------------------------------------------------------------------
 
-    def _key(self, spec: Any, principal: Any) -> tuple[Any, ...]:
-        roles = getattr(principal, "roles", frozenset())
+    def _key(self, spec: AnySpec, principal: Principal | None) -> tuple[Any, ...]:
+        roles: frozenset[str] = getattr(principal, "roles", frozenset())
         pid = getattr(principal, "id", None) if self._by_principal else None
         return (id(spec), roles, pid)
 
-    def matching_rules(self, spec: Any, principal: Any) -> list[Rule]:
+    def matching_rules(self, spec: AnySpec, principal: Principal | None) -> list[Rule]:
         """The principal's role rules (document order), then the rules whose match holds."""
         roles = set(getattr(principal, "roles", ()) or ())
         out = [r for r in self._roles if r.match.roles[0] in roles]
@@ -127,14 +132,16 @@ class Policy:
         return out
 
     @staticmethod
-    def _remember(cache: dict[Any, Any], key: Any, spec: Any, value: Any) -> None:
+    def _remember(
+        cache: dict[_Key, tuple[AnySpec, _Cached]], key: _Key, spec: AnySpec, value: _Cached
+    ) -> None:
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
         cache[key] = (spec, value)
 
     # -- access ----------------------------------------------------------------------------
 
-    def decide(self, spec: Any, principal: Any) -> str | None:
+    def decide(self, spec: AnySpec, principal: Principal | None) -> str | None:
         """The reason ``principal`` may not use ``spec``, or None when allowed."""
         if self._open:
             return None
@@ -146,7 +153,7 @@ class Policy:
         self._remember(self._decisions, key, spec, reason)
         return reason
 
-    def is_allowed(self, spec: Any, principal: Any) -> bool:
+    def is_allowed(self, spec: AnySpec, principal: Principal | None) -> bool:
         """Whether ``spec`` is listed (and resolvable) for ``principal``.
 
         With ``hide_denied`` a denied primitive is invisible — listing and calling it look
@@ -156,16 +163,20 @@ class Policy:
             return True
         return self.decide(spec, principal) is None
 
-    def check_call(self, spec: Any, principal: Any, arguments: dict[str, Any]) -> None:
+    def check_call(
+        self, spec: AnySpec, principal: Principal | None, arguments: dict[str, Any]
+    ) -> None:
         """Refuse (AccessDeniedError / RateLimitedError) or allow the call; audit it."""
         self._check(spec, principal, arguments or {}, spec.kind)
 
-    def check_completion(self, spec: Any, principal: Any) -> None:
+    def check_completion(self, spec: AnySpec, principal: Principal | None) -> None:
         """Refuse or allow completing an argument of ``spec``: checked and rate limited like
         a call, and audited with kind ``completion``."""
         self._check(spec, principal, {}, "completion")
 
-    def _check(self, spec: Any, principal: Any, args: dict[str, Any], kind: str) -> None:
+    def _check(
+        self, spec: AnySpec, principal: Principal | None, args: dict[str, Any], kind: str
+    ) -> None:
         reason = self.decide(spec, principal)
         if reason is not None:
             self.audit_log.record("denied", kind, spec.name, principal, args, reason)
@@ -192,7 +203,7 @@ class Policy:
         if self.audit or Capability.REVEAL in spec.capabilities:
             self.audit_log.record("allowed", kind, spec.name, principal, args)
 
-    def _limits_for(self, spec: Any, principal: Any, kind: str) -> list[RateLimit]:
+    def _limits_for(self, spec: AnySpec, principal: Principal | None, kind: str) -> list[RateLimit]:
         key = (*self._key(spec, principal), kind)
         hit = self._limit_cache.get(key)
         if hit is not None and hit[0] is spec:
@@ -207,21 +218,21 @@ class Policy:
 
     # -- transforms ------------------------------------------------------------------------
 
-    def output_steps(self, spec: Any, principal: Any) -> Steps:
+    def output_steps(self, spec: AnySpec, principal: Principal | None) -> Steps:
         steps = self._transforms
         for rule in self.matching_rules(spec, principal):
             if rule.transforms is not None:
                 steps = combine_steps(steps, rule.transforms, rule.mode)
         return steps
 
-    def input_steps(self, spec: Any, principal: Any) -> Steps:
+    def input_steps(self, spec: AnySpec, principal: Principal | None) -> Steps:
         steps = self._inputs
         for rule in self.matching_rules(spec, principal):
             if rule.input_transforms is not None:
                 steps = combine_steps(steps, rule.input_transforms, rule.mode)
         return steps
 
-    def output_pipeline(self, spec: Any, principal: Any) -> Pipeline:
+    def output_pipeline(self, spec: AnySpec, principal: Principal | None) -> Pipeline:
         """Output transforms for ``spec`` and this caller (empty: falsy, zero cost)."""
         key = self._key(spec, principal)
         hit = self._outputs.get(key)
@@ -235,7 +246,7 @@ class Policy:
         self._remember(self._outputs, key, spec, pipeline)
         return pipeline
 
-    def input_pipeline(self, spec: Any, principal: Any) -> Pipeline:
+    def input_pipeline(self, spec: AnySpec, principal: Principal | None) -> Pipeline:
         """Input transforms (guard, depseudonymiser) for ``spec`` and this caller."""
         key = self._key(spec, principal)
         hit = self._inputs_cache.get(key)
@@ -249,7 +260,7 @@ class Policy:
         self._remember(self._inputs_cache, key, spec, pipeline)
         return pipeline
 
-    def redactor_for(self, spec: Any, principal: Any) -> Any:
+    def redactor_for(self, spec: AnySpec, principal: Principal | None) -> Redactor | None:
         """The redaction settings that apply to ``spec`` for this caller (None: no redact)."""
         steps = self.output_steps(spec, principal)
         if "redact" not in steps:
@@ -264,10 +275,12 @@ class Policy:
 
     # -- audit hooks -----------------------------------------------------------------------
 
-    def record_hidden(self, kind: str, name: str, principal: Any) -> None:
+    def record_hidden(self, kind: str, name: str, principal: Principal | None) -> None:
         self.audit_log.record("not_found", kind, str(name)[:200], principal)
 
-    def record_rejection(self, spec: Any, principal: Any, error: Exception) -> None:
+    def record_rejection(
+        self, spec: AnySpec, principal: Principal | None, error: Exception
+    ) -> None:
         # The error's message names the argument path (and schema messages may quote what
         # the caller sent): the ring keeps only what kind of rejection it was.
         reason = _REJECTION_REASONS.get(type(error).__name__, f"{type(error).__name__}")

@@ -15,7 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..layer.context import Principal
 from ..layer.enums import Capability, Sensitivity
+from ..layer.specs import AnySpec
 from ..transforms.builder import Steps, normalize_steps
 from .ratelimit import RateLimit
 
@@ -26,7 +28,7 @@ KIND_PLURAL = {"tool": "tools", "resource": "resources", "template": "resources"
 _LISTS = ("tools", "resources", "prompts", "categories")
 
 
-def spec_names(spec: Any) -> list[str]:
+def spec_names(spec: AnySpec) -> list[str]:
     names = [spec.name]
     for attr in ("uri", "uri_template"):
         value = getattr(spec, attr, None)
@@ -102,7 +104,7 @@ class Match:
     def uses_principals(self) -> bool:
         return bool(self.principals)
 
-    def holds(self, spec: Any, principal: Any) -> bool:
+    def holds(self, spec: AnySpec, principal: Principal | None) -> bool:
         if self.roles and not (set(self.roles) & set(getattr(principal, "roles", ()))):
             return False
         if self.principals and not _any_match([str(getattr(principal, "id", ""))],
@@ -167,7 +169,7 @@ class Rule:
         )
 
 
-def decide(base: Access, rules: Sequence[Rule], spec: Any) -> str | None:
+def decide(base: Access, rules: Sequence[Rule], spec: AnySpec) -> str | None:
     """The reason the call is refused, or None when allowed (see the module docstring)."""
     plural = KIND_PLURAL.get(spec.kind, "tools")
     names = spec_names(spec)
