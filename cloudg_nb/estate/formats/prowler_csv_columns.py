@@ -46,10 +46,9 @@ def _is_arn(texts: pa.Array) -> pa.Array:
     return pc.starts_with(texts, "arn:")
 
 
-def _ipv6_only(texts: pa.Array) -> pa.Array:
-    """A detail that opens ``::/0`` but not ``0.0.0.0/0``."""
-    return pc.and_(pc.match_substring(texts, "::/0"),
-                   pc.invert(pc.match_substring(texts, "0.0.0.0/0")))
+#: Columns read one value per row (no distinct values): nearly every row spells them
+#: differently, and only their text and per-row tests are used, never equal codes.
+_PER_ROW = frozenset({"RESOURCE_UID", "RESOURCE_NAME", "STATUS_EXTENDED"})
 
 
 class _Column:
@@ -67,10 +66,12 @@ class _Column:
         self._text: np.ndarray | None = None
 
     @classmethod
-    def of(cls, series: pd.Series | None, n: int) -> _Column:
+    def of(cls, series: pd.Series | None, n: int, *, per_row: bool = False) -> _Column:
         if series is None or not n:
             return cls(np.zeros(n, dtype=np.intp), _objects([""]))
         cells = series.array.__arrow_array__()  # Arrow text: encode without boxing each cell
+        if per_row:
+            return cls._per_row(cells, n)
         encoded = pc.dictionary_encode(cells)  # (chunks share one dictionary)
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
         dictionary = chunks[0].dictionary
@@ -90,6 +91,17 @@ class _Column:
         if indices.null_count:  # cells of a short row
             indices = pc.fill_null(indices, blank)
         return cls(indices.to_numpy().astype(np.intp), raw, dictionary)
+
+    @classmethod
+    def _per_row(cls, cells: pa.ChunkedArray | pa.Array, n: int) -> _Column:
+        """One value per row (no hashing): for columns nearly every row spells differently."""
+        if cells.null_count:  # cells of a short row
+            cells = pc.fill_null(cells, "")
+        values = cells.to_numpy(zero_copy_only=False)
+        chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
+        if any(_padded(chunk) for chunk in chunks):
+            return cls(np.arange(n, dtype=np.intp), _objects([v.strip() for v in values.tolist()]))
+        return cls(np.arange(n, dtype=np.intp), values, cells)
 
     def filled(self) -> np.ndarray:
         """Per value: whether it is non-empty."""
@@ -112,6 +124,16 @@ class _Column:
         out = np.empty(len(self.values), dtype=dtype)
         out[:] = [fn(v) for v in self.values.tolist()]
         return out[self.codes]
+
+    def mapped_at(self, rows: np.ndarray, fn: Any, dtype: Any = object) -> np.ndarray:
+        """Per row of ``rows``: ``fn(value)``, computed once per value those rows hold."""
+        codes = self.codes[rows]
+        used = np.zeros(len(self.values), dtype=bool)
+        used[codes] = True
+        at = np.flatnonzero(used)
+        out = np.zeros(len(self.values), dtype=dtype)
+        out[at] = [fn(v) for v in self.values[at].tolist()]
+        return out[codes]
 
 
 def _padded(texts: pa.Array) -> bool:
@@ -255,7 +277,8 @@ def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
         return None
     n = len(frame)
     names = {str(k).strip().upper(): k for k in frame.columns}  # the last one wins
-    col = {c: _Column.of(frame[names[c]] if c in names else None, n) for c in READ_COLUMNS}
+    col = {c: _Column.of(frame[names[c]] if c in names else None, n, per_row=c in _PER_ROW)
+           for c in READ_COLUMNS}
     del frame
     report = LoadReport(path.name, strict=strict, records=n)
     valid, status, severity = _validated(col, n, report)
@@ -424,8 +447,8 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
         return empty_frame("edges")
     cat_col, check_col, title_col = col["CATEGORIES"], col["CHECK_ID"], col["CHECK_TITLE"]
     categories = [categories_of(s) for s in cat_col.values.tolist()]
-    detail = col["STATUS_EXTENDED"]
-    ipv6_only = detail.flags(_ipv6_only)[detail.codes[rows]]
+    ipv6_only = col["STATUS_EXTENDED"].mapped_at(
+        rows, lambda d: "::/0" in d and "0.0.0.0/0" not in d, bool)
     ids, checks = findings["id"].to_numpy(), findings["source_finding_id"].to_numpy()
     titles = findings["title"].to_numpy()
     # a row without its own check id or title reads its finding id there: keyed by row
@@ -438,7 +461,7 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, fi
                                             "::/0" if ipv6_only[i] else None)
                           for i in first.tolist()])
     per_row = exposures[combo]
-    hit = np.flatnonzero(per_row != None)  # noqa: E711
+    hit = np.flatnonzero(np.array([e is not None for e in exposures.tolist()], bool)[combo])
     if not len(hit):
         return empty_frame("edges")
     fids, exps, hit_checks = ids[hit].tolist(), per_row[hit].tolist(), checks[hit].tolist()
