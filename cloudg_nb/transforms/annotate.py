@@ -10,7 +10,10 @@ The value itself is returned unchanged, so declared output schemas keep holding.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..layer.pipeline import TransformContext
 
 __all__ = ["Annotate"]
 
@@ -33,7 +36,7 @@ class Annotate:
     def __repr__(self) -> str:
         return "Annotate()"
 
-    def __call__(self, value: Any, ctx: Any) -> Any:
+    def __call__(self, value: Any, ctx: TransformContext) -> Any:
         report = ctx.report
         spec = ctx.spec
         if spec is not None:

@@ -11,9 +11,14 @@ a known pseudonym is left alone.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .detectors import builtin
+
+if TYPE_CHECKING:
+    from ..layer.pipeline import TransformContext
+    from .vault import Vault
+
 
 __all__ = ["Depseudonymize"]
 
@@ -37,13 +42,13 @@ class Depseudonymize:
     def __repr__(self) -> str:
         return "Depseudonymize()"
 
-    def __call__(self, value: Any, ctx: Any) -> Any:
+    def __call__(self, value: Any, ctx: TransformContext) -> Any:
         vault = ctx.vault
         if vault is None or not len(vault):
             return value
         return self._walk(value, vault, ctx)
 
-    def _walk(self, value: Any, vault: Any, ctx: Any) -> Any:
+    def _walk(self, value: Any, vault: Vault, ctx: TransformContext) -> Any:
         if isinstance(value, str):
             return self.restore(value, vault, ctx)
         if isinstance(value, dict):
@@ -53,7 +58,7 @@ class Depseudonymize:
         return value
 
     @staticmethod
-    def restore(text: str, vault: Any, ctx: Any = None) -> str:
+    def restore(text: str, vault: Vault, ctx: TransformContext | None = None) -> str:
         found = vault.lookup(text)
         if found is not None:
             if ctx is not None:

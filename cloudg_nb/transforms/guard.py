@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..layer.errors import InputRejectedError
 from .detectors import BUILTIN_DETECTORS, SHIELDS, Detector
 from .scan import Scanner
+
+if TYPE_CHECKING:
+    from ..layer.pipeline import TransformContext
+
 
 __all__ = ["GuardSecrets"]
 
@@ -50,7 +54,7 @@ class GuardSecrets:
     def __repr__(self) -> str:
         return "GuardSecrets()"
 
-    def __call__(self, value: Any, ctx: Any) -> Any:
+    def __call__(self, value: Any, ctx: TransformContext) -> Any:
         self._check(value, "")
         return value
 

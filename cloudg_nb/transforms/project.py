@@ -14,7 +14,10 @@ import fnmatch
 import json
 from collections.abc import Callable, Iterable
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..layer.pipeline import TransformContext
 
 __all__ = ["Project"]
 
@@ -45,7 +48,7 @@ class Project:
     def __repr__(self) -> str:
         return "Project()"
 
-    def __call__(self, value: Any, ctx: Any) -> Any:
+    def __call__(self, value: Any, ctx: TransformContext) -> Any:
         stats: dict[str, int] = {}
         hints = getattr(ctx, "scratch", None) or {}
         selected = False

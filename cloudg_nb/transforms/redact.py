@@ -9,13 +9,17 @@ this module is what the walk asks: the scanner of the active detectors, the key 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .detectors import BUILTIN_DETECTORS, SHIELDS, Detector
 from .keys import KeyRules
 from .scan import Finding, Scanner
 from .strategies import DROP, StrategyTable, apply_strategy
 from .vault import KNOWN_ENTITIES
+
+if TYPE_CHECKING:
+    from ..layer.pipeline import TransformContext
+
 
 __all__ = ["Redactor"]
 
@@ -84,7 +88,7 @@ class Redactor:
 
     # -- rewriting -------------------------------------------------------------------------
 
-    def rewrite(self, text: str, findings: list[Finding], ctx: Any) -> Any:
+    def rewrite(self, text: str, findings: list[Finding], ctx: TransformContext) -> Any:
         """``text`` with each finding replaced by its strategy (``DROP``: drop the value)."""
         vault = ctx.vault
         parts: list[str] = []
@@ -106,14 +110,16 @@ class Redactor:
         parts.append(text[pos:])
         return "".join(parts)
 
-    def rewrite_value(self, value: Any, entity: str, ctx: Any, kind: str = "secret") -> Any:
+    def rewrite_value(
+        self, value: Any, entity: str, ctx: TransformContext, kind: str = "secret"
+    ) -> Any:
         """A whole value under a key rule (``password: …``): every scalar in it rewritten."""
         strategy = self.key_strategy(entity, kind)
         if strategy == "keep":
             return value
         return self._rewrite_value(value, entity, strategy, ctx)
 
-    def _rewrite_value(self, value: Any, entity: str, strategy: str, ctx: Any) -> Any:
+    def _rewrite_value(self, value: Any, entity: str, strategy: str, ctx: TransformContext) -> Any:
         t = type(value)
         if value is None or t is bool:
             return value

@@ -13,9 +13,14 @@ import hmac
 import ipaddress
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .kinds import KINDS
+
+if TYPE_CHECKING:
+    from ..layer.pipeline import TransformContext
+    from .vault import Vault
+
 
 __all__ = [
     "STRATEGIES",
@@ -98,7 +103,7 @@ def mask(text: str) -> str:
     return "*" * n
 
 
-def _hash(entity: str, text: str, vault: Any) -> str:
+def _hash(entity: str, text: str, vault: Vault) -> str:
     if vault is not None:
         return str(vault.hash(entity, text))
     return hmac.new(_FALLBACK_KEY, f"{entity}|{text}".encode(), hashlib.sha256).hexdigest()[:12]
@@ -128,7 +133,7 @@ def generalize(entity: str, text: str) -> str:
 
 
 def apply_strategy(
-    strategy: str, text: str, entity: str, ctx: Any, vault: Any
+    strategy: str, text: str, entity: str, ctx: TransformContext, vault: Vault
 ) -> Any:
     """The replacement for ``text`` (or ``DROP``), counted in ``ctx.report``."""
     if strategy == "keep":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import re
 from itertools import accumulate, islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .detectors import GCP_PROJECT_ID, Detector
 from .keys import KeyRules
@@ -26,6 +26,11 @@ from .sanitize import INVISIBLE_ASCII_JOINED, INVISIBLE_JOINED, Sanitizer
 from .scan import SEP, Finding
 from .strategies import DROP
 from .vault import KNOWN_ENTITIES
+
+if TYPE_CHECKING:
+    from ..layer.pipeline import TransformContext
+    from .vault import Vault
+
 
 __all__ = ["TextPass", "Sanitize", "Redact"]
 
@@ -160,7 +165,7 @@ class TextPass:
 
     # -- entry point -----------------------------------------------------------------------
 
-    def __call__(self, value: Any, ctx: Any) -> Any:
+    def __call__(self, value: Any, ctx: TransformContext) -> Any:
         if type(value) is str:  # a bare text (prompt message, resource text): untrusted
             out = self._texts([value], [0], {}, ctx)
             new = out.get(0, value)
@@ -195,7 +200,7 @@ class TextPass:
         return "" if out is DROP else out
 
     @staticmethod
-    def _flush(ctx: Any) -> None:
+    def _flush(ctx: TransformContext) -> None:
         vault = ctx.vault
         if vault is not None and getattr(vault, "path", None) is not None:
             vault.flush()
@@ -204,7 +209,7 @@ class TextPass:
 
     def _texts(
         self, strings: list[str], untrusted: list[int], hints: dict[int, tuple[str, str]],
-        ctx: Any, public: list[int] | None = None,
+        ctx: TransformContext, public: list[int] | None = None,
     ) -> dict[int, Any]:
         """Replacement per string index (only changed strings)."""
         repl: dict[int, Any] = {}
@@ -330,7 +335,7 @@ def _learned(strings: list[str], findings: dict[int, list[Finding]]) -> dict[str
     return {"gcp_project": projects, "aws_account_id": accounts}
 
 
-def _find_known(strings: list[str], findings: dict[int, list[Finding]], vault: Any,
+def _find_known(strings: list[str], findings: dict[int, list[Finding]], vault: Vault,
                 entities: tuple[str, ...]) -> None:
     """Add findings for identifiers written bare (a project id in a title, an account id in
     a bucket name, either as a group key): the values the vault learned for ``entities``,
@@ -515,7 +520,7 @@ class _Rebuild:
     """Phase 2: copy on write along the paths to changed strings and ruled keys."""
 
     def __init__(self, tp: TextPass, walk: _Walk, repl: dict[int, Any],
-                 key_repl: dict[Any, Any], ctx: Any) -> None:
+                 key_repl: dict[Any, Any], ctx: TransformContext) -> None:
         self.tp = tp
         self.walk = walk
         self.repl = repl
