@@ -100,8 +100,11 @@ class _Column:
         values = cells.to_numpy(zero_copy_only=False)
         chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
         if any(_padded(chunk) for chunk in chunks):
-            return cls(np.arange(n, dtype=np.intp), _objects([v.strip() for v in values.tolist()]))
-        return cls(np.arange(n, dtype=np.intp), values, cells)
+            out = cls(np.arange(n, dtype=np.intp), _objects([v.strip() for v in values.tolist()]))
+        else:
+            out = cls(np.arange(n, dtype=np.intp), values, cells)
+        out._text = out.values  # (row i holds value i)
+        return out
 
     def filled(self) -> np.ndarray:
         """Per value: whether it is non-empty."""
@@ -391,8 +394,10 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
 
     tag_sets = _objects([{str(t["Key"]): str(t["Value"]) for t in tags_of(s)}
                          for s in tag_col.values.tolist()])
-    tags = np.full(count, None, dtype=object)
-    tags[res] = [dict(t) if t else None for t in tag_sets[tag_col.codes[rows[r]]].tolist()]
+    tags = np.full(count, None, dtype=object)  # each asset its own dict (callers may edit)
+    tag_codes = tag_col.codes[rows[r]]
+    tagged = np.flatnonzero(np.array([bool(t) for t in tag_sets.tolist()], bool)[tag_codes])
+    tags[np.flatnonzero(res)[tagged]] = list(map(dict.copy, tag_sets[tag_codes[tagged]].tolist()))
     services = service_col.values.tolist()
 
     def meta_of(t: int, s: int) -> dict[str, str]:

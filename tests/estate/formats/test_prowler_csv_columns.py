@@ -257,3 +257,16 @@ def test_names_padded_with_any_character_python_strips_load_alike(tmp_path: Path
                    "FINDING_UID": f"f-{i}"}) for i, c in enumerate(pads)]
     rows.append(_with({"RESOURCE_NAME": "zero\u200b", "FINDING_UID": "f-not-a-space"}))
     _assert_same_load(_csv(tmp_path, rows))
+
+
+def test_each_asset_holds_its_own_tags_and_metadata(tmp_path: Path) -> None:
+    rows = [_with({"RESOURCE_UID": f"arn:aws:s3:::b{i}", "RESOURCE_NAME": f"b{i}",
+                   "RESOURCE_TAGS": "team=web", "FINDING_UID": f"f-{i}"}) for i in range(3)]
+    ds = read_columns(_csv(tmp_path, rows))
+    assert ds is not None
+    assets = ds.assets.set_index("id")
+    first, second = assets.loc["arn:aws:s3:::b0"], assets.loc["arn:aws:s3:::b1"]
+    first["tags"]["team"] = "edited"
+    first["metadata"]["service"] = "edited"
+    assert second["tags"] == {"team": "web"}
+    assert second["metadata"]["service"] != "edited"
