@@ -21,7 +21,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, cast
 
 from .bounds import InputBounds, check_arguments
 from .calls import AttachesToLayer, CallInfo, Handler, Middleware
@@ -576,7 +576,7 @@ class CloudGMCPLayer:
             return self._error_result(exc.message, spec, p, exc.code, exc.data, info.started)
 
     async def _tool_terminal(self, info: CallInfo) -> ToolResult:
-        spec: ToolSpec = info.spec  # type: ignore[assignment]
+        spec = cast(ToolSpec, info.spec)  # call_tool put it there
         principal, ctx = info.principal, info.context
         self._check_call(spec, principal, info.arguments, info)
         arguments = self._checked_untransform(info.arguments, spec, principal, info)
@@ -585,7 +585,7 @@ class CloudGMCPLayer:
         exposed = self.exposed_name(spec.name)
         scope = asyncio.timeout(timeout) if timeout else nullcontext()
         try:
-            async with scope:  # type: ignore[attr-defined]
+            async with scope:
                 raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane,
                                          inline=spec.inline)
         except MCPLayerError:
@@ -694,7 +694,7 @@ class CloudGMCPLayer:
             raise self._redacted_error(exc, spec, p) from None
 
     async def _resource_terminal(self, info: CallInfo) -> list[Any]:
-        spec = info.spec
+        spec = cast(ResourceSpec | ResourceTemplateSpec, info.spec)  # read_resource put it there
         principal, ctx, uri = info.principal, info.context, info.name
         self._check_call(spec, principal, info.arguments, info)
         variables = info.arguments
@@ -761,7 +761,7 @@ class CloudGMCPLayer:
             raise self._redacted_error(exc, spec, p) from None
 
     async def _prompt_terminal(self, info: CallInfo) -> PromptResult:
-        spec: PromptSpec = info.spec  # type: ignore[assignment]
+        spec = cast(PromptSpec, info.spec)  # get_prompt put it there
         principal, ctx = info.principal, info.context
         self._check_call(spec, principal, info.arguments, info)
         arguments = self._checked_untransform(info.arguments, spec, principal, info)
@@ -806,20 +806,22 @@ class CloudGMCPLayer:
         self, ref: dict[str, Any], argument_name: str, principal: Principal
     ) -> tuple[AnySpec, str, Callable[..., Any]] | None:
         kind = ref.get("type")
+        spec: PromptSpec | ResourceTemplateSpec
+        fn: Callable[..., Any] | None
         if kind == "ref/prompt":
-            spec = self.registry.prompts.get(self.internal_name(str(ref.get("name", ""))))
-            if spec is None:
+            prompt = self.registry.prompts.get(self.internal_name(str(ref.get("name", ""))))
+            if prompt is None:
                 return None
-            arg = spec.argument(argument_name)
+            arg = prompt.argument(argument_name)
             fn = arg.completion if arg is not None else None
-            target_name = spec.name
+            spec, target_name = prompt, prompt.name
         elif kind == "ref/resource":
             uri = ref.get("uri")
-            spec = self.registry.templates.get(uri) if isinstance(uri, str) else None
-            if spec is None:
+            template = self.registry.templates.get(uri) if isinstance(uri, str) else None
+            if template is None:
                 return None
-            fn = spec.completions.get(argument_name)
-            target_name = spec.uri_template
+            fn = template.completions.get(argument_name)
+            spec, target_name = template, template.uri_template
         else:
             return None
         if fn is None or not self._visible(spec, principal):

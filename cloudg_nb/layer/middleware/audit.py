@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from ..calls import CallInfo, Handler
 from ..content import ToolResult
 from .outcome import outcome_of
 
@@ -98,7 +99,7 @@ class AuditLogMiddleware:
         mac.update(canonical.encode())
         return mac.hexdigest()[:16]
 
-    async def __call__(self, info: Any, call_next: Any) -> Any:
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
         try:
             result = await call_next(info)
         except BaseException as exc:
@@ -107,7 +108,7 @@ class AuditLogMiddleware:
         self._write(info, result, None)
         return result
 
-    def _line(self, info: Any, result: Any, error: BaseException | None) -> dict[str, Any]:
+    def _line(self, info: CallInfo, result: Any, error: BaseException | None) -> dict[str, Any]:
         args = info.arguments or {}
         principal = info.principal
         line: dict[str, Any] = {
@@ -134,7 +135,7 @@ class AuditLogMiddleware:
                 line["transforms"] = transforms
         return line
 
-    def _write(self, info: Any, result: Any, error: BaseException | None) -> None:
+    def _write(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
         try:
             text = _LINE.encode(self._line(info, result, error))
             with self._lock:

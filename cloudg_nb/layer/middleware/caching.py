@@ -15,9 +15,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..calls import CallInfo, Handler
 from ..content import BlobResourceContents, TextResourceContents, ToolResult
+from ..specs import ToolSpec
+
+if TYPE_CHECKING:
+    from ..layer import CloudGMCPLayer
 
 __all__ = ["CachingMiddleware"]
 
@@ -46,11 +51,11 @@ class CachingMiddleware:
         with self._lock:
             self._entries.clear()
 
-    def attach(self, layer: Any) -> None:
+    def attach(self, layer: CloudGMCPLayer) -> None:
         layer.on_change(self.clear)
 
-    def _cacheable(self, info: Any) -> bool:
-        if info.kind == "tool":
+    def _cacheable(self, info: CallInfo) -> bool:
+        if isinstance(info.spec, ToolSpec):
             if self.predicate is not None:
                 return bool(self.predicate(info))
             return info.spec.read_only and info.spec.idempotent
@@ -59,7 +64,7 @@ class CachingMiddleware:
         return False
 
     @staticmethod
-    def _key(info: Any) -> tuple | None:
+    def _key(info: CallInfo) -> tuple | None:
         try:
             args = json.dumps(info.arguments, sort_keys=True, separators=(",", ":"))
         except (TypeError, ValueError):
@@ -67,8 +72,8 @@ class CachingMiddleware:
         p = info.principal
         return (p.id, tuple(sorted(p.roles)), info.kind, info.name, args)
 
-    async def __call__(self, info: Any, call_next: Any) -> Any:
-        if info.kind == "tool" and not info.spec.read_only:
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
+        if isinstance(info.spec, ToolSpec) and not info.spec.read_only:
             try:
                 return await call_next(info)
             finally:
@@ -88,6 +93,7 @@ class CachingMiddleware:
                 self._entries.move_to_end(key)
         if entry is not None:
             layer = info.context.layer
+            assert layer is not None, "the layer sets itself on every request's context"
             layer.policy.check_call(info.spec, info.principal, info.arguments)
             self.hits += 1
             return self._mark_hit(copy.deepcopy(entry[1]))

@@ -11,6 +11,7 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
+from ..calls import CallInfo, Handler
 from ..errors import RateLimitedError
 
 __all__ = ["ConcurrencyLimitMiddleware"]
@@ -54,7 +55,7 @@ class ConcurrencyLimitMiddleware:
         sems.append(("global", self.limit, glob))
         return sems
 
-    async def __call__(self, info: Any, call_next: Any) -> Any:
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
         if info.kind not in self.kinds:
             return await call_next(info)
         acquired: list[asyncio.Semaphore] = []

@@ -10,11 +10,16 @@ import math
 import threading
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..calls import CallInfo, Handler
+from ..context import ToolContext
 from ..enums import Sensitivity
 from ..specs import ResourceSpec
 from .outcome import REFUSALS, outcome_of
+
+if TYPE_CHECKING:
+    from ..layer import CloudGMCPLayer
 
 __all__ = ["MetricsMiddleware", "METRICS_URI"]
 
@@ -53,7 +58,7 @@ class MetricsMiddleware:
         self._series: dict[str, _Series] = {}
         self._lock = threading.Lock()
 
-    async def __call__(self, info: Any, call_next: Any) -> Any:
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
         try:
             result = await call_next(info)
         except BaseException as exc:
@@ -62,7 +67,7 @@ class MetricsMiddleware:
         self._record(info, outcome_of(info, result, None))
         return result
 
-    def _record(self, info: Any, outcome: str) -> None:
+    def _record(self, info: CallInfo, outcome: str) -> None:
         elapsed = (time.monotonic() - info.started) * 1000
         key = f"{info.kind}:{info.name}"
         with self._lock:
@@ -89,7 +94,7 @@ class MetricsMiddleware:
     def resource_spec(self) -> ResourceSpec:
         """The ``cloudg://metrics`` resource serving ``snapshot()``."""
 
-        def metrics(ctx: Any) -> dict[str, Any]:
+        def metrics(ctx: ToolContext) -> dict[str, Any]:
             return {"metrics": self.snapshot()}
 
         return ResourceSpec(
@@ -102,6 +107,6 @@ class MetricsMiddleware:
             sensitivity=Sensitivity.INTERNAL,
         )
 
-    def attach(self, layer: Any) -> None:
+    def attach(self, layer: CloudGMCPLayer) -> None:
         if METRICS_URI not in layer.registry.resources:
             layer.registry.add(self.resource_spec())

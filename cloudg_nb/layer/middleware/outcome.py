@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ..calls import CallInfo
 from ..content import ToolResult
 from ..enums import Outcome
 from ..errors import AccessDeniedError, InputRejectedError, RateLimitedError
@@ -20,7 +21,7 @@ _CODE_OUTCOMES = {
 }
 
 
-def outcome_of(info: Any, result: Any = None, error: BaseException | None = None) -> Outcome:
+def outcome_of(info: CallInfo, result: Any = None, error: BaseException | None = None) -> Outcome:
     """The outcome of a request that returned ``result`` or raised ``error``."""
     if error is not None:
         if isinstance(error, asyncio.CancelledError):

@@ -10,7 +10,9 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any
 
+from ..calls import CallInfo, Handler
 from ..content import ToolResult
+from ..specs import ToolSpec
 
 __all__ = ["RetryMiddleware"]
 
@@ -30,10 +32,11 @@ class RetryMiddleware:
         self.max_backoff = max_backoff
         self.retry_on = frozenset(retry_on)
 
-    def _eligible(self, info: Any) -> bool:
-        return info.kind == "tool" and info.spec.read_only and info.spec.idempotent
+    def _eligible(self, info: CallInfo) -> bool:
+        spec = info.spec
+        return isinstance(spec, ToolSpec) and spec.read_only and spec.idempotent
 
-    async def __call__(self, info: Any, call_next: Any) -> Any:
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
         if not self._eligible(info):
             return await call_next(info)
         attempt = 0
