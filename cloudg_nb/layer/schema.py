@@ -28,8 +28,9 @@ _MODELS: weakref.WeakKeyDictionary[Callable[..., Any], type[BaseModel]] = (
 _MODELS_STRONG: dict[int, tuple[Any, type[BaseModel]]] = {}
 
 
-class _ArgsBase(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+#: Arguments models forbid unknown names. A config, not a base class: defining a model class
+#: at import would load pydantic's plugins and build a validator (~40 ms) before any tool.
+_ARGS_CONFIG = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
 
 def _parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
@@ -67,7 +68,7 @@ def arguments_model(fn: Callable[..., Any], *, skip_context: bool = True) -> typ
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (ann, default)
     name = f"{getattr(fn, '__name__', 'handler')}_arguments"
-    model = create_model(name, __base__=_ArgsBase, **fields)
+    model = create_model(name, __config__=_ARGS_CONFIG, **fields)
     try:
         _MODELS[fn] = model
     except TypeError:
