@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
@@ -33,9 +33,14 @@ from .request import (
     to_mcp_error,
 )
 
+if TYPE_CHECKING:
+    from ..layer.layer import CloudGMCPLayer
+
 __all__ = ["LayerBinding", "bind_layer"]
 
 T = TypeVar("T")
+#: The SDK request context every handler gets (lifespan and transport left open).
+_Ctx = ServerRequestContext[Any, Any]
 logger = logging.getLogger("cloudg.mcp.protocol")
 
 _PRIVATE_LIST = {"ttlMs": 0, "cacheScope": "private"}
@@ -79,7 +84,7 @@ class LayerBinding:
     """A layer bound into an SDK server: the server, its change fan-out and principal resolver."""
 
     server: Server[Any]
-    layer: Any
+    layer: CloudGMCPLayer
     fanout: ChangeFanout
     resolver: PrincipalResolver
 
@@ -98,7 +103,7 @@ class _Handlers:
 
     # -- host helpers --------------------------------------------------------------------
 
-    async def _host_items(self, method: str, ctx: Any, params: Any, key: str) -> list[dict]:
+    async def _host_items(self, method: str, ctx: _Ctx, params: Any, key: str) -> list[dict]:
         entry = self.host.get(method)
         if entry is None:
             return []
@@ -121,7 +126,7 @@ class _Handlers:
             merged.append(item)
         return merged
 
-    async def _host_names(self, method: str, ctx: Any, key: str, id_field: str) -> set[str]:
+    async def _host_names(self, method: str, ctx: _Ctx, key: str, id_field: str) -> set[str]:
         if method not in self.host:
             return set()
         items = await self._host_items(method, ctx, None, key)
@@ -129,25 +134,25 @@ class _Handlers:
 
     # -- listings ------------------------------------------------------------------------
 
-    async def list_tools(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+    async def list_tools(self, ctx: _Ctx, params: types.PaginatedRequestParams) -> dict:
         host = await self._host_items("tools/list", ctx, params, "tools")
         items = self._merge("tool", host, self.layer.tools_wire(self.b.principal(ctx)), "name")
         return _complete({"tools": items}, cacheable=True)
 
-    async def list_resources(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+    async def list_resources(self, ctx: _Ctx, params: types.PaginatedRequestParams) -> dict:
         host = await self._host_items("resources/list", ctx, params, "resources")
         items = self._merge("resource", host,
                             self.layer.resources_wire(self.b.principal(ctx)), "uri")
         return _complete({"resources": items}, cacheable=True)
 
-    async def list_templates(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+    async def list_templates(self, ctx: _Ctx, params: types.PaginatedRequestParams) -> dict:
         host = await self._host_items("resources/templates/list", ctx, params,
                                       "resourceTemplates")
         items = self._merge("resource template", host,
                             self.layer.templates_wire(self.b.principal(ctx)), "uriTemplate")
         return _complete({"resourceTemplates": items}, cacheable=True)
 
-    async def list_prompts(self, ctx: Any, params: types.PaginatedRequestParams) -> dict:
+    async def list_prompts(self, ctx: _Ctx, params: types.PaginatedRequestParams) -> dict:
         host = await self._host_items("prompts/list", ctx, params, "prompts")
         items = self._merge("prompt", host, self.layer.prompts_wire(self.b.principal(ctx)),
                             "name")
@@ -155,7 +160,7 @@ class _Handlers:
 
     # -- calls ---------------------------------------------------------------------------
 
-    async def _through_layer(self, method: str, ctx: Any, call: Awaitable[T]) -> T:
+    async def _through_layer(self, method: str, ctx: _Ctx, call: Awaitable[T]) -> T:
         """Await a layer call, mapping layer errors to JSON-RPC errors with the layer's codes
         and anything unexpected to an internal error (details in the server log only)."""
         try:
@@ -166,7 +171,7 @@ class _Handlers:
             logger.exception("%s failed", method)
             raise internal_error(method) from None
 
-    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+    async def call_tool(self, ctx: _Ctx, params: types.CallToolRequestParams) -> Any:
         if params.name in await self._host_names("tools/list", ctx, "tools", "name"):
             return await self.host["tools/call"].handler(ctx, params)
         principal = self.b.principal(ctx)
@@ -179,7 +184,7 @@ class _Handlers:
             wire = _error_without_server_paths(wire)
         return _complete(wire)
 
-    async def read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+    async def read_resource(self, ctx: _Ctx, params: types.ReadResourceRequestParams) -> Any:
         host_entry = self.host.get("resources/read")
         if host_entry is not None and params.uri in await self._host_names(
             "resources/list", ctx, "resources", "uri"
@@ -200,7 +205,7 @@ class _Handlers:
             raise internal_error("resources/read") from None
         return _complete({"contents": [c.to_wire() for c in contents]}, cacheable=True)
 
-    async def get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> Any:
+    async def get_prompt(self, ctx: _Ctx, params: types.GetPromptRequestParams) -> Any:
         if params.name in await self._host_names("prompts/list", ctx, "prompts", "name"):
             return await self.host["prompts/get"].handler(ctx, params)
         principal = self.b.principal(ctx)
@@ -210,7 +215,7 @@ class _Handlers:
         ))
         return _complete(result.to_wire())
 
-    async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> Any:
+    async def complete(self, ctx: _Ctx, params: types.CompleteRequestParams) -> Any:
         ref = params.ref.model_dump(by_alias=True, exclude_none=True)
         host_entry = self.host.get("completion/complete")
         if host_entry is not None and self._host_owns_ref(ref):
@@ -231,21 +236,21 @@ class _Handlers:
 
     # -- session state -------------------------------------------------------------------
 
-    async def set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> dict:
+    async def set_level(self, ctx: _Ctx, params: types.SetLevelRequestParams) -> dict:
         entry = self.host.get("logging/setLevel")
         if entry is not None:
             await entry.handler(ctx, params)
         set_log_level(ctx, params.level)
         return {}
 
-    def _visible_uri(self, ctx: Any, uri: str) -> bool:
+    def _visible_uri(self, ctx: _Ctx, uri: str) -> bool:
         principal = self.b.principal(ctx)
         if uri in {spec.uri for spec in self.layer.list_resources(principal)}:
             return True
         found = self.layer.registry.find_template(uri)
         return found is not None and found[0] in self.layer.list_templates(principal)
 
-    async def subscribe(self, ctx: Any, params: types.SubscribeRequestParams) -> dict:
+    async def subscribe(self, ctx: _Ctx, params: types.SubscribeRequestParams) -> dict:
         entry = self.host.get("resources/subscribe")
         if entry is not None:
             await entry.handler(ctx, params)
@@ -256,7 +261,7 @@ class _Handlers:
             self.b.fanout.subscribe(connection, params.uri)
         return {}
 
-    async def unsubscribe(self, ctx: Any, params: types.UnsubscribeRequestParams) -> dict:
+    async def unsubscribe(self, ctx: _Ctx, params: types.UnsubscribeRequestParams) -> dict:
         entry = self.host.get("resources/unsubscribe")
         if entry is not None:
             await entry.handler(ctx, params)
@@ -277,7 +282,7 @@ class _Handlers:
 def _track_sessions(fanout: ChangeFanout) -> ServerMiddleware[Any]:
     """Server middleware: every handshake-era connection that talks to us gets change events."""
 
-    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    async def middleware(ctx: _Ctx, call_next: CallNext) -> HandlerResult:
         if not is_modern(ctx):
             connection = connection_of(ctx)
             if connection is not None:
@@ -323,7 +328,7 @@ _METHODS: tuple[tuple[str, type[BaseModel], str], ...] = (
 
 
 def bind_layer(
-    layer: Any,
+    layer: CloudGMCPLayer,
     server: Server[Any] | None = None,
     *,
     resolver: PrincipalResolver | None = None,
@@ -360,7 +365,7 @@ def bind_layer(
     return binding
 
 
-def _input_schema_lookup(layer: Any) -> Callable[[str], dict[str, Any] | None]:
+def _input_schema_lookup(layer: CloudGMCPLayer) -> Callable[[str], dict[str, Any] | None]:
     """The SDK's tool-schema lookup for 2026-era ``Mcp-Param-*`` header checks: straight from
     the registry, so a tools/call does not build (and transform) the whole tools/list first.
     Unknown names give None; the call itself answers them."""

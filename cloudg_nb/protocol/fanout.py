@@ -13,7 +13,7 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.connection import Connection
@@ -27,6 +27,9 @@ from mcp.server.subscriptions import (
     SubscriptionBus,
     ToolsListChanged,
 )
+
+if TYPE_CHECKING:
+    from ..layer.layer import CloudGMCPLayer
 
 __all__ = ["ChangeFanout", "CHANGE_KINDS"]
 
@@ -50,7 +53,7 @@ _EVENTS: dict[str, ServerEvent] = {
 SEND_TIMEOUT = 10.0
 
 
-def _weak_listener(fanout: ChangeFanout, layer: Any) -> Callable[[], None]:
+def _weak_listener(fanout: ChangeFanout, layer: CloudGMCPLayer) -> Callable[[], None]:
     """Register a layer listener that holds ``fanout`` weakly and removes itself once the
     fanout is gone, so a discarded server never keeps receiving (or pinning) events."""
     ref = weakref.ref(fanout)
@@ -76,7 +79,9 @@ class ChangeFanout:
     ``SEND_TIMEOUT`` is dropped; a connection that closes removes itself.
     """
 
-    def __init__(self, layer: Any = None, *, bus: SubscriptionBus | None = None) -> None:
+    def __init__(
+        self, layer: CloudGMCPLayer | None = None, *, bus: SubscriptionBus | None = None
+    ) -> None:
         self.bus: SubscriptionBus = bus or InMemorySubscriptionBus()
         #: The SDK's ``subscriptions/listen`` handler over :attr:`bus` (2026-07-28 clients).
         self.listen_handler = ListenHandler(self.bus)

@@ -15,7 +15,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Iterable
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import uvicorn
@@ -32,6 +32,9 @@ from .binding import LayerBinding, bind_layer
 from .guard import LOOPBACK_HOSTS, HostOriginGuard
 from .principal import BearerTokens, CustomResolver, PrincipalResolver
 from .sessions import LimitedSessionManager, SessionLimits
+
+if TYPE_CHECKING:
+    from ..layer.layer import CloudGMCPLayer
 
 __all__ = ["build_http_app", "run_http", "bind_socket", "session_manager", "SessionLimits"]
 
@@ -61,7 +64,7 @@ def session_manager(
 
 
 def build_http_app(
-    layer: Any,
+    layer: CloudGMCPLayer,
     *,
     path: str = "/mcp",
     tokens: BearerTokens | None = None,
@@ -121,7 +124,7 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def run_http(
-    layer: Any,
+    layer: CloudGMCPLayer,
     *,
     host: str = "127.0.0.1",
     port: int = 8765,

@@ -12,7 +12,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import mcp_types as types
 from mcp.server.connection import Connection, allowed_log_levels
@@ -22,6 +22,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from ..layer.context import Principal, ToolContext
 from ..layer.errors import MCPLayerError, NotFoundError
 from ..layer.results import to_jsonable
+
+if TYPE_CHECKING:
+    from ..layer.layer import CloudGMCPLayer
 
 __all__ = [
     "DEFAULT_LOG_LEVEL",
@@ -113,7 +116,7 @@ def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
     return send
 
 
-def layer_context(layer: Any, sdk_ctx: Any, principal: Principal) -> ToolContext:
+def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> ToolContext:
     """A layer ``ToolContext`` for one SDK request (``session`` is the SDK request context)."""
     return ToolContext(
         layer=layer,

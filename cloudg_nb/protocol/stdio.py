@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 import anyio.from_thread
@@ -28,6 +28,9 @@ from mcp.shared.message import SessionMessage
 
 from .binding import LayerBinding, bind_layer
 from .principal import CustomResolver, PrincipalResolver
+
+if TYPE_CHECKING:
+    from ..layer.layer import CloudGMCPLayer
 
 __all__ = ["serve_stdio", "run_stdio", "DEFAULT_EOF_GRACE"]
 
@@ -126,7 +129,7 @@ class _AnswerTracker:
 
 
 async def serve_stdio(
-    layer: Any,
+    layer: CloudGMCPLayer,
     *,
     resolver: CustomResolver | None = None,
     binding: LayerBinding | None = None,
@@ -175,7 +178,7 @@ async def serve_stdio(
         binding.fanout.close()
 
 
-def run_stdio(layer: Any, *, resolver: CustomResolver | None = None,
+def run_stdio(layer: CloudGMCPLayer, *, resolver: CustomResolver | None = None,
               eof_grace: float = DEFAULT_EOF_GRACE) -> None:
     """Blocking entry point for the CLI (SIGINT raises ``KeyboardInterrupt`` once stopped)."""
     anyio.run(lambda: serve_stdio(layer, resolver=resolver, eof_grace=eof_grace))
