@@ -406,9 +406,10 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
             meta["service"] = services[s]
         return meta
 
-    metadata = np.full(count, None, dtype=object)
-    metadata[res] = [dict(mt) if mt else None for mt in _per_pair(
-        type_codes, service_col.codes[rows[r]], len(services), meta_of).tolist()]
+    metadata = np.full(count, None, dtype=object)  # each asset its own dict (callers may edit)
+    metas = _per_pair(type_codes, service_col.codes[rows[r]], len(services), meta_of)
+    described = np.flatnonzero(metas != _objects([{}]))  # (an empty dict stays None)
+    metadata[np.flatnonzero(res)[described]] = list(map(dict.copy, metas[described].tolist()))
     return _canonical({
         "id": keys[first], "arn": asset_arn, "name": name, "asset_type": asset_type,
         "provider": prov, "region": region, "account_id": acct[of_row], "tags": tags,
