@@ -1,7 +1,8 @@
 """Loading Prowler output, side by side with pandas parsing the same file.
 
 Generated ~``--mb`` MB JSON-OCSF and CSV files; ``load_path`` vs ``pandas.read_json`` /
-``read_csv`` in fresh processes (median time, peak RSS minus RSS before). Target: ≤ 3× pandas.
+``read_csv`` in fresh processes, rounds alternating the two (median wall and CPU time, peak
+RSS minus RSS before). Target: ≤ 3× pandas.
 Run from the repository root: ``python bench/loaders.py [--mb 50] [--rounds 3] [--json]``.
 """
 
@@ -218,7 +219,7 @@ def _child(reader: str, path: str) -> None:
     from cloudg_nb.estate import load_path
 
     before = _rss_mb()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     if reader == "load_path":
         rows = len(load_path(Path(path)).findings)
     elif reader == "csv row by row":  # the CSV reader before its column-wise path
@@ -231,22 +232,35 @@ def _child(reader: str, path: str) -> None:
         rows = len(pd.read_json(path))
     else:
         rows = len(pd.read_csv(path, sep=";"))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "peak_mb": max(peak - before, 0.0), "rows": rows}))
+    print(json.dumps({"seconds": seconds, "cpu_s": cpu, "peak_mb": max(peak - before, 0.0),
+                      "rows": rows}))
 
 
-def _measure(reader: str, path: Path, rounds: int) -> dict[str, Any]:
-    runs = []
-    for _ in range(rounds):
-        proc = subprocess.run([sys.executable, __file__, "--child", reader, str(path)],
-                              capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise SystemExit(f"{reader} failed on {path.name}:\n{proc.stderr}")
-        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+def _once(reader: str, path: Path) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, __file__, "--child", reader, str(path)],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"{reader} failed on {path.name}:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _summary(reader: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"reader": reader, "seconds": statistics.median(r["seconds"] for r in runs),
             "rounds_s": [round(r["seconds"], 3) for r in runs],
+            "cpu_s": statistics.median(r["cpu_s"] for r in runs),
             "peak_mb": statistics.median(r["peak_mb"] for r in runs), "rows": runs[0]["rows"]}
+
+
+def _measure_pair(reader: str, peer: str, path: Path, rounds: int
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Rounds alternate ours then the peer, so a busy (shared) machine slows both alike."""
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(_once(reader, path))
+        theirs.append(_once(peer, path))
+    return _summary(reader, ours), _summary(peer, theirs)
 
 
 def run(mb: float, rounds: int) -> dict[str, Any]:
@@ -258,11 +272,13 @@ def run(mb: float, rounds: int) -> dict[str, Any]:
         rows = []
         for label, path, records, reader, peer in files:
             path.read_bytes()  # warm the page cache so neither side pays the first disk read
-            ours, theirs = _measure(reader, path, rounds), _measure(peer, path, rounds)
+            ours, theirs = _measure_pair(reader, peer, path, rounds)
             ratio = ours["seconds"] / theirs["seconds"] if theirs["seconds"] else float("inf")
             rows.append({"file": label, "mb": round(path.stat().st_size / 1e6, 1),
                          "records": records, "findings": ours["rows"], "ours": ours,
                          "pandas": theirs, "ratio": round(ratio, 2),
+                         "cpu_ratio": round(ours["cpu_s"] / theirs["cpu_s"], 2)
+                         if theirs["cpu_s"] else None,
                          "memory_ratio": round(ours["peak_mb"] / theirs["peak_mb"], 2)
                          if theirs["peak_mb"] else None,
                          "target": TARGET_RATIO, "pass": ratio <= TARGET_RATIO})
@@ -288,7 +304,10 @@ def _table(report: dict[str, Any]) -> str:
                          f"{m['seconds']:>8.2f}{m['peak_mb']:>9.0f}{tail}")
     env = report["environment"]
     lines.append(f"python {env['python']}, {env['cpus']} CPUs; peak MB = peak RSS minus RSS "
-                 "before the load")
+                 "before the load; rounds alternate the two readers")
+    lines.append("CPU-time ratios (less sensitive to other load on the machine): " + ", ".join(
+        f"{row['file']} {row['cpu_ratio']:.2f}x" for row in report["rows"]
+        if row["cpu_ratio"] is not None))
     return "\n".join(lines)
 
 
