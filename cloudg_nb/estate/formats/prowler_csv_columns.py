@@ -362,7 +362,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     keys[0::2], keys[1::2] = acct_key, uid
     # (dtype=object: an inferred str dtype would copy every key into Arrow first)
     first = np.flatnonzero(~pd.Series(keys, dtype=object).duplicated().to_numpy()
-                           & (keys != None))  # noqa: E711
+                           & pd.notna(keys))
     of_row, is_account = first // 2, first % 2 == 0
     res = ~is_account
     r, a = of_row[res], of_row[is_account]  # kept-row positions of resources / accounts
@@ -389,12 +389,12 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     region = np.full(count, "global", dtype=object)
     reg = col["REGION"].text()[rows[r]]
     region[res] = np.where(reg != "", reg, "global")
-    asset_arn = np.full(count, None, dtype=object)
+    asset_arn = np.empty(count, dtype=object)  # (object arrays start as None)
     asset_arn[res] = arn[r]
 
     tag_sets = _objects([{str(t["Key"]): str(t["Value"]) for t in tags_of(s)}
                          for s in tag_col.values.tolist()])
-    tags = np.full(count, None, dtype=object)  # each asset its own dict (callers may edit)
+    tags = np.empty(count, dtype=object)  # each asset its own dict (callers may edit)
     tag_codes = tag_col.codes[rows[r]]
     tagged = np.flatnonzero(np.array([bool(t) for t in tag_sets.tolist()], bool)[tag_codes])
     tags[np.flatnonzero(res)[tagged]] = list(map(dict.copy, tag_sets[tag_codes[tagged]].tolist()))
@@ -406,9 +406,12 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
             meta["service"] = services[s]
         return meta
 
-    metadata = np.full(count, None, dtype=object)  # each asset its own dict (callers may edit)
-    metas = _per_pair(type_codes, service_col.codes[rows[r]], len(services), meta_of)
-    described = np.flatnonzero(metas != _objects([{}]))  # (an empty dict stays None)
+    metadata = np.empty(count, dtype=object)  # each asset its own dict (callers may edit)
+    service_codes = service_col.codes[rows[r]]
+    metas = _per_pair(type_codes, service_codes, len(services), meta_of)
+    described = np.flatnonzero(_per_pair(  # (an asset without either keeps None)
+        type_codes, service_codes, len(services), lambda t, s: bool(types[t] or services[s])
+    ).astype(bool))
     metadata[np.flatnonzero(res)[described]] = list(map(dict.copy, metas[described].tolist()))
     return _canonical({
         "id": keys[first], "arn": asset_arn, "name": name, "asset_type": asset_type,
