@@ -18,7 +18,10 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .layer import CloudGMCPLayer
 
 __all__ = ["main", "build_parser", "load_registry"]
 
@@ -189,7 +192,9 @@ def _cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _prepare_workspace(layer: Any, datasets: Sequence[str], sample: str | None) -> None:
+async def _prepare_workspace(
+    layer: CloudGMCPLayer, datasets: Sequence[str], sample: str | None
+) -> None:
     """Load ``--dataset NAME=PATH`` files and the ``--sample`` estate through the layer's tools."""
     from .layer import NotFoundError
 

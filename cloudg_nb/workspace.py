@@ -18,10 +18,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import os
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,8 +99,8 @@ class Workspace:
         self,
         config: CloudGConfig | None = None,
         *,
-        allowed_roots: list[Any] | None = None,
-        output_dir: Any = None,
+        allowed_roots: Sequence[str | os.PathLike[str]] | None = None,
+        output_dir: str | os.PathLike[str] | None = None,
         max_datasets: int | None = None,
     ) -> None:
         self.config = config or CloudGConfig()
@@ -192,13 +193,13 @@ class Workspace:
 
     # -- datasets ------------------------------------------------------------------------
 
-    def identifier_sources(self) -> list[tuple[Any, str, Callable[[], list[str]]]]:
+    def identifier_sources(self) -> list[tuple[Hashable, str, Callable[[], list[str]]]]:
         """(key, entity, values) per dataset version: identifiers a pseudonymising policy
         must also find as bare words — the accounts: GCP project ids and AWS account ids
         (the privacy vault reads them once per version; see ``Vault.add_source``)."""
         with self._lock:
             found = list(self.datasets.values())
-        out: list[tuple[Any, str, Callable[[], list[str]]]] = []
+        out: list[tuple[Hashable, str, Callable[[], list[str]]]] = []
         for ds in found:
             key = (weakref.ref(ds), ds.version)
             out.append(((*key, "gcp"), "gcp_project", partial(_accounts, ds, "GCP")))

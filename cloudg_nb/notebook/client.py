@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .live import LiveFrame
+    from .remote import RemoteBackend
 
 __all__ = ["Client", "connect", "default_client", "local", "set_default_client"]
 
@@ -469,7 +470,7 @@ def connect(url: str | None = None, token: str | None = None) -> Client:
                                       found_by=endpoint.found_by))
 
 
-def _open_remote(backend: Any) -> Client:
+def _open_remote(backend: RemoteBackend) -> Client:
     try:
         return Client.open(backend)
     except (KeyboardInterrupt, CloudGError):

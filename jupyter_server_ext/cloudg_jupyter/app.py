@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_core.paths import jupyter_data_dir
 from jupyter_server.extension.application import ExtensionApp
@@ -28,6 +28,10 @@ from jupyter_server.utils import url_path_join
 from traitlets import Bool, Dict, Float, Int, List, Unicode
 
 from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler, shared_secret_auth
+
+if TYPE_CHECKING:
+    from cloudg_nb.layer import CloudGMCPLayer, Principal
+    from cloudg_nb.protocol.binding import LayerBinding
 
 __all__ = ["CloudGExtension"]
 
@@ -97,8 +101,8 @@ class CloudGExtension(ExtensionApp):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.layer: Any = None
-        self.binding: Any = None
+        self.layer: CloudGMCPLayer | None = None
+        self.binding: LayerBinding | None = None
         self.session_manager: Any = None
         self.asgi_app: Callable[..., Awaitable[None]] | None = None
         self.setup_problem: str | None = None
@@ -241,7 +245,7 @@ class CloudGExtension(ExtensionApp):
             return Path(jupyter_data_dir()) / "cloudg" / "audit.jsonl"
         return Path(self.audit_log).expanduser() if self.audit_log else None
 
-    def _add_middleware(self, layer: Any) -> None:
+    def _add_middleware(self, layer: CloudGMCPLayer) -> None:
         from cloudg_nb.layer.middleware import (
             AuditLogMiddleware,
             CachingMiddleware,
@@ -267,6 +271,9 @@ class CloudGExtension(ExtensionApp):
     async def _load_datasets(self) -> None:
         """Load ``datasets`` through the layer's own tools (as the local user); a failure is
         one log line and leaves the others loaded."""
+        layer = self.layer
+        if layer is None:
+            return
         for item in self.datasets:
             name, sep, path = item.partition("=")
             if not sep or not name or not path:
@@ -279,7 +286,7 @@ class CloudGExtension(ExtensionApp):
             else:
                 tool, arguments = "load_dataset", {"path": path, "name": name}
             try:
-                result = await self.layer.call_tool(self.layer.exposed_name(tool), arguments)
+                result = await layer.call_tool(layer.exposed_name(tool), arguments)
             except Exception as exc:
                 self._dataset_problem(f"{name}: {exc}")
                 continue
@@ -299,7 +306,10 @@ class CloudGExtension(ExtensionApp):
 
     async def _serve(self) -> None:
         """The session manager's one task: entered and exited here, on the server loop."""
-        self.binding.fanout.bind_loop()
+        binding = self.binding
+        if binding is None:  # not built (setup_problem says why): nothing to serve
+            return
+        binding.fanout.bind_loop()
         try:
             await self._load_datasets()
             async with self.session_manager.run():
@@ -315,7 +325,7 @@ class CloudGExtension(ExtensionApp):
             self.log.exception("cloudg: the MCP session manager stopped unexpectedly")
         finally:
             self.ready.clear()
-            self.binding.fanout.close()
+            binding.fanout.close()
 
     def track_request(self, task: asyncio.Task[Any] | None) -> None:
         if task is not None:
@@ -412,7 +422,10 @@ class CloudGExtension(ExtensionApp):
         }
         if self.layer is None:
             return out
-        workspace = self.layer.workspace.status()
+        from cloudg_nb.workspace import Workspace
+
+        shared = self.layer.workspace
+        workspace = shared.status() if isinstance(shared, Workspace) else {"loaded": []}
         out.update({
             "policy": self.layer.policy.name,
             "datasets": [
@@ -475,7 +488,7 @@ def _scope_owner(scope: Any) -> str | None:
     return getattr(principal, "id", None)
 
 
-def _scope_principal(info: Any) -> Any:
+def _scope_principal(info: Any) -> Principal | None:
     """The binding's custom resolver: the principal the handler put into the ASGI scope."""
     request = getattr(info.request_context, "request", None)
     scope = getattr(request, "scope", None)

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cloudg_nb.layer.middleware.outcome import outcome_of
+
+if TYPE_CHECKING:
+    from cloudg_nb.layer.calls import CallInfo, Handler
 
 __all__ = ["CallLogMiddleware"]
 
@@ -19,7 +22,7 @@ class CallLogMiddleware:
     def __init__(self, log: logging.Logger | logging.LoggerAdapter[Any]) -> None:
         self.log = log
 
-    async def __call__(self, info: Any, call_next: Any) -> Any:
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
         try:
             result = await call_next(info)
         except BaseException as exc:
@@ -28,7 +31,7 @@ class CallLogMiddleware:
         self._note(info, result, None)
         return result
 
-    def _note(self, info: Any, result: Any, error: BaseException | None) -> None:
+    def _note(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
         try:
             reason = getattr(info.context, "cancel_reason", None)
             if reason is None and outcome_of(info, result, error) != "cancelled":
