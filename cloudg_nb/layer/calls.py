@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .context import Principal, ToolContext
 from .enums import Outcome, RequestKind
+from .plan import CallPlan
 from .specs import AnySpec
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class CallInfo:
     started: float = field(default_factory=time.monotonic)
     #: Set by the terminal when it refuses a call: denied | rate_limited | rejected.
     outcome: Outcome | None = None
+    #: The request's transform plan; the layer sets it when the request enters.
+    plan: CallPlan | None = None
 
     def __post_init__(self) -> None:
         self.kind = RequestKind(self.kind)

@@ -52,7 +52,8 @@ from .errors import (
     RateLimitedError,
 )
 from .listeners import Listeners
-from .pipeline import Pipeline, TransformContext, merge_report
+from .pipeline import merge_report
+from .plan import CallPlan
 from .registry import Registry
 from .results import render_text, to_jsonable, truncate_text
 from .schema import validate_arguments
@@ -279,16 +280,16 @@ class CloudGMCPLayer:
 
     def _request_context(
         self, context: ToolContext | None, principal: Principal, kind: str, name: str,
-        spec: AnySpec,
+        plan: CallPlan,
     ) -> ToolContext:
         """The adapter's context (filled in for this request) or a fresh one; progress
-        messages and log data it sends go through the spec's output pipeline."""
+        messages and log data it sends go through the plan's output pipeline."""
         if context is None:
             context = ToolContext(layer=self, principal=principal, kind=kind, name=name)
         else:
             context.layer = context.layer or self
             context.principal, context.kind, context.name = principal, kind, name
-        context.outbound = self._reporting_transform(spec, principal, None)
+        context.outbound = plan.reporting(None)
         return context
 
     def _remember_loop(self) -> asyncio.AbstractEventLoop:
@@ -403,39 +404,29 @@ class CloudGMCPLayer:
 
     # -- transforms ----------------------------------------------------------------------
 
-    def _transform(
-        self, value: Any, spec: AnySpec, principal: Principal, kind: str = "output"
-    ) -> tuple[Any, dict[str, Any]]:
-        if kind == "input":
-            pipeline: Pipeline = self.policy.input_pipeline(spec, principal)
-        else:
-            pipeline = self.policy.output_pipeline(spec, principal)
-        if not pipeline:
-            return value, {}
-        tctx = TransformContext(
-            direction="input" if kind == "input" else "output",
-            vault=self.policy.vault,
-            principal=principal,
-            spec=spec,
-        )
-        return pipeline.apply(value, tctx), tctx.report
+    def plan(self, spec: AnySpec, principal: Principal) -> CallPlan:
+        """What the policy decided about transforming one request (asked once per request)."""
+        policy = self.policy
+        return CallPlan(spec, principal, policy.input_pipeline(spec, principal),
+                        policy.output_pipeline(spec, principal), policy.vault)
 
-    def _untransform_arguments(
-        self, arguments: dict[str, Any], spec: AnySpec, principal: Principal
-    ) -> dict[str, Any]:
-        value, _ = self._transform(arguments, spec, principal, "input")
-        return value
+    def _plan_of(self, info: CallInfo) -> CallPlan:
+        """``info.plan``, made now for a request that arrived without one."""
+        plan = info.plan
+        if plan is None:
+            plan = info.plan = self.plan(info.spec, info.principal)
+        return plan
 
-    def _checked_untransform(
-        self, arguments: dict[str, Any], spec: AnySpec, principal: Principal, info: CallInfo
-    ) -> dict[str, Any]:
+    def _checked_untransform(self, arguments: dict[str, Any], info: CallInfo) -> dict[str, Any]:
         """Input pipeline; a refusal is recorded with the policy and re-raised."""
+        plan = self._plan_of(info)
         try:
-            return self._untransform_arguments(arguments, spec, principal)
+            value, _ = plan.transform(arguments, "input")
+            return value
         except MCPLayerError as exc:
             info.outcome = Outcome.REJECTED
             try:
-                self.policy.record_rejection(spec, principal, exc)
+                self.policy.record_rejection(plan.spec, plan.principal, exc)
             except Exception:
                 logger.debug("policy.record_rejection failed", exc_info=True)
             raise
@@ -458,12 +449,11 @@ class CloudGMCPLayer:
             raise
 
     def _transform_links(
-        self, links: Iterable[ResourceLink], spec: AnySpec, principal: Principal,
-        report: dict[str, Any],
+        self, links: Iterable[ResourceLink], plan: CallPlan, report: dict[str, Any],
     ) -> list[ResourceLink]:
         """``ctx.link`` links through the output pipeline; a link whose URI the policy
         removed is dropped."""
-        tr = self._reporting_transform(spec, principal, report)
+        tr = plan.reporting(report)
         out = []
         for link in links:
             new = transform_link(link, tr) if tr is not None else link
@@ -471,38 +461,19 @@ class CloudGMCPLayer:
                 out.append(new)
         return out
 
-    def _reporting_transform(
-        self, spec: AnySpec, principal: Principal, report: dict[str, Any] | None
-    ) -> Callable[[Any], Any] | None:
-        """``tr(value)`` running the output pipeline and merging into ``report`` (None: the
-        pipeline is empty, nothing to do)."""
-        if not self.policy.output_pipeline(spec, principal):
-            return None
-
-        def tr(value: Any) -> Any:
-            new, rep = self._transform(value, spec, principal)
-            if report is not None:
-                merge_report(report, rep)
-            return new
-
-        return tr
-
     # -- errors --------------------------------------------------------------------------
 
     def _error_result(
         self,
         message: str,
-        spec: AnySpec | None,
-        principal: Principal,
+        plan: CallPlan | None,
         code: int | str,
         data: Any = None,
         started: float | None = None,
     ) -> ToolResult:
         report: dict[str, Any] = {}
-        if spec is not None:
-            payload, report = self._transform(
-                {"message": message, "data": to_jsonable(data)}, spec, principal
-            )
+        if plan is not None:
+            payload, report = plan.transform({"message": message, "data": to_jsonable(data)})
             # Never fall back to the original: a message the policy dropped stays withheld.
             kept = payload.get("message") if isinstance(payload, dict) else None
             message = kept if isinstance(kept, str) and kept else WITHHELD
@@ -516,16 +487,12 @@ class CloudGMCPLayer:
             meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
         return ToolResult(content=[TextContent(message)], is_error=True, meta=meta)
 
-    def _redacted_error(
-        self, exc: MCPLayerError, spec: AnySpec, principal: Principal
-    ) -> MCPLayerError:
+    def _redacted_error(self, exc: MCPLayerError, plan: CallPlan) -> MCPLayerError:
         """``exc`` with its message and data through the output pipeline, for errors that
         propagate to the adapter (resources, prompts) instead of becoming error results."""
-        if not self.policy.output_pipeline(spec, principal):
+        if not plan.output:
             return exc
-        payload, _ = self._transform(
-            {"message": exc.message, "data": to_jsonable(exc.data)}, spec, principal
-        )
+        payload, _ = plan.transform({"message": exc.message, "data": to_jsonable(exc.data)})
         kept = payload.get("message") if isinstance(payload, dict) else None
         clone = copy.copy(exc)
         clone.message = kept if isinstance(kept, str) and kept else WITHHELD
@@ -564,22 +531,24 @@ class CloudGMCPLayer:
         p = _caller(principal, context)
         spec = self.get_tool(name, p)
         started = time.monotonic()
+        plan = self.plan(spec, p)
         try:
             check_arguments(arguments, self.input_bounds)
         except MCPLayerError as exc:
-            return self._error_result(exc.message, spec, p, exc.code, exc.data, started)
-        ctx = self._request_context(context, p, "tool", spec.name, spec)
-        info = CallInfo(RequestKind.TOOL, spec.name, spec, dict(arguments or {}), p, ctx)
+            return self._error_result(exc.message, plan, exc.code, exc.data, started)
+        ctx = self._request_context(context, p, "tool", spec.name, plan)
+        info = CallInfo(RequestKind.TOOL, spec.name, spec, dict(arguments or {}), p, ctx,
+                        plan=plan)
         try:
             return await self._run_chain(info, self._tool_terminal)
         except MCPLayerError as exc:
-            return self._error_result(exc.message, spec, p, exc.code, exc.data, info.started)
+            return self._error_result(exc.message, plan, exc.code, exc.data, info.started)
 
     async def _tool_terminal(self, info: CallInfo) -> ToolResult:
         spec = cast(ToolSpec, info.spec)  # call_tool put it there
-        principal, ctx = info.principal, info.context
+        principal, ctx, plan = info.principal, info.context, self._plan_of(info)
         self._check_call(spec, principal, info.arguments, info)
-        arguments = self._checked_untransform(info.arguments, spec, principal, info)
+        arguments = self._checked_untransform(info.arguments, info)
         kwargs = validate_arguments(spec.arguments_model, arguments)  # type: ignore[arg-type]
         timeout = spec.timeout_seconds or self.default_timeout
         exposed = self.exposed_name(spec.name)
@@ -593,61 +562,60 @@ class CloudGMCPLayer:
         except CallCancelledError as exc:  # cancelled from elsewhere (e.g. the adapter)
             ctx.cancel(exc.reason)
             return self._error_result(
-                f"Tool {exposed} was cancelled before it finished.", spec, principal,
-                "cancelled", {"reason": exc.reason}, info.started)
+                f"Tool {exposed} was cancelled before it finished.", plan, "cancelled",
+                {"reason": exc.reason}, info.started)
         except TimeoutError as exc:
             if timeout and getattr(scope, "expired", lambda: False)():
                 ctx.cancel_reason = "timed out"  # _invoke marked it "cancelled" on the way out
                 return self._error_result(
                     f"Tool {exposed} timed out after {timeout:g} s. Narrow the request "
                     "(filters, a smaller limit or depth) or try again later.",
-                    spec, principal, "timeout", {"timeout_seconds": timeout}, info.started,
+                    plan, "timeout", {"timeout_seconds": timeout}, info.started,
                 )
-            return self._handler_error(exposed, exc, spec, principal, info.started)
+            return self._handler_error(exposed, exc, plan, info.started)
         except Exception as exc:
-            return self._handler_error(exposed, exc, spec, principal, info.started)
-        return self._finalise_tool_result(raw, spec, principal, ctx, info.started)
+            return self._handler_error(exposed, exc, plan, info.started)
+        return self._finalise_tool_result(raw, plan, ctx, info.started)
 
     def _handler_error(
-        self, exposed: str, exc: Exception, spec: ToolSpec, principal: Principal,
-        started: float,
+        self, exposed: str, exc: Exception, plan: CallPlan, started: float,
     ) -> ToolResult:
         logger.exception("Tool %s failed", exposed, exc_info=exc)
         return self._error_result(
-            f"{type(exc).__name__}: {exc}", spec, principal, "handler_error",
+            f"{type(exc).__name__}: {exc}", plan, "handler_error",
             {"exception": type(exc).__name__}, started,
         )
 
     def _finalise_tool_result(
-        self, raw: Any, spec: ToolSpec, principal: Principal, ctx: ToolContext, started: float
+        self, raw: Any, plan: CallPlan, ctx: ToolContext, started: float
     ) -> ToolResult:
         report: dict[str, Any] = {}
         if isinstance(raw, ToolResult):
-            result = self._transform_tool_result(raw, spec, principal, report)
+            result = self._transform_tool_result(raw, plan, report)
         else:
             value = to_jsonable(raw)
             if not isinstance(value, dict):
                 value = {"result": value}
-            value, rep = self._transform(value, spec, principal)
+            value, rep = plan.transform(value)
             merge_report(report, rep)
             text, removed = truncate_text(render_text(value), self.max_output_chars)
             if removed:
                 report["truncated_chars"] = report.get("truncated_chars", 0) + removed
             result = ToolResult(content=[TextContent(text)], structured=value)
         if ctx.links:
-            result.content.extend(self._transform_links(ctx.links, spec, principal, report))
+            result.content.extend(self._transform_links(ctx.links, plan, report))
         if report:
             result.meta["cloudg/transforms"] = report
         result.meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
         return result
 
     def _transform_tool_result(
-        self, raw: ToolResult, spec: ToolSpec, principal: Principal, report: dict[str, Any]
+        self, raw: ToolResult, plan: CallPlan, report: dict[str, Any]
     ) -> ToolResult:
         """Transform every text-bearing part of a handler-built result: structured content,
         each block's text, link fields, embedded text, URIs and meta, and the result meta.
         Binary payloads (image/audio data, blobs) stay as they are."""
-        tr = self._reporting_transform(spec, principal, report)
+        tr = plan.reporting(report)
         if tr is None:
             return ToolResult(list(raw.content), raw.structured, raw.is_error, dict(raw.meta))
         structured = tr(raw.structured) if raw.structured is not None else None
@@ -685,21 +653,23 @@ class CloudGMCPLayer:
         """Read a resource by URI (exact match first, then templates). Errors propagate."""
         p = _caller(principal, context)
         spec, variables = self._resolve_resource(uri, p)
-        ctx = self._request_context(context, p, "resource", uri, spec)
+        plan = self.plan(spec, p)
+        ctx = self._request_context(context, p, "resource", uri, plan)
         ctx.meta["uri"] = uri
-        info = CallInfo(RequestKind.RESOURCE, uri, spec, dict(variables), p, ctx)
+        info = CallInfo(RequestKind.RESOURCE, uri, spec, dict(variables), p, ctx, plan=plan)
         try:
             return await self._run_chain(info, self._resource_terminal)
         except MCPLayerError as exc:
-            raise self._redacted_error(exc, spec, p) from None
+            raise self._redacted_error(exc, plan) from None
 
     async def _resource_terminal(self, info: CallInfo) -> list[Any]:
         spec = cast(ResourceSpec | ResourceTemplateSpec, info.spec)  # read_resource put it there
         principal, ctx, uri = info.principal, info.context, info.name
+        plan = self._plan_of(info)
         self._check_call(spec, principal, info.arguments, info)
         variables = info.arguments
         if isinstance(spec, ResourceTemplateSpec):
-            variables = self._checked_untransform(variables, spec, principal, info)
+            variables = self._checked_untransform(variables, info)
         raw = await self._invoke(spec.handler, ctx, dict(variables), spec.worker_lane)
         mime = spec.mime_type
         if isinstance(raw, (bytes, bytearray, memoryview)):
@@ -709,15 +679,15 @@ class CloudGMCPLayer:
         if isinstance(raw, list) and raw and all(
             isinstance(c, (TextResourceContents, BlobResourceContents)) for c in raw
         ):
-            tr = self._reporting_transform(spec, principal, None)  # report discarded
+            tr = plan.reporting(None)  # report discarded
             if tr is None:
                 return list(raw)
             return [transform_resource_contents(item, tr) for item in raw]
         if isinstance(raw, str):
-            text, report = self._transform(raw, spec, principal)
+            text, report = plan.transform(raw)
             mime_out = mime
         else:
-            value, report = self._transform(to_jsonable(raw), spec, principal)
+            value, report = plan.transform(to_jsonable(raw))
             # Compact: resources are read by programs (tables can be large); tool text is
             # indented for models.
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -753,18 +723,19 @@ class CloudGMCPLayer:
                 f"Missing required prompt arguments: {', '.join(missing)}",
                 data={"missing": missing},
             )
-        ctx = self._request_context(context, p, "prompt", spec.name, spec)
-        info = CallInfo(RequestKind.PROMPT, spec.name, spec, arguments, p, ctx)
+        plan = self.plan(spec, p)
+        ctx = self._request_context(context, p, "prompt", spec.name, plan)
+        info = CallInfo(RequestKind.PROMPT, spec.name, spec, arguments, p, ctx, plan=plan)
         try:
             return await self._run_chain(info, self._prompt_terminal)
         except MCPLayerError as exc:
-            raise self._redacted_error(exc, spec, p) from None
+            raise self._redacted_error(exc, plan) from None
 
     async def _prompt_terminal(self, info: CallInfo) -> PromptResult:
         spec = cast(PromptSpec, info.spec)  # get_prompt put it there
         principal, ctx = info.principal, info.context
         self._check_call(spec, principal, info.arguments, info)
-        arguments = self._checked_untransform(info.arguments, spec, principal, info)
+        arguments = self._checked_untransform(info.arguments, info)
         declared = {a.name for a in spec.arguments}
         kwargs = {k: v for k, v in arguments.items() if k in declared}
         raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane)
@@ -782,12 +753,10 @@ class CloudGMCPLayer:
                 "prompt handler returns a str, a list of PromptMessage or a PromptResult.",
                 data={"type": type(raw).__name__},
             )
-        return self._transform_prompt(result, spec, principal)
+        return self._transform_prompt(result, self._plan_of(info))
 
-    def _transform_prompt(
-        self, result: PromptResult, spec: PromptSpec, principal: Principal
-    ) -> PromptResult:
-        tr = self._reporting_transform(spec, principal, None)  # prompt reports are discarded
+    def _transform_prompt(self, result: PromptResult, plan: CallPlan) -> PromptResult:
+        tr = plan.reporting(None)  # prompt reports are discarded
         if tr is None:
             return result
         messages = []
@@ -864,6 +833,7 @@ class CloudGMCPLayer:
             },
             p,
             ctx,
+            plan=self.plan(spec, p),
         )
         return await self._run_chain(info, self._completion_terminal)
 
@@ -872,9 +842,7 @@ class CloudGMCPLayer:
         argument_name = info.arguments["argument"]
         self._check_call(spec, principal, {}, info)
         restored = self._checked_untransform(
-            {"partial": info.arguments["value"], "arguments": info.arguments["context"]},
-            spec, principal, info,
-        )
+            {"partial": info.arguments["value"], "arguments": info.arguments["context"]}, info)
         request = ctx.completion
         assert request is not None, "complete() sets the completion on its context"
         filled = dict(restored.get("arguments") or {})
@@ -887,10 +855,11 @@ class CloudGMCPLayer:
         except Exception:
             logger.debug("completion for %s failed", info.name, exc_info=True)
             return {"values": [], "total": 0, "hasMore": False}
-        if self.policy.output_pipeline(spec, principal):
+        plan = self._plan_of(info)
+        if plan.output:
             out = []
             for v in values:
-                wrapped, _ = self._transform({argument_name: v}, spec, principal)
+                wrapped, _ = plan.transform({argument_name: v})
                 kept = wrapped.get(argument_name) if isinstance(wrapped, dict) else None
                 if kept not in (None, ""):  # a value the policy dropped is omitted
                     out.append(str(kept))
