@@ -151,9 +151,9 @@ class AssetIndex:
             arns = np.empty(self.n, dtype=object)
             arns[:] = self._arns
             arn_tails = np.full(self.n, None, dtype=object)
-            same = np.flatnonzero(arns == self.ids)  # (most ARNs are the id: read once)
+            is_id = arns == self.ids  # (most ARNs are the id: read once)
+            same, other = np.flatnonzero(is_id), np.flatnonzero(~is_id)
             arn_tails[same] = id_tails[same]
-            other = np.flatnonzero(arns != self.ids)
             arn_tails[other] = _tails(arns[other].tolist())
             id_tails[same] = None  # the row is already listed under its ARN's tail
             id_tails[id_tails == arn_tails] = None
@@ -186,7 +186,7 @@ class AssetIndex:
         """Rows by exact name, then tail, then case-insensitive name (each table built only
         when the lookup reaches it)."""
         yield self.by_name.get(ref)
-        yield self.by_tail.get(ref)
+        yield None if "/" in ref else self.by_tail.get(ref)  # (a tail holds no '/')
         yield self.by_lower.get(ref.lower())
 
     def resolve(self, ref: str, *, field: str = "ref") -> int:

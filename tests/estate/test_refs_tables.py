@@ -39,3 +39,10 @@ def test_completion_lists_names_in_order_of_first_appearance() -> None:
     d = Dataset.from_records(assets=[{"id": "i3", "name": "web-b"}, {"id": "i1", "name": "web-a"},
                                      {"id": "i2", "name": "web-b"}])
     assert d.complete_refs("web")[:2] == ["web-b", "web-a"]
+
+
+def test_a_reference_with_a_slash_still_resolves_by_case_insensitive_name() -> None:
+    d = Dataset.from_records(assets=[{"id": "i1", "name": "Team/Web"},
+                                     {"id": "x/team", "name": "other"}])
+    assert d.resolve("team/web") == 0
+    assert d.resolve("team") == 1  # (the text after the id's last '/')
