@@ -49,6 +49,8 @@ def _is_arn(texts: pa.Array) -> pa.Array:
 #: Columns read one value per row (no distinct values): nearly every row spells them
 #: differently, and only their text and per-row tests are used, never equal codes.
 _PER_ROW = frozenset({"RESOURCE_UID", "RESOURCE_NAME", "STATUS_EXTENDED"})
+#: None as a 0-d object array, so ``np.where(mask, values, _NONE)`` fills with None (typed).
+_NONE = np.array(None, dtype=object)
 
 
 class _Column:
@@ -316,7 +318,7 @@ def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
     uid = np.where(own_uid, uid_text, res_name)
     is_arn = np.where(own_uid, uid_col.flags(_is_arn)[uid_col.codes[rows]],
                       name_col.flags(_is_arn)[name_col.codes[rows]])
-    arn = np.where(is_arn, uid, None)
+    arn = np.where(is_arn, uid, _NONE)
     report.findings += int((status == _FAIL).sum())
     report.passed += int((status == _PASS).sum())
     report.manual += int((status == _MANUAL).sum())
@@ -443,7 +445,7 @@ def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: n
                                   frameworks[col["COMPLIANCE"].codes[rows]].tolist()],
         "cvss_score": np.full(len(rows), np.nan), "detected_at": detected_at,
         "is_suppressed": muted,
-        "suppression_reason": np.where(muted, "muted in Prowler", None)})
+        "suppression_reason": np.where(muted, "muted in Prowler", _NONE)})
     out["risk_score"] = risk_scores(out["severity"], out["cvss_score"])
     return out
 
@@ -520,7 +522,7 @@ def _controls(mappings: list[dict[str, list[str]]], codes: np.ndarray, status: n
                 named[code] = named.get(code, 0) + 1
     frameworks, control_ids, results, failing = [], [], [], []
     for (fw, control), named in mentions.items():
-        seen = statuses[list(named)].any(axis=0)
+        seen = np.asarray(statuses[list(named)].any(axis=0))
         results.append("FAIL" if seen[_FAIL] else "MANUAL" if seen[_MANUAL] else "PASS")
         parts = [np.repeat(by_code[bounds[c]:bounds[c + 1]], k) for c, k in named.items()]
         rows = parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts), kind="stable")
