@@ -52,7 +52,7 @@ browser-deps:
 	  rm -f "$$log"; \
 	fi
 
-test: lint browser-deps
+test: lint typecheck browser-deps
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed-dev
