@@ -11,10 +11,8 @@ Jupyter, notebook) only ever call these four methods and the ``*_wire`` listings
 from __future__ import annotations
 
 import asyncio
-import copy
 import fnmatch
 import inspect
-import json
 import logging
 import os
 import re
@@ -34,10 +32,7 @@ from .collaborators import (
 )
 from .content import (
     BlobResourceContents,
-    PromptMessage,
     PromptResult,
-    ResourceLink,
-    TextContent,
     TextResourceContents,
     ToolResult,
 )
@@ -52,24 +47,16 @@ from .errors import (
     RateLimitedError,
 )
 from .listeners import Listeners
-from .pipeline import merge_report
 from .plan import CallPlan
 from .registry import Registry
-from .results import render_text, to_jsonable, truncate_text
 from .schema import validate_arguments
+from .shaping import error_result, prompt_result, redacted_error, resource_contents, tool_result
 from .specs import (
     AnySpec,
     PromptSpec,
     ResourceSpec,
     ResourceTemplateSpec,
     ToolSpec,
-)
-from .surfaces import (
-    WITHHELD,
-    transform_block,
-    transform_link,
-    transform_meta,
-    transform_resource_contents,
 )
 from .workers import LIGHT, RunInWorker, WorkerPool
 
@@ -448,58 +435,6 @@ class CloudGMCPLayer:
             info.outcome = Outcome.DENIED
             raise
 
-    def _transform_links(
-        self, links: Iterable[ResourceLink], plan: CallPlan, report: dict[str, Any],
-    ) -> list[ResourceLink]:
-        """``ctx.link`` links through the output pipeline; a link whose URI the policy
-        removed is dropped."""
-        tr = plan.reporting(report)
-        out = []
-        for link in links:
-            new = transform_link(link, tr) if tr is not None else link
-            if new is not None:
-                out.append(new)
-        return out
-
-    # -- errors --------------------------------------------------------------------------
-
-    def _error_result(
-        self,
-        message: str,
-        plan: CallPlan | None,
-        code: int | str,
-        data: Any = None,
-        started: float | None = None,
-    ) -> ToolResult:
-        report: dict[str, Any] = {}
-        if plan is not None:
-            payload, report = plan.transform({"message": message, "data": to_jsonable(data)})
-            # Never fall back to the original: a message the policy dropped stays withheld.
-            kept = payload.get("message") if isinstance(payload, dict) else None
-            message = kept if isinstance(kept, str) and kept else WITHHELD
-            data = payload.get("data") if isinstance(payload, dict) else None
-        meta: dict[str, Any] = {"cloudg/error_code": code}
-        if data is not None:
-            meta["cloudg/error_data"] = to_jsonable(data)
-        if report:
-            meta["cloudg/transforms"] = report
-        if started is not None:
-            meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
-        return ToolResult(content=[TextContent(message)], is_error=True, meta=meta)
-
-    def _redacted_error(self, exc: MCPLayerError, plan: CallPlan) -> MCPLayerError:
-        """``exc`` with its message and data through the output pipeline, for errors that
-        propagate to the adapter (resources, prompts) instead of becoming error results."""
-        if not plan.output:
-            return exc
-        payload, _ = plan.transform({"message": exc.message, "data": to_jsonable(exc.data)})
-        kept = payload.get("message") if isinstance(payload, dict) else None
-        clone = copy.copy(exc)
-        clone.message = kept if isinstance(kept, str) and kept else WITHHELD
-        clone.data = payload.get("data") if isinstance(payload, dict) else None
-        clone.args = (clone.message,)
-        return clone
-
     # -- tools ---------------------------------------------------------------------------
 
     def get_tool(self, name: str, principal: Principal | None = None) -> ToolSpec:
@@ -535,14 +470,14 @@ class CloudGMCPLayer:
         try:
             check_arguments(arguments, self.input_bounds)
         except MCPLayerError as exc:
-            return self._error_result(exc.message, plan, exc.code, exc.data, started)
+            return error_result(exc.message, plan, exc.code, exc.data, started)
         ctx = self._request_context(context, p, "tool", spec.name, plan)
         info = CallInfo(RequestKind.TOOL, spec.name, spec, dict(arguments or {}), p, ctx,
                         plan=plan)
         try:
             return await self._run_chain(info, self._tool_terminal)
         except MCPLayerError as exc:
-            return self._error_result(exc.message, plan, exc.code, exc.data, info.started)
+            return error_result(exc.message, plan, exc.code, exc.data, info.started)
 
     async def _tool_terminal(self, info: CallInfo) -> ToolResult:
         spec = cast(ToolSpec, info.spec)  # call_tool put it there
@@ -561,13 +496,13 @@ class CloudGMCPLayer:
             raise
         except CallCancelledError as exc:  # cancelled from elsewhere (e.g. the adapter)
             ctx.cancel(exc.reason)
-            return self._error_result(
+            return error_result(
                 f"Tool {exposed} was cancelled before it finished.", plan, "cancelled",
                 {"reason": exc.reason}, info.started)
         except TimeoutError as exc:
             if timeout and getattr(scope, "expired", lambda: False)():
                 ctx.cancel_reason = "timed out"  # _invoke marked it "cancelled" on the way out
-                return self._error_result(
+                return error_result(
                     f"Tool {exposed} timed out after {timeout:g} s. Narrow the request "
                     "(filters, a smaller limit or depth) or try again later.",
                     plan, "timeout", {"timeout_seconds": timeout}, info.started,
@@ -575,53 +510,16 @@ class CloudGMCPLayer:
             return self._handler_error(exposed, exc, plan, info.started)
         except Exception as exc:
             return self._handler_error(exposed, exc, plan, info.started)
-        return self._finalise_tool_result(raw, plan, ctx, info.started)
+        return tool_result(raw, plan, ctx.links, info.started, self.max_output_chars)
 
     def _handler_error(
         self, exposed: str, exc: Exception, plan: CallPlan, started: float,
     ) -> ToolResult:
         logger.exception("Tool %s failed", exposed, exc_info=exc)
-        return self._error_result(
+        return error_result(
             f"{type(exc).__name__}: {exc}", plan, "handler_error",
             {"exception": type(exc).__name__}, started,
         )
-
-    def _finalise_tool_result(
-        self, raw: Any, plan: CallPlan, ctx: ToolContext, started: float
-    ) -> ToolResult:
-        report: dict[str, Any] = {}
-        if isinstance(raw, ToolResult):
-            result = self._transform_tool_result(raw, plan, report)
-        else:
-            value = to_jsonable(raw)
-            if not isinstance(value, dict):
-                value = {"result": value}
-            value, rep = plan.transform(value)
-            merge_report(report, rep)
-            text, removed = truncate_text(render_text(value), self.max_output_chars)
-            if removed:
-                report["truncated_chars"] = report.get("truncated_chars", 0) + removed
-            result = ToolResult(content=[TextContent(text)], structured=value)
-        if ctx.links:
-            result.content.extend(self._transform_links(ctx.links, plan, report))
-        if report:
-            result.meta["cloudg/transforms"] = report
-        result.meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
-        return result
-
-    def _transform_tool_result(
-        self, raw: ToolResult, plan: CallPlan, report: dict[str, Any]
-    ) -> ToolResult:
-        """Transform every text-bearing part of a handler-built result: structured content,
-        each block's text, link fields, embedded text, URIs and meta, and the result meta.
-        Binary payloads (image/audio data, blobs) stay as they are."""
-        tr = plan.reporting(report)
-        if tr is None:
-            return ToolResult(list(raw.content), raw.structured, raw.is_error, dict(raw.meta))
-        structured = tr(raw.structured) if raw.structured is not None else None
-        content = [b for b in (transform_block(b, tr) for b in raw.content) if b is not None]
-        meta = transform_meta(dict(raw.meta), tr) if raw.meta else {}
-        return ToolResult(content, structured, raw.is_error, dict(meta or {}))
 
     # -- resources -----------------------------------------------------------------------
 
@@ -660,7 +558,7 @@ class CloudGMCPLayer:
         try:
             return await self._run_chain(info, self._resource_terminal)
         except MCPLayerError as exc:
-            raise self._redacted_error(exc, plan) from None
+            raise redacted_error(exc, plan) from None
 
     async def _resource_terminal(self, info: CallInfo) -> list[Any]:
         spec = cast(ResourceSpec | ResourceTemplateSpec, info.spec)  # read_resource put it there
@@ -671,29 +569,7 @@ class CloudGMCPLayer:
         if isinstance(spec, ResourceTemplateSpec):
             variables = self._checked_untransform(variables, info)
         raw = await self._invoke(spec.handler, ctx, dict(variables), spec.worker_lane)
-        mime = spec.mime_type
-        if isinstance(raw, (bytes, bytearray, memoryview)):
-            import base64
-
-            return [BlobResourceContents(uri, base64.b64encode(bytes(raw)).decode(), mime)]
-        if isinstance(raw, list) and raw and all(
-            isinstance(c, (TextResourceContents, BlobResourceContents)) for c in raw
-        ):
-            tr = plan.reporting(None)  # report discarded
-            if tr is None:
-                return list(raw)
-            return [transform_resource_contents(item, tr) for item in raw]
-        if isinstance(raw, str):
-            text, report = plan.transform(raw)
-            mime_out = mime
-        else:
-            value, report = plan.transform(to_jsonable(raw))
-            # Compact: resources are read by programs (tables can be large); tool text is
-            # indented for models.
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-            mime_out = mime or "application/json"
-        meta = {"cloudg/transforms": report} if report else None
-        return [TextResourceContents(uri, text, mime_out, meta)]
+        return resource_contents(raw, uri, spec.mime_type, plan)
 
     # -- prompts -------------------------------------------------------------------------
 
@@ -729,7 +605,7 @@ class CloudGMCPLayer:
         try:
             return await self._run_chain(info, self._prompt_terminal)
         except MCPLayerError as exc:
-            raise self._redacted_error(exc, plan) from None
+            raise redacted_error(exc, plan) from None
 
     async def _prompt_terminal(self, info: CallInfo) -> PromptResult:
         spec = cast(PromptSpec, info.spec)  # get_prompt put it there
@@ -739,35 +615,7 @@ class CloudGMCPLayer:
         declared = {a.name for a in spec.arguments}
         kwargs = {k: v for k, v in arguments.items() if k in declared}
         raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane)
-        if isinstance(raw, PromptResult):
-            result = raw
-        elif isinstance(raw, str):
-            result = PromptResult([PromptMessage("user", TextContent(raw))])
-        elif isinstance(raw, PromptMessage):
-            result = PromptResult([raw])
-        elif isinstance(raw, list) and all(isinstance(m, PromptMessage) for m in raw):
-            result = PromptResult(list(raw))
-        else:
-            raise MCPLayerError(
-                f"Prompt {self.exposed_name(spec.name)} returned an unsupported value; a "
-                "prompt handler returns a str, a list of PromptMessage or a PromptResult.",
-                data={"type": type(raw).__name__},
-            )
-        return self._transform_prompt(result, self._plan_of(info))
-
-    def _transform_prompt(self, result: PromptResult, plan: CallPlan) -> PromptResult:
-        tr = plan.reporting(None)  # prompt reports are discarded
-        if tr is None:
-            return result
-        messages = []
-        for msg in result.messages:
-            block = transform_block(msg.content, tr)
-            messages.append(PromptMessage(msg.role, block or TextContent(WITHHELD)))
-        description = result.description
-        if description:
-            description = tr(description)
-            description = description if isinstance(description, str) else None
-        return PromptResult(messages, description, transform_meta(result.meta, tr))
+        return prompt_result(raw, self.exposed_name(spec.name), self._plan_of(info))
 
     # -- completions ---------------------------------------------------------------------
 
