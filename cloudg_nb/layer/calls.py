@@ -43,7 +43,8 @@ class CallInfo:
     plan: CallPlan | None = None
 
     def __post_init__(self) -> None:
-        self.kind = RequestKind(self.kind)
+        if type(self.kind) is not RequestKind:  # the layer passes members: no work then
+            self.kind = RequestKind(self.kind)
         if self.outcome is not None:
             self.outcome = Outcome(self.outcome)
 

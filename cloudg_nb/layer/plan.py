@@ -18,10 +18,11 @@ from .specs import AnySpec
 __all__ = ["CallPlan"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallPlan:
     """The input and output pipelines (and the vault they share) for ``spec`` and
-    ``principal``; an empty pipeline costs nothing."""
+    ``principal``; an empty pipeline costs nothing. Not frozen only because a frozen
+    dataclass costs twice as much to build, once per request; treat it as read-only."""
 
     spec: AnySpec
     principal: Principal
