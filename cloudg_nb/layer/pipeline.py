@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:  # type-only: this module stays stdlib-only at run time
+    from .context import Principal
+    from .specs import AnySpec
 
 __all__ = ["TransformContext", "Pipeline", "Transform", "merge_report"]
 
@@ -21,8 +25,8 @@ class TransformContext:
     direction: Literal["input", "output"] = "output"
     vault: Any = None
     report: dict[str, Any] = field(default_factory=dict)
-    principal: Any = None
-    spec: Any = None
+    principal: Principal | None = None
+    spec: AnySpec | None = None
     #: Facts one step leaves for the next (e.g. an upper bound of the value's JSON size).
     scratch: dict[str, Any] = field(default_factory=dict)
 
