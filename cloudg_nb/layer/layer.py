@@ -16,6 +16,7 @@ import inspect
 import logging
 import os
 import re
+import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
@@ -515,10 +516,17 @@ class CloudGMCPLayer:
     def _handler_error(
         self, exposed: str, exc: Exception, plan: CallPlan, started: float,
     ) -> ToolResult:
-        logger.exception("Tool %s failed", exposed, exc_info=exc)
+        # The model sees a fixed message and an id; what went wrong (type, message,
+        # traceback) may hold data the policy never saw, so it goes to the server log only,
+        # under the same id (a note on the traceback and the record's ``error_id``).
+        error_id = secrets.token_hex(6)
+        exc.add_note(f"cloudg error id: {error_id}")
+        logger.exception("Tool %s failed", exposed, exc_info=exc,
+                         extra={"error_id": error_id})
         return error_result(
-            f"{type(exc).__name__}: {exc}", plan, "handler_error",
-            {"exception": type(exc).__name__}, started,
+            f"Tool {exposed} failed unexpectedly (error id {error_id}). The details are in "
+            "the server log under this id; try again, or report the id to whoever runs the "
+            "server.", plan, "handler_error", {"error_id": error_id}, started,
         )
 
     # -- resources -----------------------------------------------------------------------

@@ -113,7 +113,9 @@ async def test_handler_exception_becomes_a_handler_error_result() -> None:
     assert isinstance(result, ToolResult)
     assert result.is_error
     assert result.meta["cloudg/error_code"] == "handler_error"
-    assert result.text == "ValueError: the graph has no node 42"
+    error_id = result.meta["cloudg/error_data"]["error_id"]
+    assert result.text.startswith(f"Tool boom failed unexpectedly (error id {error_id}).")
+    assert "ValueError" not in result.text and "node 42" not in result.text
 
 
 async def test_handler_exception_traceback_is_logged(caplog: pytest.LogCaptureFixture) -> None:
@@ -128,6 +130,31 @@ async def test_handler_exception_traceback_is_logged(caplog: pytest.LogCaptureFi
     assert failures[0].exc_info[0] is ValueError
 
 
+async def test_handler_failure_details_go_to_the_server_log_under_the_id_the_model_sees(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.ERROR, logger="cloudg.mcp")
+
+    result = await make_layer(tool_registry()).call_tool("boom")
+
+    error_id = result.meta["cloudg/error_data"]["error_id"]
+    assert "no node 42" not in json.dumps(result.meta) and "no node 42" not in result.text
+    [record] = [r for r in caplog.records if r.getMessage() == "Tool boom failed"]
+    assert record.error_id == error_id  # type: ignore[attr-defined]
+    logged = logging.Formatter().format(record)
+    assert "ValueError: the graph has no node 42" in logged
+    assert f"cloudg error id: {error_id}" in logged
+
+
+async def test_each_handler_failure_gets_its_own_error_id() -> None:
+    layer = make_layer(tool_registry())
+
+    first, second = await layer.call_tool("boom"), await layer.call_tool("boom")
+
+    assert first.meta["cloudg/error_data"]["error_id"] != \
+        second.meta["cloudg/error_data"]["error_id"]
+
+
 async def test_handler_exception_in_async_handler_becomes_an_error_result() -> None:
     reg = Registry()
 
@@ -139,7 +166,8 @@ async def test_handler_exception_in_async_handler_becomes_an_error_result() -> N
 
     assert result.is_error
     assert result.error_code == "handler_error"
-    assert result.text == "KeyError: 'asset'"
+    assert "KeyError" not in result.text and "asset" not in result.text
+    assert result.meta["cloudg/error_data"]["error_id"] in result.text
 
 
 async def test_handler_mcp_error_keeps_its_own_code_and_data() -> None:

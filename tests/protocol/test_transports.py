@@ -82,8 +82,10 @@ def test_structured_call_returns_structured_content_and_text(session: ClientSess
 def test_failing_tool_returns_an_error_result(session: ClientSession) -> None:
     result = session.call_tool("always_fails", {})
     assert result.is_error is True
-    assert "this tool always fails" in result.content[0].text
     assert result.meta["cloudg/error_code"] == "handler_error"
+    # a fixed message with the id the server logged the details under; never the details
+    assert result.meta["cloudg/error_data"]["error_id"] in result.content[0].text
+    assert "this tool always fails" not in result.content[0].text
 
 
 def test_unknown_tool_is_a_json_rpc_invalid_params_error(session: ClientSession) -> None:

@@ -8,6 +8,7 @@ times; a result that needed retries carries ``cloudg/retries``.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
@@ -64,12 +65,16 @@ async def test_first_time_success_has_no_retries_mark(make_layer):
     assert flaky.attempts == 1
 
 
-async def test_gives_up_after_retries_and_returns_the_last_error(make_layer):
+async def test_gives_up_after_retries_and_returns_the_last_error(make_layer, caplog):
+    caplog.set_level(logging.ERROR, logger="cloudg.mcp")
     flaky = Flaky(failures=10)
     result = await make_layer(_registry(flaky), _retry(retries=2)).call_tool("probe")
     assert result.is_error
     assert result.error_code == "handler_error"
-    assert "transient failure 3" in result.text
+    # the model sees the last failure's id; the server log holds its details under that id
+    [last] = [r for r in caplog.records
+              if getattr(r, "error_id", None) == result.meta["cloudg/error_data"]["error_id"]]
+    assert "transient failure 3" in str(last.exc_info[1])
     assert result.meta["cloudg/retries"] == 2
     assert flaky.attempts == 3
 
