@@ -202,16 +202,6 @@ class Sanitizer:
             return True
         return any(p.search(text) or p.search(skel) for p in self.extra_patterns)
 
-    def may_inject(self, joined_lower: str) -> bool:
-        """Cheap test over many lower-cased strings: can any of them hold an injection?"""
-        if not self.fence_injections:
-            return False
-        if self.extra_patterns or not joined_lower.isascii():
-            return True
-        if _maybe_spaced(joined_lower) or INVISIBLE_ASCII_JOINED.search(joined_lower):
-            return True
-        return any(t in joined_lower for t in INJECTION_TRIGGERS)
-
     def injected(self, strings: Sequence[str]) -> list[int]:
         """Indices of the strings holding an injection (fenced ones excepted).
 
