@@ -152,8 +152,14 @@ def busy_server(tmp_path: Path) -> Iterator[tuple[JupyterServer, RawMCP]]:
             raw.open_listen_stream()
             raw.start_call(2, "sleep_async", {"seconds": 60})
             raw.start_call(3, "progress_then_sleep", {"seconds": 60})
-            raw.start_call(4, "work_until_cancelled", {"marker": str(tmp_path / "marker")})
-            time.sleep(0.3)
+            started = tmp_path / "started"
+            raw.start_call(4, "work_until_cancelled", {"marker": str(tmp_path / "marker"),
+                                                       "started": str(started)})
+            deadline = time.monotonic() + 20  # wait until the sync work runs, however busy
+            while not started.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert started.exists(), "the sync call never started in its worker"
+            time.sleep(0.1)  # let the async calls reach their sleeps too
             yield server, raw
         finally:
             raw.close()
