@@ -148,7 +148,8 @@ def planted_registry() -> Registry:
 
     @reg.tool
     def failing(ctx) -> dict:
-        """An unexpected exception whose message carries a connection string."""
+        """An unexpected exception whose message carries a connection string: the model gets a
+        fixed message with an error id, the detail goes to the server log."""
         raise RuntimeError(f"cannot connect to {DSN}")
 
     @reg.tool
@@ -159,6 +160,7 @@ def planted_registry() -> Registry:
             data={
                 "request": {"headers": {"Authorization": f"Basic {P['authorization_basic']}"}},
                 "hint": f"retry with token {JWT}",
+                "connection": DSN,
             },
         )
 

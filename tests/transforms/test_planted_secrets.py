@@ -43,6 +43,13 @@ async def test_every_planted_secret_is_visible_under_open() -> None:
     assert [label for label, value in PLANTED.items() if value not in hay] == []
 
 
+async def test_an_unexpected_failure_keeps_its_detail_off_the_wire_even_under_open() -> None:
+    layer = CloudGMCPLayer(registry=planted_registry(), policy="open")
+    wire = str((await layer.call_tool("failing")).to_wire())
+    assert "failed unexpectedly" in wire and "error id" in wire
+    assert PLANTED["db_connection_password"] not in wire
+
+
 async def test_redaction_keeps_the_rest_of_the_result_useful() -> None:
     layer = CloudGMCPLayer(registry=planted_registry(), policy="standard")
     result = await layer.call_tool("inventory")
