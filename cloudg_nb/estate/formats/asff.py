@@ -16,6 +16,7 @@ from typing import Any
 
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
+from .json_values import first_text, object_of, text_of
 from .jsonio import parse_json, read_json, read_json_lines, read_text
 from .load_report import LoadReport
 
@@ -51,44 +52,33 @@ def looks_like_asff_document(doc: Any) -> bool:
     return not findings or looks_like_asff(findings[0]) or set(doc) <= {"Findings", "NextToken"}
 
 
-def _text(value: Any) -> str | None:
-    if isinstance(value, bool) or value is None or not isinstance(value, (str, int, float)):
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _product(rec: dict[str, Any]) -> str | None:
     """The product that wrote the finding: ``product/<company>/<product>`` of ProductArn
     (``prowler``, ``securityhub``, ``guardduty`` ...), else ProductName."""
-    arn = _text(rec.get("ProductArn")) or ""
+    arn = text_of(rec.get("ProductArn")) or ""
     _, found, tail = arn.partition(":product/")
     if found and tail.strip("/"):
         return tail.strip("/").rsplit("/", 1)[-1].lower()
-    name = _text(rec.get("ProductName"))
+    name = text_of(rec.get("ProductName"))
     return name.lower().replace(" ", "") if name else None
 
 
 def _check(rec: dict[str, Any], product: str | None) -> str | None:
     """The check's id: Prowler's check name (GeneratorId ``prowler-<check>``); for Security
     Hub controls the control id (``EC2.13``), else the GeneratorId."""
-    generator = _text(rec.get("GeneratorId"))
+    generator = text_of(rec.get("GeneratorId"))
     if product == "prowler" and generator and generator.startswith("prowler-"):
         return generator[len("prowler-"):]
-    compliance = _obj(rec.get("Compliance"))
-    return (_text(compliance.get("SecurityControlId"))
-            or _text(_obj(rec.get("ProductFields")).get("ControlId")) or generator)
+    compliance = object_of(rec.get("Compliance"))
+    return (text_of(compliance.get("SecurityControlId"))
+            or text_of(object_of(rec.get("ProductFields")).get("ControlId")) or generator)
 
 
 def _severity(rec: dict[str, Any]) -> str | None:
     """Severity.Label; else the label of Severity.Normalized (0-100) per the ASFF docs; else
     whatever Label holds (the record reader reports it) or None (reported as missing)."""
-    sev = _obj(rec.get("Severity"))
-    label = _text(sev.get("Label"))
+    sev = object_of(rec.get("Severity"))
+    label = text_of(sev.get("Label"))
     if label is not None:
         return label
     score = sev.get("Normalized")
@@ -105,13 +95,14 @@ def _status(rec: dict[str, Any]) -> Any:
     compliance = rec.get("Compliance")
     if not isinstance(compliance, dict) or compliance.get("Status") is None:
         return "FAIL"
-    word = _text(compliance["Status"])
+    word = text_of(compliance["Status"])
     return _STATUSES.get(word.upper(), word) if word else compliance["Status"]
 
 
 def _workflow(rec: dict[str, Any]) -> str | None:
     """SUPPRESSED / RESOLVED from Workflow.Status (or the older WorkflowState), else None."""
-    word = _text(_obj(rec.get("Workflow")).get("Status")) or _text(rec.get("WorkflowState"))
+    word = (text_of(object_of(rec.get("Workflow")).get("Status"))
+            or text_of(rec.get("WorkflowState")))
     word = (word or "").upper()
     return word if word in ("SUPPRESSED", "RESOLVED") else None
 
@@ -121,15 +112,15 @@ def _requirements(rec: dict[str, Any], index: int, report: LoadReport
     """Framework → controls from Compliance.RelatedRequirements (Prowler: ``<framework>
     <control> <control>``; Security Hub: ``NIST.800-53.r5 AC-4``, ``PCI DSS v3.2.1/1.2.1``)
     and, for a Security Hub control, its SecurityControlId under each AssociatedStandards."""
-    compliance = _obj(rec.get("Compliance"))
+    compliance = object_of(rec.get("Compliance"))
     listed = compliance.get("AssociatedStandards")
-    standards = [s for s in (_text(_obj(item).get("StandardsId"))
+    standards = [s for s in (text_of(object_of(item).get("StandardsId"))
                              for item in (listed if isinstance(listed, list) else [])) if s]
     reqs = compliance.get("RelatedRequirements")
     out: dict[str, list[str]] = {}
     used: set[str] = set()
     for k, item in enumerate(reqs if isinstance(reqs, list) else []):
-        text = _text(item)
+        text = text_of(item)
         if text is None:
             continue
         std = next((s for s in standards if text.startswith(s + " ")), None)
@@ -151,7 +142,7 @@ def _requirements(rec: dict[str, Any], index: int, report: LoadReport
                         "last control may be cut short")
         known = out.setdefault(framework, [])
         known.extend(c for c in controls if c not in known)
-    security_control = _text(compliance.get("SecurityControlId"))
+    security_control = text_of(compliance.get("SecurityControlId"))
     for std in standards:
         if security_control and std not in used and std not in out:
             out[std] = [security_control]
@@ -161,7 +152,7 @@ def _requirements(rec: dict[str, Any], index: int, report: LoadReport
 def _resource_name(uid: Any) -> str | None:
     """The last part of an ARN's resource (``sg-0123`` of ``…:security-group/sg-0123``); the
     account id of Security Hub's account resource (``AWS::::Account:111122223333``)."""
-    text = _text(uid)
+    text = text_of(uid)
     if text and text.startswith("AWS::::Account:"):
         return text.rsplit(":", 1)[-1] or None
     m = _ARN.match(text or "")
@@ -171,8 +162,8 @@ def _resource_name(uid: Any) -> str | None:
 
 
 def _remediation(rec: dict[str, Any]) -> str | None:
-    rec_ = _obj(_obj(rec.get("Remediation")).get("Recommendation"))
-    text, url = _text(rec_.get("Text")), _text(rec_.get("Url"))
+    rec_ = object_of(object_of(rec.get("Remediation")).get("Recommendation"))
+    text, url = text_of(rec_.get("Text")), text_of(rec_.get("Url"))
     if text and url:
         return f"{text} (see {url})"
     return text or url
@@ -182,15 +173,11 @@ def _evidence(rec: dict[str, Any], product: str | None) -> str | None:
     """What the check saw: Prowler writes its status text as Description; Security Hub
     gives Compliance.StatusReasons."""
     if product == "prowler":
-        return _text(rec.get("Description"))
-    reasons = _obj(rec.get("Compliance")).get("StatusReasons")
-    texts = [t for t in (_text(_obj(r).get("Description"))
+        return text_of(rec.get("Description"))
+    reasons = object_of(rec.get("Compliance")).get("StatusReasons")
+    texts = [t for t in (text_of(object_of(r).get("Description"))
                          for r in (reasons if isinstance(reasons, list) else [])) if t]
     return " ".join(texts) or None
-
-
-def _first_time(rec: dict[str, Any], *keys: str) -> str | None:
-    return next((t for t in (_text(rec.get(k)) for k in keys) if t), None)
 
 
 def _ocsf(rec: dict[str, Any], index: int, report: LoadReport) -> dict[str, Any]:
@@ -203,21 +190,21 @@ def _ocsf(rec: dict[str, Any], index: int, report: LoadReport) -> dict[str, Any]
         resource: Any = {"uid": uid, "name": _resource_name(uid), "type": first.get("Type"),
                          "region": first.get("Region"), "labels": first.get("Tags")}
         resources = [resource]
-    region = _text(rec.get("Region"))
+    region = text_of(rec.get("Region"))
     if region is None and isinstance(resources, list) and resources:
-        region = _text(_obj(resources[0]).get("region"))
+        region = text_of(object_of(resources[0]).get("region"))
     workflow = _workflow(rec)
     record: dict[str, Any] = {
         "finding_info": {"uid": rec.get("Id"), "title": rec.get("Title"),
                          "desc": rec.get("Description"),
-                         "created_time_dt": _text(rec.get("CreatedAt"))},
+                         "created_time_dt": text_of(rec.get("CreatedAt"))},
         "metadata": {"event_code": _check(rec, product), "product": {"name": product}},
         "resources": resources,
         "cloud": {"provider": "aws", "region": region,
                   "account": {"uid": rec.get("AwsAccountId")}},
         "status_code": _status(rec),
         "status_detail": _evidence(rec, product),
-        "time_dt": _first_time(rec, "UpdatedAt", "LastObservedAt", "FirstObservedAt"),
+        "time_dt": first_text(rec, "UpdatedAt", "LastObservedAt", "FirstObservedAt"),
         "remediation": {"desc": _remediation(rec)},
         "unmapped": {"compliance": _requirements(rec, index, report), "categories": [],
                      "muted": workflow is not None,
@@ -272,7 +259,7 @@ def read_asff(path: Path, *, name: str = "dataset", strict: bool = False) -> Dat
         elif not looks_like_asff(rec):
             report.skip(i, "record", "not an ASFF finding (no ProductArn or SchemaVersion "
                                      "with GeneratorId, AwsAccountId or Resources)")
-        elif (_text(rec.get("RecordState")) or "").upper() == "ARCHIVED":
+        elif (text_of(rec.get("RecordState")) or "").upper() == "ARCHIVED":
             report.set_aside(i, "RecordState", "ARCHIVED: Security Hub archived this finding "
                                                "(its resource or check is gone); not loaded")
             continue

@@ -11,7 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .aws_inventory import AwsInventory, tags_of, text_of
+from .aws_inventory import AwsInventory, tags_of
+from .json_values import text_of
 from .load_report import LoadReport
 
 __all__ = ["config_items", "looks_like_aws_config", "read_config_items"]

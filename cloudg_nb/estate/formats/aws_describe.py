@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .aws_inventory import AwsInventory, region_of_zone, tags_of, text_of
+from .aws_inventory import AwsInventory, region_of_zone, tags_of
+from .json_values import text_of
 
 __all__ = ["DESCRIBE_KEYS", "looks_like_aws_describe", "read_describe", "fill_regions"]
 

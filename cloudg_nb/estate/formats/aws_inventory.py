@@ -15,10 +15,11 @@ import pandas as pd
 
 from ..dataset import Dataset
 from ..frames import normalize_assets, normalize_edges
+from .json_values import text_of
 from .load_report import MAX_LISTED, LoadReport
 from .resource_types import asset_type_of
 
-__all__ = ["AwsInventory", "field_of", "region_of_zone", "tags_of", "text_of"]
+__all__ = ["AwsInventory", "field_of", "region_of_zone", "tags_of"]
 
 _WORLD = ("0.0.0.0/0", "::/0")
 _PROTOCOLS = {"-1": "all", "6": "tcp", "17": "udp", "1": "icmp", "58": "icmpv6"}
@@ -30,16 +31,6 @@ def field_of(record: Mapping[str, Any], name: str) -> Any:
     if name in record:
         return record[name]
     return record.get(name[:1].lower() + name[1:])
-
-
-def text_of(value: Any) -> str | None:
-    """A non-empty string or number as text; None for anything else."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (str, int, float)):
-        text = str(value).strip()
-        return text or None
-    return None
 
 
 def region_of_zone(zone: Any) -> str | None:

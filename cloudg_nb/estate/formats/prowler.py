@@ -33,6 +33,7 @@ from ..frames import (
     normalize_edges,
     normalize_findings,
 )
+from .json_values import text_of
 from .jsonio import read_json, read_json_lines, read_text
 from .load_report import LoadReport
 from .resource_types import asset_type_of
@@ -112,29 +113,19 @@ def _categories(record: dict[str, Any]) -> list[str]:
     return [str(c) for c in cats] if isinstance(cats, list) else []
 
 
-def _text(value: Any) -> str | None:
-    """A non-empty string or number as text; None for anything else."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (str, int, float)):
-        text = str(value).strip()
-        return text or None
-    return None
-
-
 def _status(record: dict[str, Any]) -> str | None:
-    code = _text(record.get("status_code"))
+    code = text_of(record.get("status_code"))
     if code is not None:
         return _STATUSES.get(code.lower())
     comp = record.get("compliance")
-    word = _text(comp.get("status")) if isinstance(comp, dict) else None
+    word = text_of(comp.get("status")) if isinstance(comp, dict) else None
     return _STATUSES.get(word.lower()) if word else None
 
 
 def _severity(record: dict[str, Any], index: int, report: LoadReport) -> str:
     """The record's severity; UNKNOWN (reported) when it has none this reader can read."""
     raw = record.get("severity")
-    word = _text(raw)
+    word = text_of(raw)
     if word is not None and word.lower() in _SEVERITIES:
         return _SEVERITIES[word.lower()]
     sid = record.get("severity_id")
@@ -155,7 +146,7 @@ def _iso(value: Any) -> str | None:
             return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
         except (OverflowError, OSError, ValueError):
             return None
-    return _text(value)
+    return text_of(value)
 
 
 def _detected_at(record: dict[str, Any], info: dict[str, Any]) -> str | None:
@@ -172,7 +163,7 @@ def _detected_at(record: dict[str, Any], info: dict[str, Any]) -> str | None:
 def _muted(record: dict[str, Any]) -> bool:
     unmapped = record.get("unmapped")
     flagged = isinstance(unmapped, dict) and unmapped.get("muted") is True
-    status = _text(record.get("status"))
+    status = text_of(record.get("status"))
     return flagged or (status or "").lower() in ("suppressed", "muted")
 
 
@@ -210,10 +201,10 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
         report.skip(index, "cloud.account", "must be an object with uid and name")
         return None
     account = account or {}
-    provider_word = _text(cloud.get("provider"))
+    provider_word = text_of(cloud.get("provider"))
     provider = _PROVIDERS.get((provider_word or "").lower(), "OTHER")
-    acct_id = _text(account.get("uid")) or (
-        _text(account.get("name")) if provider == "KUBERNETES" else None)
+    acct_id = text_of(account.get("uid")) or (
+        text_of(account.get("name")) if provider == "KUBERNETES" else None)
     resources = rec.get("resources")
     if not isinstance(resources, list) or not resources:
         report.skip(index, "resources", "missing or empty: the finding names no resource")
@@ -222,7 +213,7 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
     if not isinstance(res, dict):
         report.skip(index, "resources[0]", "not an object")
         return None
-    uid = _text(res.get("uid")) or _text(res.get("name"))
+    uid = text_of(res.get("uid")) or text_of(res.get("name"))
     if uid is None:
         report.skip(index, "resources[0].uid", "missing: the resource has no uid or name")
         return None
@@ -230,7 +221,7 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
     if not isinstance(info, dict):
         report.skip(index, "finding_info", "missing or not an object")
         return None
-    fid = _text(info.get("uid"))
+    fid = text_of(info.get("uid"))
     if fid is None:
         report.skip(index, "finding_info.uid", "missing: the finding has no id")
         return None
@@ -242,22 +233,22 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
     metadata = rec.get("metadata")
     remediation = rec.get("remediation")
     product = metadata.get("product") if isinstance(metadata, dict) else None
-    tool = _text(product.get("name")) if isinstance(product, dict) else None
+    tool = text_of(product.get("name")) if isinstance(product, dict) else None
     unmapped = rec.get("unmapped")
-    muted_reason = _text(unmapped.get("muted_reason")) if isinstance(unmapped, dict) else None
+    muted_reason = text_of(unmapped.get("muted_reason")) if isinstance(unmapped, dict) else None
     return {
         "index": index, "provider": provider, "account_id": acct_id,
-        "account_name": _text(account.get("name")) or acct_id,
-        "cloud_region": _text(cloud.get("region")), "uid": uid,
-        "res_name": _text(res.get("name")), "res_type": _text(res.get("type")) or "",
-        "res_region": _text(res.get("region")), "labels": res.get("labels"),
-        "service": _text(group.get("name")) if isinstance(group, dict) else None,
+        "account_name": text_of(account.get("name")) or acct_id,
+        "cloud_region": text_of(cloud.get("region")), "uid": uid,
+        "res_name": text_of(res.get("name")), "res_type": text_of(res.get("type")) or "",
+        "res_region": text_of(res.get("region")), "labels": res.get("labels"),
+        "service": text_of(group.get("name")) if isinstance(group, dict) else None,
         "fid": fid, "status": status, "severity": _severity(rec, index, report),
-        "title": _text(info.get("title")), "desc": _text(info.get("desc")),
-        "evidence": _text(rec.get("status_detail")) or _text(rec.get("message")),
-        "remediation": _text(remediation.get("desc")) if isinstance(remediation, dict)
+        "title": text_of(info.get("title")), "desc": text_of(info.get("desc")),
+        "evidence": text_of(rec.get("status_detail")) or text_of(rec.get("message")),
+        "remediation": text_of(remediation.get("desc")) if isinstance(remediation, dict)
         else None,
-        "check": _text(metadata.get("event_code")) if isinstance(metadata, dict) else None,
+        "check": text_of(metadata.get("event_code")) if isinstance(metadata, dict) else None,
         "detected_at": _detected_at(rec, info), "muted": _muted(rec),
         "reqs": _requirements(rec, index, report), "categories": _categories(rec),
         "tool": (tool or "prowler").lower(), "muted_reason": muted_reason or "muted in Prowler",

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
+from .json_values import first_text, object_of, text_of
 from .jsonio import parse_json, read_json, read_json_lines, read_text
 from .load_report import LoadReport
 
@@ -53,27 +54,12 @@ def looks_like_prowler_native(record: Any) -> bool:
     return _is_v3(record) or _is_v2(record)
 
 
-def _text(value: Any) -> str | None:
-    if isinstance(value, bool) or value is None or not isinstance(value, (str, int, float)):
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _first(rec: dict[str, Any], *keys: str) -> str | None:
-    return next((t for t in (_text(rec.get(k)) for k in keys) if t), None)
-
-
 def _compliance(value: Any, index: int, report: LoadReport) -> dict[str, list[str]]:
     """Compliance: framework → list of controls (anything else is noted, not read)."""
     out: dict[str, list[str]] = {}
-    for framework, controls in _obj(value).items():
+    for framework, controls in object_of(value).items():
         if isinstance(controls, list):
-            out[str(framework)] = [str(c) for c in controls if _text(c)]
+            out[str(framework)] = [str(c) for c in controls if text_of(c)]
         elif controls is not None:
             report.note(index, f"Compliance.{framework}", "not a list of controls; this "
                                                           "mapping was not read")
@@ -83,8 +69,8 @@ def _compliance(value: Any, index: int, report: LoadReport) -> dict[str, list[st
 
 
 def _remediation(rec: dict[str, Any]) -> str | None:
-    recommendation = _obj(_obj(rec.get("Remediation")).get("Recommendation"))
-    text, url = _text(recommendation.get("Text")), _text(recommendation.get("Url"))
+    recommendation = object_of(object_of(rec.get("Remediation")).get("Recommendation"))
+    text, url = text_of(recommendation.get("Text")), text_of(recommendation.get("Url"))
     return f"{text} (see {url})" if text and url else text or url
 
 
@@ -92,41 +78,41 @@ def _account(rec: dict[str, Any], provider: str) -> tuple[str | None, str | None
     """(account id, account name) per provider: the AWS account (its name from
     OrganizationsInfo), the Azure subscription, the GCP project, the Kubernetes context."""
     if provider == "azure":
-        sub = _first(rec, "Subscription", "SubscriptionId")
+        sub = first_text(rec, "Subscription", "SubscriptionId")
         return sub, sub
     if provider == "gcp":
-        project = _first(rec, "ProjectId")
+        project = first_text(rec, "ProjectId")
         return project, project
     if provider == "kubernetes":
-        context = _first(rec, "Context", "ClusterName")
+        context = first_text(rec, "Context", "ClusterName")
         return context, context
-    org = _obj(rec.get("OrganizationsInfo"))
-    return _first(rec, "AccountId"), _text(org.get("account_details_name"))
+    org = object_of(rec.get("OrganizationsInfo"))
+    return first_text(rec, "AccountId"), text_of(org.get("account_details_name"))
 
 
 def _v3_record(rec: dict[str, Any], index: int, report: LoadReport) -> dict[str, Any]:
     """The OCSF-shaped record of one Prowler 3 check result (absent fields stay absent)."""
-    provider = (_text(rec.get("Provider")) or "").lower()
+    provider = (text_of(rec.get("Provider")) or "").lower()
     account_id, account_name = _account(rec, provider)
-    uid = _first(rec, "ResourceArn", "ResourceId")
-    region = _first(rec, "Region", "Location", "Namespace")
-    resource = {"uid": uid, "name": _first(rec, "ResourceName", "ResourceId"),
+    uid = first_text(rec, "ResourceArn", "ResourceId")
+    region = first_text(rec, "Region", "Location", "Namespace")
+    resource = {"uid": uid, "name": first_text(rec, "ResourceName", "ResourceId"),
                 "type": rec.get("ResourceType"), "region": region,
                 "labels": rec.get("ResourceTags", rec.get("Tags")),
-                "group": {"name": _text(rec.get("ServiceName"))}}
+                "group": {"name": text_of(rec.get("ServiceName"))}}
     categories = rec.get("Categories")
     record: dict[str, Any] = {
         "finding_info": {"uid": rec.get("FindingUniqueId"), "title": rec.get("CheckTitle"),
                          "desc": rec.get("Description")},
-        "metadata": {"event_code": _text(rec.get("CheckID")), "product": {"name": "Prowler"}},
+        "metadata": {"event_code": text_of(rec.get("CheckID")), "product": {"name": "Prowler"}},
         "resources": [resource] if uid else [],
         "cloud": {"provider": provider or None, "region": region,
                   "account": {"uid": account_id, "name": account_name}},
         "status_code": rec.get("Status"), "status_detail": rec.get("StatusExtended"),
-        "time_dt": _text(rec.get("AssessmentStartTime")),
+        "time_dt": text_of(rec.get("AssessmentStartTime")),
         "remediation": {"desc": _remediation(rec)},
         "unmapped": {"compliance": _compliance(rec.get("Compliance"), index, report),
-                     "categories": [str(c) for c in categories if _text(c)]
+                     "categories": [str(c) for c in categories if text_of(c)]
                      if isinstance(categories, list) else [],
                      "muted": rec.get("Muted") is True},
     }
@@ -139,23 +125,23 @@ def _v2_record(rec: dict[str, Any]) -> dict[str, Any]:
     """The OCSF-shaped record of one Prowler 2 result; its id is built (see the warning).
     Its Compliance (ASFF compliance types such as ``ens-op.acc.1.aws.iam.4``) names no
     framework/control pair this reader can trust, so it is not read."""
-    title = _text(rec.get("Control")) or ""
+    title = text_of(rec.get("Control")) or ""
     bracket = _V2_CHECK.match(title)
-    check = bracket.group(1).strip() if bracket else _text(rec.get("Control ID"))
-    account, region = _text(rec.get("Account Number")), _text(rec.get("Region"))
-    uid = _text(rec.get("Resource ID"))
+    check = bracket.group(1).strip() if bracket else text_of(rec.get("Control ID"))
+    account, region = text_of(rec.get("Account Number")), text_of(rec.get("Region"))
+    uid = text_of(rec.get("Resource ID"))
     fid = f"prowler-aws-{check}-{account}-{region}-{uid}" if check and uid else None
     record: dict[str, Any] = {
         "finding_info": {"uid": fid, "title": _V2_CHECK.sub("", title) or None,
                          "desc": rec.get("Risk")},
         "metadata": {"event_code": check, "product": {"name": "Prowler"}},
         "resources": [{"uid": uid, "region": region,
-                       "group": {"name": _text(rec.get("Service"))}}] if uid else [],
+                       "group": {"name": text_of(rec.get("Service"))}}] if uid else [],
         "cloud": {"provider": "aws", "region": region,
-                  "account": {"uid": account, "name": _text(rec.get("Account Name"))}},
+                  "account": {"uid": account, "name": text_of(rec.get("Account Name"))}},
         "status_code": rec.get("Status"), "status_detail": rec.get("Message"),
-        "time_dt": _text(rec.get("Timestamp")),
-        "remediation": {"desc": _text(rec.get("Remediation"))},
+        "time_dt": text_of(rec.get("Timestamp")),
+        "remediation": {"desc": text_of(rec.get("Remediation"))},
         "unmapped": {"compliance": {}, "categories": []},
     }
     if rec.get("Severity") is not None:
