@@ -9,7 +9,6 @@ loaded); Workflow.Status SUPPRESSED / RESOLVED findings load suppressed, saying 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from .json_values import first_text, object_of, text_of
-from .jsonio import parse_json, read_json, read_json_lines, read_text
+from .jsonio import read_json_or_lines
 from .load_report import LoadReport
 
 __all__ = ["looks_like_asff", "looks_like_asff_document", "read_asff", "asff_records"]
@@ -220,15 +219,7 @@ def _ocsf(rec: dict[str, Any], index: int, report: LoadReport) -> dict[str, Any]
 def asff_records(path: Path) -> list[Any]:
     """The findings of an ASFF file: a JSON array, ``{"Findings": [...]}``, one finding, or
     JSON lines of findings; any other shape is a DatasetLoadError."""
-    text = read_text(path)
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        doc = read_json(path)
-    else:
-        try:
-            doc = parse_json(text, path.name)
-        except json.JSONDecodeError:
-            doc = read_json_lines(path, text)
+    doc = read_json_or_lines(path)
     if looks_like_asff_document(doc):
         doc = doc["Findings"]
     elif looks_like_asff(doc):

@@ -8,8 +8,8 @@ from typing import Any
 
 from ..errors import DatasetLoadError
 
-__all__ = ["read_json", "read_json_lines", "read_text", "parse_json", "first_line",
-           "MAX_FILE_BYTES", "TOO_DEEP"]
+__all__ = ["read_json", "read_json_lines", "read_json_or_lines", "read_text", "parse_json",
+           "first_line", "MAX_FILE_BYTES", "TOO_DEEP"]
 
 #: Files larger than this are refused before reading (2 GiB).
 MAX_FILE_BYTES = 2 * 1024**3
@@ -55,9 +55,9 @@ def first_line(path: Path) -> str:
         return ""
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path, text: str | None = None) -> Any:
     """Parse one JSON document; malformed or truncated JSON names the line and column."""
-    text = read_text(path)
+    text = read_text(path) if text is None else text
     try:
         return parse_json(text, path.name)
     except json.JSONDecodeError as exc:
@@ -83,3 +83,16 @@ def read_json_lines(path: Path, text: str | None = None) -> list[Any]:
             raise DatasetLoadError(path.name, f"line {no} is not valid JSON",
                                    data={"line": no}) from None
     return out
+
+
+def read_json_or_lines(path: Path) -> Any:
+    """A file that is a JSON array, one JSON document or JSON lines: an array is read as one
+    document (malformed JSON named by line and column); other text as one document, else as
+    JSON lines (a bad line named by its number)."""
+    text = read_text(path)
+    if text.lstrip().startswith("["):
+        return read_json(path, text)
+    try:
+        return parse_json(text, path.name)
+    except json.JSONDecodeError:
+        return read_json_lines(path, text)

@@ -8,7 +8,6 @@ Kubernetes Context/Namespace); Prowler 2 wrote JSON lines ("Account Number", "Co
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from .json_values import first_text, object_of, text_of
-from .jsonio import parse_json, read_json, read_json_lines, read_text
+from .jsonio import read_json_or_lines
 from .load_report import LoadReport
 
 __all__ = ["looks_like_prowler_native", "read_prowler_native", "native_records"]
@@ -151,16 +150,9 @@ def _v2_record(rec: dict[str, Any]) -> dict[str, Any]:
 
 def native_records(path: Path) -> list[Any]:
     """The check results of a native JSON file (array, JSON lines, or one object)."""
-    text = read_text(path)
-    if text.lstrip().startswith("["):
-        doc = read_json(path)
-    else:
-        try:
-            doc = parse_json(text, path.name)
-        except json.JSONDecodeError:
-            doc = read_json_lines(path, text)
-        if looks_like_prowler_native(doc):
-            doc = [doc]
+    doc = read_json_or_lines(path)
+    if looks_like_prowler_native(doc):
+        doc = [doc]
     if not isinstance(doc, list):
         raise DatasetLoadError(path.name, "not Prowler native JSON: expected a list (or JSON "
                                           "lines) of check results")
