@@ -211,6 +211,13 @@ def _obj_col(df: pd.DataFrame, col: str, reader: Callable[[Any], Any]) -> pd.Ser
     return pd.Series([reader(v) for v in df[col].tolist()], index=df.index, dtype=object)
 
 
+def _bool_col(df: pd.DataFrame, col: str) -> np.ndarray:
+    """A flag column read cell by cell (``_bool_cell``); all False when the column is absent."""
+    if col not in df.columns:
+        return np.zeros(len(df), dtype=bool)
+    return np.array([_bool_cell(v) for v in df[col].tolist()], dtype=bool)
+
+
 def _unique_ids(ids: pd.Series, source: str, what: str) -> None:
     if ids.isna().any():
         raise DatasetLoadError(source, f"some {what} have no id")
@@ -270,11 +277,7 @@ def normalize_assets(df: pd.DataFrame, *, source: str = "assets") -> pd.DataFram
             meta.setdefault("original_type", str(raw_type.iloc[i]))
             metas[i] = meta
         out["metadata"] = pd.Series(metas, index=out.index, dtype=object)
-    exposed = df["is_internet_exposed"] if "is_internet_exposed" in df.columns else None
-    out["is_internet_exposed"] = (
-        np.zeros(len(df), dtype=bool) if exposed is None
-        else np.array([_bool_cell(v) for v in exposed.tolist()], dtype=bool)
-    )
+    out["is_internet_exposed"] = _bool_col(df, "is_internet_exposed")
     return out
 
 
@@ -348,9 +351,7 @@ def normalize_findings(df: pd.DataFrame, *, source: str = "findings") -> pd.Data
             else pd.Series(np.nan, index=df.index))
     out["cvss_score"] = cvss.astype(float)
     out["detected_at"] = _text_col(df, "detected_at")
-    sup = df["is_suppressed"] if "is_suppressed" in df.columns else None
-    out["is_suppressed"] = (np.zeros(len(df), dtype=bool) if sup is None
-                            else np.array([_bool_cell(v) for v in sup.tolist()], dtype=bool))
+    out["is_suppressed"] = _bool_col(df, "is_suppressed")
     out["suppression_reason"] = _text_col(df, "suppression_reason")
     out["risk_score"] = risk_scores(out["severity"], out["cvss_score"])
     return out
