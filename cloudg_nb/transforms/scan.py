@@ -264,12 +264,9 @@ def _collect(det: Detector, rank: int, text: str, found: list[Finding]) -> None:
         start, end = m.span(group)
         if start < 0 or start == end:
             continue
-        entity = det.name
-        if validate is not None:
-            checked = validate(text[start:end])
-            if checked is None:
-                continue
-            entity = checked
+        entity = det.name if validate is None else validate(text[start:end])
+        if entity is None:  # the detector's check refused the match
+            continue
         found.append(Finding(start, end, entity, det, rank))
 
 
@@ -287,12 +284,9 @@ def _collect_joined(
         base = starts[idx]
         if end > base + len(strings[idx]):  # crossed a separator: not a real match
             continue
-        entity = det.name
-        if validate is not None:
-            checked = validate(big[start:end])
-            if checked is None:
-                continue
-            entity = checked
+        entity = det.name if validate is None else validate(big[start:end])
+        if entity is None:  # the detector's check refused the match
+            continue
         raw.setdefault(idx, []).append(Finding(start - base, end - base, entity, det, rank))
 
 
