@@ -25,7 +25,7 @@ from .inventory_map import (
     read_inventory_map,
     write_inventory_map,
 )
-from .jsonio import TOO_DEEP, parse_json, read_text
+from .jsonio import TOO_DEEP, first_line, parse_json, read_text
 from .prowler import looks_like_prowler, read_prowler
 from .prowler_compliance_csv import looks_like_prowler_compliance_csv, read_prowler_compliance_csv
 from .prowler_csv import looks_like_prowler_csv
@@ -71,9 +71,9 @@ def _sniff_json(path: Path) -> str | None:
             return "prowler" if "finding_info" in text[:20000] else None
         return "prowler" if looks_like_prowler(first) else _scanner_kind(first)
     if head == "{":
-        first_line = text.lstrip().split("\n", 1)[0]
+        head_line = text.lstrip().split("\n", 1)[0]
         try:
-            doc = parse_json(first_line, path.name)
+            doc = parse_json(head_line, path.name)
             if looks_like_prowler(doc):
                 return "prowler"
             if _scanner_kind(doc):
@@ -92,15 +92,6 @@ def _sniff_json(path: Path) -> str | None:
             return "asff"
         return aws_kind_of(doc)
     return None
-
-
-def _first_line(path: Path) -> str:
-    """The first line of a text file (up to 64 KiB), '' when unreadable."""
-    try:
-        with path.open("rb") as fh:
-            return fh.read(65536).split(b"\n", 1)[0].decode("utf-8-sig", "replace")
-    except OSError:
-        return ""
 
 
 def detect_format(path: Path) -> str:
@@ -126,9 +117,9 @@ def detect_format(path: Path) -> str:
     if path.stem.lower() in ("assets", "edges", "findings", "compliance") and \
             suffix in TABULAR_SUFFIXES:
         return "tabular"
-    if suffix == ".csv" and looks_like_prowler_csv(_first_line(path)):
+    if suffix == ".csv" and looks_like_prowler_csv(first_line(path)):
         return "prowler"
-    if suffix == ".csv" and looks_like_prowler_compliance_csv(_first_line(path)):
+    if suffix == ".csv" and looks_like_prowler_compliance_csv(first_line(path)):
         return "prowler-compliance"
     if suffix in (".json", ".jsonl", ".ndjson", ""):
         kind = _sniff_json(path)
