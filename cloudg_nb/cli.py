@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .layer import CloudGMCPLayer
+    from .estate.parse_cache import ParseCache
+    from .layer import CloudGMCPLayer, Registry
 
 __all__ = ["main", "build_parser", "load_registry"]
 
@@ -30,7 +31,7 @@ class UsageError(Exception):
     """A problem with the command line or setup: printed, exit status 2."""
 
 
-def load_registry(target: str) -> Any:
+def load_registry(target: str) -> Registry:
     """The registry at ``MODULE:ATTR`` (an attribute, or a function returning one).
 
     The current directory is importable, as with ``python -m``.
@@ -57,7 +58,7 @@ def load_registry(target: str) -> Any:
     return value
 
 
-def _layer(args: argparse.Namespace) -> Any:
+def _layer(args: argparse.Namespace) -> CloudGMCPLayer:
     from .assembly import build_layer
     from .policy import PolicyError
     from .workspace import Workspace
@@ -227,7 +228,7 @@ async def _prepare_workspace(
 _MAX_LISTED = 5
 
 
-def _print_load_report(name: str, loaded: dict[str, Any], cache: Any) -> None:
+def _print_load_report(name: str, loaded: dict[str, Any], cache: ParseCache | None) -> None:
     """What a ``--dataset`` load did, on stderr: its counts explained, the first skipped
     records and notes by index, warnings, and whether the parse came from the cache."""
     report = loaded.get("load_report")
@@ -384,7 +385,7 @@ def _cmd_config_jupyter(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_layer_options(parser: argparse.ArgumentParser, default: Any) -> None:
+def _add_layer_options(parser: argparse.ArgumentParser, default: str | None) -> None:
     parser.add_argument(
         "--policy", default=default,
         help="policy profile, file or JSON (default: $CLOUDG_MCP_POLICY or 'standard')",

@@ -78,8 +78,8 @@ def subgraph_export(
                           "relationship": "virtual"})
     ph.step(85, "rendering")
     if fmt is ExportFormat.D3:
-        graph: Any = {"nodes": node_recs,
-                      "links": [{**r, "type": r["edge_type"]} for r in edge_recs]}
+        graph: dict[str, Any] | str = {
+            "nodes": node_recs, "links": [{**r, "type": r["edge_type"]} for r in edge_recs]}
     elif fmt is ExportFormat.CYTOSCAPE:
         graph = {"elements": {"nodes": [{"data": r} for r in node_recs],
                               "edges": [{"data": r} for r in edge_recs]}}

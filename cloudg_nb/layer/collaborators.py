@@ -8,11 +8,14 @@ never imports them. Optional hooks are separate runtime-checkable Protocols, tes
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .context import Principal
 from .pipeline import Pipeline
 from .specs import AnySpec
+
+if TYPE_CHECKING:  # type-only: the core never imports the transforms at run time
+    from ..transforms.vault import Vault
 
 __all__ = [
     "LayerPolicy", "ChangeListener", "IdentifierSource", "WatchedWorkspace",
@@ -38,9 +41,8 @@ class LayerPolicy(Protocol):
     def name(self) -> str: ...
 
     @property
-    def vault(self) -> object:
-        """Handed to every ``TransformContext`` (the pseudonym vault; ``LearnsIdentifiers``
-        when it wants the workspace's identifiers)."""
+    def vault(self) -> Vault | None:
+        """Handed to every ``TransformContext``: the pseudonym vault (None: no pseudonyms)."""
 
     def is_allowed(self, spec: AnySpec, principal: Principal) -> bool: ...
 

@@ -14,12 +14,14 @@ import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .content import Annotations, ResourceLink
 from .errors import CallCancelledError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # type-only: the core imports neither the workspace nor its settings
+    from ..config import CloudGConfig
+    from ..workspace import Workspace
     from .layer import CloudGMCPLayer
 
 __all__ = [
@@ -106,7 +108,6 @@ class ToolContext:
     request_id: str | int | None = None
     progress_callback: ProgressCallback | None = None
     log_callback: LogCallback | None = None
-    session: Any = None
     links: list[ResourceLink] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     loop: asyncio.AbstractEventLoop | None = None
@@ -149,13 +150,18 @@ class ToolContext:
         return SyncProgress(self)
 
     @property
-    def workspace(self) -> Any:
-        return self.layer.workspace if self.layer is not None else None
+    def workspace(self) -> Workspace:
+        """The layer's workspace: the catalog's tools are written against ``Workspace``
+        (a layer built by ``build_layer`` always holds one)."""
+        if self.layer is None:
+            raise RuntimeError("This ToolContext belongs to no layer, so it has no workspace; "
+                               "make handler contexts with layer.context(...).")
+        return cast("Workspace", self.layer.workspace)
 
     @property
-    def config(self) -> Any:
-        ws = self.workspace
-        return getattr(ws, "config", None)
+    def config(self) -> CloudGConfig:
+        """The workspace's settings (roots, output folder, limits)."""
+        return self.workspace.config
 
     # -- progress ----------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .bounds import InputBounds, check_arguments
 from .calls import AttachesToLayer, CallInfo, Handler, Middleware
@@ -61,6 +61,9 @@ from .specs import (
 )
 from .workers import LIGHT, RunInWorker, WorkerPool
 
+if TYPE_CHECKING:  # type-only: the core never imports the settings module at run time
+    from ..config import CloudGConfig
+
 __all__ = ["CloudGMCPLayer", "CallInfo", "Middleware", "ChangeListener"]
 
 logger = logging.getLogger("cloudg.mcp")
@@ -92,7 +95,7 @@ class CloudGMCPLayer:
 
     def __init__(
         self,
-        config: Any = None,
+        config: CloudGConfig | None = None,
         *,
         workspace: object = None,
         policy: LayerPolicy | str | os.PathLike[str] | Mapping[str, Any] | None = None,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # type-only: this module stays stdlib-only at run time
+    from ..transforms.vault import Vault
     from .context import Principal
     from .specs import AnySpec
 
@@ -23,7 +24,7 @@ class TransformContext:
     """Per-value state: direction, the pseudonym vault, and the report being built."""
 
     direction: Literal["input", "output"] = "output"
-    vault: Any = None
+    vault: Vault | None = None
     report: dict[str, Any] = field(default_factory=dict)
     principal: Principal | None = None
     spec: AnySpec | None = None

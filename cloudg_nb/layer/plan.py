@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .context import Principal
 from .pipeline import Pipeline, TransformContext, merge_report
 from .specs import AnySpec
+
+if TYPE_CHECKING:  # type-only: the core never imports the transforms at run time
+    from ..transforms.vault import Vault
 
 __all__ = ["CallPlan"]
 
@@ -28,7 +31,7 @@ class CallPlan:
     principal: Principal
     input: Pipeline
     output: Pipeline
-    vault: object = None
+    vault: Vault | None = None
 
     def transform(
         self, value: Any, direction: Literal["input", "output"] = "output"

@@ -117,14 +117,13 @@ def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
 
 
 def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> ToolContext:
-    """A layer ``ToolContext`` for one SDK request (``session`` is the SDK request context)."""
+    """A layer ``ToolContext`` for one SDK request."""
     return ToolContext(
         layer=layer,
         principal=principal,
         request_id=getattr(sdk_ctx, "request_id", None),
         progress_callback=_progress_callback(sdk_ctx),
         log_callback=_log_callback(sdk_ctx),
-        session=sdk_ctx,
         meta={"request": request_meta(sdk_ctx)},
     )
 

@@ -13,7 +13,7 @@ import hmac
 import ipaddress
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .kinds import KINDS
 
@@ -54,7 +54,7 @@ class _Drop:
         return "DROP"
 
 
-DROP: Any = _Drop()
+DROP: Final = _Drop()
 
 _FALLBACK_KEY = secrets.token_bytes(32)
 
@@ -103,7 +103,7 @@ def mask(text: str) -> str:
     return "*" * n
 
 
-def _hash(entity: str, text: str, vault: Vault) -> str:
+def _hash(entity: str, text: str, vault: Vault | None) -> str:
     if vault is not None:
         return str(vault.hash(entity, text))
     return hmac.new(_FALLBACK_KEY, f"{entity}|{text}".encode(), hashlib.sha256).hexdigest()[:12]
@@ -133,7 +133,7 @@ def generalize(entity: str, text: str) -> str:
 
 
 def apply_strategy(
-    strategy: str, text: str, entity: str, ctx: TransformContext, vault: Vault
+    strategy: str, text: str, entity: str, ctx: TransformContext, vault: Vault | None
 ) -> Any:
     """The replacement for ``text`` (or ``DROP``), counted in ``ctx.report``."""
     if strategy == "keep":

@@ -248,7 +248,7 @@ class TextPass:
                     det = self._hint_detector(entity, kind)
                     findings[i] = [Finding(0, len(strings[i]), entity, det, 0)]
             vault = ctx.vault
-            if red.known_entities and hasattr(vault, "find_known"):
+            if red.known_entities and vault is not None:
                 _find_known(strings, findings, vault, red.known_entities)
             reserved: list[str] = []
             if vault is not None and findings and red.pseudonymizes:
@@ -264,7 +264,7 @@ class TextPass:
                     if new is not strings[i]:
                         repl[i] = new
             finally:
-                if reserved:
+                if vault is not None and reserved:
                     vault.release(reserved)
         if san is not None and san.fence_injections:
             # Any string holding an injection phrase is fenced, whatever key it sits under

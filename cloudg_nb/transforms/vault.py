@@ -27,12 +27,15 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .detectors import GCP_PROJECT_ID
 from .pseudonym_formats import FORMATS, generic
+
+if TYPE_CHECKING:
+    from ..layer.collaborators import IdentifierSource
 
 __all__ = ["Vault", "VaultError", "KEY_ENV"]
 
@@ -96,8 +99,8 @@ class Vault:
         #: (how many project ids were known, a pattern of their first parts): see find_known.
         self._heads: tuple[int, re.Pattern[str]] = (0, _first_parts(set()))
         #: Providers of identifier sources, and the source keys already learned from.
-        self._sources: list[Any] = []
-        self._learned_from: dict[Any, None] = {}
+        self._sources: list[IdentifierSource] = []
+        self._learned_from: dict[Hashable, None] = {}
         self._lock = threading.RLock()
         self._dirty = False
         self._last_save = float("-inf")  # the first flush always saves
@@ -206,7 +209,7 @@ class Vault:
             self._remember(token, entity, value)
             return token
 
-    def reserve(self, values: Any) -> list[str]:
+    def reserve(self, values: Iterable[str]) -> list[str]:
         """Mark ``values`` (real values about to be pseudonymised) as taken until
         ``release``; values that are issued pseudonyms are left out. Returns those marked."""
         marked: list[str] = []
@@ -230,7 +233,7 @@ class Vault:
 
     # -- identifiers written bare ----------------------------------------------------------
 
-    def learn(self, entity: str, values: Any) -> None:
+    def learn(self, entity: str, values: Iterable[object]) -> None:
         """Remember ``values`` as originals of ``entity`` to find as words in any text (see
         ``find_known``); values not shaped like one (``KNOWN_SHAPES``) are left out."""
         shape = KNOWN_SHAPES[entity]
@@ -240,7 +243,7 @@ class Vault:
                 if type(v) is str and v not in self._reverse and shape.fullmatch(v):
                     known.add(v)
 
-    def add_source(self, provider: Any) -> None:
+    def add_source(self, provider: IdentifierSource) -> None:
         """Register ``provider() -> [(key, entity, values), ...]``: places (e.g. the datasets
         of a workspace) whose identifiers are learned before words are looked for, so a
         project id is found bare even in the first answer that names it. ``values()`` runs

@@ -69,7 +69,8 @@ class MCPHandler(JupyterHandler):
 
     def initialize(self, extension: CloudGExtension) -> None:
         self.extension = extension
-        self._bridge: TornadoASGIBridge | None = None
+        #: The ASGI bridge of the request being forwarded (it builds the scope the SDK sees).
+        self.bridge: TornadoASGIBridge | None = None
 
     def skip_check_origin(self) -> bool:
         """Check Origin for token requests too (the MCP transport rule), with Jupyter's
@@ -146,8 +147,8 @@ class MCPHandler(JupyterHandler):
         await self._forward()
 
     def on_connection_close(self) -> None:
-        if self._bridge is not None:
-            self._bridge.connection_closed()
+        if self.bridge is not None:
+            self.bridge.connection_closed()
 
     async def _forward(self) -> None:
         # MCP use is server activity: idle culling (Binder, JupyterHub) must not stop it.
@@ -157,8 +158,8 @@ class MCPHandler(JupyterHandler):
         extension.track_request(task)
         try:
             if await self._available():
-                self._bridge = TornadoASGIBridge(self, extension.request_scope(self.current_user))
-                await self._bridge.run(extension.asgi_app)  # type: ignore[arg-type]
+                self.bridge = TornadoASGIBridge(self, extension.request_scope(self.current_user))
+                await self.bridge.run(extension.asgi_app)  # type: ignore[arg-type]
         except asyncio.CancelledError:
             if not extension.stopping:
                 raise

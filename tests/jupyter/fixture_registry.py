@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from jupyter_server import CallContext
+
 from cloudg_nb.layer import Registry, ToolContext
 from cloudg_nb.layer.errors import CallCancelledError
 
@@ -80,7 +82,13 @@ def work_until_cancelled(ctx: ToolContext, marker: str, seconds: float = 60.0,
 
 @registry.tool
 def request_seen(ctx: ToolContext) -> dict[str, Any]:
-    """What the MCP server saw of the HTTP request: header names and the query string."""
-    request = getattr(ctx.session, "request", None)
-    return {"headers": sorted(request.headers.keys()) if request is not None else [],
-            "query": request.url.query if request is not None else ""}
+    """What the MCP server saw of the HTTP request: header names and the query string of the
+    ASGI scope the endpoint handed it (Jupyter's call context names the handler serving this
+    call; its bridge builds that scope)."""
+    handler = CallContext.get(CallContext.JUPYTER_HANDLER)
+    bridge = getattr(handler, "bridge", None)
+    if bridge is None:
+        return {"headers": [], "query": ""}
+    scope = bridge.scope()
+    return {"headers": sorted(name.decode("latin-1") for name, _ in scope["headers"]),
+            "query": scope["query_string"].decode("latin-1")}
