@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, frame_records, json_safe, paginate
+from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, frame_records, paginate
 from ..estate.dataset import CacheMiss
 from ..estate.paging import FrameRows
 from ..estate.progress import ProgressFn
 from ..layer.context import ToolContext
+from ..layer.results import to_jsonable
 from ..layer.workers import LIGHT, RunInWorker
 
 __all__ = [
@@ -178,7 +179,7 @@ def page(
         if delta is not None:
             rows, info = delta
             return {"dataset": ds.name, "dataset_version": version, **base,
-                    **json_safe(summary), "total": len(items), "offset": 0,
+                    **to_jsonable(summary), "total": len(items), "offset": 0,
                     "returned": len(rows), "next_cursor": None, "truncated": False,
                     "items": rows, "delta": info}
     listed: pd.DataFrame | FrameRows | Sequence[Any] = items
@@ -186,7 +187,7 @@ def page(
         listed = _frame_rows(ds, version, rows_key, items)
     envelope = paginate(listed, dataset=ds.name, version=version, args=args, limit=limit,
                         cursor=cursor)
-    return {"dataset": ds.name, "dataset_version": version, **base, **json_safe(summary),
+    return {"dataset": ds.name, "dataset_version": version, **base, **to_jsonable(summary),
             **envelope}
 
 

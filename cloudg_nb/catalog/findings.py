@@ -23,6 +23,7 @@ from ..estate.findings import (
 from ..layer.context import ToolContext
 from ..layer.enums import Capability
 from ..layer.registry import Registry
+from ..layer.results import to_jsonable
 from .choices import enum_value, enum_values, one_of
 from .conventions import (
     CursorArg,
@@ -104,7 +105,7 @@ async def get_finding(ctx: ToolContext, finding_id: FindingIdArg, dataset: Datas
     # ids go to a worker thread (see point_lookup).
     ds = dataset_of(ctx, dataset)
     found = await point_lookup(ctx, ds, estate.get_finding, ds, finding_id)
-    return estate.json_safe({"dataset": ds.name, **found})
+    return to_jsonable({"dataset": ds.name, **found})
 
 
 _FINDING = obj({

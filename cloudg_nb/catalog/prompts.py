@@ -18,6 +18,7 @@ from .. import estate
 from ..estate.finding_exposure import relationship_note
 from ..layer.context import ToolContext
 from ..layer.registry import Registry
+from ..layer.results import to_jsonable
 from ..layer.specs import PromptArgument
 from .completions import (
     complete_dataset,
@@ -39,7 +40,7 @@ _TOP = 10
 
 
 def _facts(title: str, facts: dict[str, Any], ask: str) -> str:
-    block = json.dumps(estate.json_safe(facts), indent=1, ensure_ascii=False, default=str)
+    block = json.dumps(to_jsonable(facts), indent=1, ensure_ascii=False, default=str)
     return f"{title}\n\nFacts from the cloudg tools:\n```json\n{block}\n```\n\n{ask}"
 
 

@@ -18,6 +18,7 @@ from .. import estate
 from ..layer.context import ToolContext
 from ..layer.enums import Sensitivity
 from ..layer.registry import Registry
+from ..layer.results import to_jsonable
 from ..workspace import DATASETS_URI, WORKSPACE_URI, summary_uri
 from .completions import (
     complete_dataset,
@@ -116,7 +117,7 @@ def asset_template(ctx: ToolContext, ref: str) -> dict[str, Any]:
 def finding_template(ctx: ToolContext, finding_id: str) -> dict[str, Any]:
     """One finding of the active dataset in full, with its asset and failing controls."""
     ds = ctx.workspace.get("")
-    return estate.json_safe({"dataset": ds.name, **estate.get_finding(ds, finding_id)})
+    return to_jsonable({"dataset": ds.name, **estate.get_finding(ds, finding_id)})
 
 
 def findings_by_severity_template(ctx: ToolContext, severity: str) -> dict[str, Any]:

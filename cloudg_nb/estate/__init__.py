@@ -71,7 +71,6 @@ from .paging import (
     decode_cursor,
     encode_cursor,
     frame_records,
-    json_safe,
     paginate,
 )
 from .progress import CancelCheck, Phases, ProgressFn, checker
@@ -101,7 +100,7 @@ __all__ = [
     "Dataset", "BRIEF_COLUMNS", "asset_uri", "QueryResult", "Phases", "ProgressFn",
     "CancelCheck", "checker",
     "NoDatasetError", "ReferenceNotFoundError", "DatasetLoadError", "DatasetNameConflictError",
-    "paginate", "encode_cursor", "decode_cursor", "frame_records", "json_safe",
+    "paginate", "encode_cursor", "decode_cursor", "frame_records",
     "DEFAULT_LIMIT", "MAX_LIMIT",
     # loaders and samples
     "FORMATS", "detect_format", "load_path", "write_inventory_map", "write_tabular",

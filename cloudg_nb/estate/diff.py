@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..layer.results import to_jsonable
 from .dataset import Dataset
 from .exposure import internet_exposure
-from .paging import json_safe
 from .progress import Phases, ProgressFn
 
 __all__ = ["diff", "ASSET_FIELDS"]
@@ -52,7 +52,7 @@ def _finding_keys(f: pd.DataFrame) -> pd.Series:
 
 def _brief(a: pd.DataFrame, rows: np.ndarray) -> list[dict[str, Any]]:
     sub = a.iloc[rows]
-    return [json_safe({"id": r["id"], "name": r["name"], "type": r["asset_type"],
+    return [to_jsonable({"id": r["id"], "name": r["name"], "type": r["asset_type"],
                        "account_id": r["account_id"], "arn": r["arn"]})
             for r in sub.to_dict("records")]
 
@@ -84,7 +84,8 @@ def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
     t_rec = {c: ta[c].tolist() for c in ASSET_FIELDS}
     for k in common:
         i, j = b_pos[k], t_pos[k]
-        changes = {c: {"from": json_safe(_norm(b_rec[c][i])), "to": json_safe(_norm(t_rec[c][j]))}
+        changes = {c: {"from": to_jsonable(_norm(b_rec[c][i])),
+                       "to": to_jsonable(_norm(t_rec[c][j]))}
                    for c in ASSET_FIELDS if _norm(b_rec[c][i]) != _norm(t_rec[c][j])}
         if changes:
             changed.append({"id": str(ta["id"].iat[j]), "name": str(ta["name"].iat[j]),
@@ -93,9 +94,9 @@ def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
     be, te = _edge_keys(base), _edge_keys(target)
     bset, tset = set(be), set(te)
     e_cols = ["id", "source_id", "target_id", "edge_type"]
-    edges_added = [json_safe(r) for r in target.edges.loc[~te.isin(bset).to_numpy(), e_cols]
+    edges_added = [to_jsonable(r) for r in target.edges.loc[~te.isin(bset).to_numpy(), e_cols]
                    .to_dict("records")]
-    edges_removed = [json_safe(r) for r in base.edges.loc[~be.isin(tset).to_numpy(), e_cols]
+    edges_removed = [to_jsonable(r) for r in base.edges.loc[~be.isin(tset).to_numpy(), e_cols]
                      .to_dict("records")]
     ph.step(55, "matching findings")
     bf, tf = base.findings, target.findings
@@ -105,7 +106,7 @@ def diff(base: Dataset, target: Dataset, *, progress: ProgressFn | None = None
     f_cols = ["id", "severity", "title", "resource_id"]
 
     def frecs(f: pd.DataFrame, rows: list[int]) -> list[dict[str, Any]]:
-        return [json_safe(r) for r in f.iloc[rows][f_cols].to_dict("records")]
+        return [to_jsonable(r) for r in f.iloc[rows][f_cols].to_dict("records")]
 
     new = frecs(tf, [tf_pos[k] for k in tfk if k not in bf_pos])
     resolved = frecs(bf, [bf_pos[k] for k in bfk if k not in tf_pos])

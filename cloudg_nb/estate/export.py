@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from ..layer.results import to_jsonable
 from .dataset import Dataset
 from .graph import EDGE_TYPES, bfs, type_mask
 from .models import EdgeType, ExportFormat, parse_enum, parse_enum_list
-from .paging import json_safe
 from .progress import Phases, ProgressFn
 from .results import check_depth, node_frame
 
@@ -62,12 +62,12 @@ def subgraph_export(
         emask &= np.isin(g.edge_code, [EDGE_TYPES.index(t) for t in types])
     rows = np.flatnonzero(emask)
     nf = node_frame(ds, chosen)
-    node_recs = [json_safe(r) for r in nf.to_dict("records")]
+    node_recs = [to_jsonable(r) for r in nf.to_dict("records")]
     ids = ds.node_table()["id"].to_numpy(dtype=object)
     e = ds.edges.iloc[rows]
     edge_recs = [
         {"id": str(eid), "source": str(ids[s]), "target": str(ids[t]), "edge_type": str(et),
-         "relationship": json_safe(rel)}
+         "relationship": to_jsonable(rel)}
         for eid, s, t, et, rel in zip(e["id"], g.edge_src[rows], g.edge_dst[rows],
                                       e["edge_type"], e["relationship"], strict=True)
     ]

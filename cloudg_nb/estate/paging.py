@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..layer.errors import InvalidArgumentsError
+from ..layer.results import PLAIN_TYPES, to_jsonable
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "encode_cursor", "decode_cursor", "paginate",
-           "frame_records", "json_safe", "check_limit", "FrameRows"]
+           "frame_records", "check_limit", "FrameRows"]
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -75,39 +74,17 @@ def check_limit(limit: Any) -> int:
     return value
 
 
-def json_safe(value: Any) -> Any:
-    """Plain JSON types: numpy scalars/arrays to Python, NaN/NA to None, recursively."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return None if math.isnan(value) else value
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, np.ndarray)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        f = float(value)
-        return None if math.isnan(f) else f
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.isoformat()
-    return value
-
-
 def frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """A DataFrame's rows as JSON-safe dicts.
+    """A DataFrame's rows as dicts of JSON values (``to_jsonable``: NaN/NA/NaT -> None).
 
     The cells come out as one object block (``to_numpy(dtype=object)``: one conversion per
-    column block) rather than row by row through pandas, which dominated a page's cost."""
+    column block) rather than row by row through pandas, which dominated a page's cost; the
+    plain cells (most of them) skip the converter's call."""
     cols = [str(c) for c in frame.columns]
     if not len(frame):
         return []
-    return [{c: json_safe(v) for c, v in zip(cols, row, strict=True)}
+    plain = PLAIN_TYPES
+    return [{c: v if type(v) in plain else to_jsonable(v) for c, v in zip(cols, row, strict=True)}
             for row in frame.to_numpy(dtype=object).tolist()]
 
 
@@ -188,7 +165,7 @@ def paginate(
     elif isinstance(items, pd.DataFrame):
         page = frame_records(items.iloc[offset:offset + size])
     else:
-        page = [json_safe(x) for x in list(items[offset:offset + size])]
+        page = [to_jsonable(x) for x in list(items[offset:offset + size])]
     end = offset + len(page)
     more = end < total
     return {

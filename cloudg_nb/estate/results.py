@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..layer.results import to_jsonable
 from .dataset import Dataset
 from .finding_exposure import DERIVED_RELATIONSHIP
 from .graph import EDGE_TYPES, Adjacency
@@ -70,10 +71,8 @@ def node_frame(ds: Dataset, nodes: np.ndarray) -> pd.DataFrame:
 
 
 def node_record(ds: Dataset, node: int) -> dict[str, Any]:
-    from .paging import json_safe
-
     arrays = ds.node_arrays()
-    return {c: json_safe(arrays[c][node]) for c in NODE_COLUMNS}
+    return {c: to_jsonable(arrays[c][node]) for c in NODE_COLUMNS}
 
 
 def arc_records(ds: Dataset, adj: Adjacency, arcs: np.ndarray) -> pd.DataFrame:
@@ -102,10 +101,8 @@ def path_record(ds: Dataset, adj: Adjacency, nodes: list[int], arcs: list[int]
                 ) -> dict[str, Any]:
     """One path: hops, node records and edge records (id, type, from, to, virtual, and
     ``derived_from_finding`` on an edge derived from a finding)."""
-    from .paging import json_safe
-
     arrays = ds.node_arrays()
-    node_recs = [{c: json_safe(arrays[c][v]) for c in NODE_COLUMNS} for v in nodes]
+    node_recs = [{c: to_jsonable(arrays[c][v]) for c in NODE_COLUMNS} for v in nodes]
     edge_ids = ds.edge_ids()
     edges = []
     for k, arc in enumerate(arcs):

@@ -1,10 +1,18 @@
 """Turning handler return values into JSON-able values and text (for tool results).
 
-Conversion rules: pydantic models dump in JSON mode, objects with ``to_dict()`` use it,
-dataclasses become dicts, containers convert recursively, enums give their value, anything
-else becomes ``str``. Text is indented JSON, cut at the layer's output cap with a marker;
-pydantic-core writes it (several times faster than the stdlib's pure-Python indenting
-encoder) whenever its text is the stdlib's, else the stdlib does.
+``to_jsonable`` is the one converter to plain JSON types (the layer's results, the estate's
+page rows, resources, prompts). Missing values become ``null``: float NaN, numpy NaN and
+NaT, pandas ``NA`` / ``NaT`` (JSON has no NaN; a missing estate value is a null). ±infinity
+is not missing: it becomes the strings ``"inf"`` / ``"-inf"`` (JSON has no infinity either).
+numpy scalars and arrays, pandas ``NA`` / ``NaT`` / ``Timestamp`` are recognised by duck
+typing (``tolist()``, ``isoformat()``, the type's module and name): the layer never imports
+numpy or pandas. Pydantic models dump in JSON mode, objects with ``to_dict()`` use it,
+dataclasses become dicts, containers convert recursively (sets sorted by ``repr``), enums
+give their value, dates ``isoformat()``, anything else becomes ``str``.
+
+Text is indented JSON, cut at the layer's output cap with a marker; pydantic-core writes it
+(several times faster than the stdlib's pure-Python indenting encoder) whenever its text is
+the stdlib's, else the stdlib does.
 """
 
 from __future__ import annotations
@@ -12,31 +20,66 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
-import math
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
 from pydantic_core import PydanticSerializationError
 from pydantic_core import to_json as _fast_json
 
-__all__ = ["to_jsonable", "render_text", "truncate_text"]
+__all__ = ["to_jsonable", "PLAIN_TYPES", "render_text", "truncate_text"]
 
-_SCALARS = (str, int, bool, type(None))
+#: Types ``to_jsonable`` returns unchanged (exact types, not subclasses): a caller converting
+#: many cells may test ``type(v) in PLAIN_TYPES`` inline and skip the call for most of them.
+PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+#: pandas' missing-value singletons' types (``pd.NA``, ``pd.NaT``), by name: no pandas import.
+_PANDAS_MISSING = frozenset({"NAType", "NaTType"})
 
 
 def to_jsonable(value: Any) -> Any:
-    """Convert a handler result into plain JSON types (dict, list, str, number, bool, None)."""
-    if isinstance(value, _SCALARS):
+    """``value`` as plain JSON types (dict, list, str, int, float, bool, None); see the
+    module docstring for the rules (NaN and NA/NaT -> None, ±inf -> "inf"/"-inf")."""
+    t = type(value)
+    if t in PLAIN_TYPES:
         return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [to_jsonable(v) for v in items]
+    if t is float:
+        return value if value - value == 0.0 else _non_finite(value)
+    if t is dict:
+        return {k if type(k) is str else str(k): v if type(v) in PLAIN_TYPES else to_jsonable(v)
+                for k, v in value.items()}
+    if t is list or t is tuple:
+        return [v if type(v) in PLAIN_TYPES else to_jsonable(v) for v in value]
+    return _convert(value, t)
+
+
+def _non_finite(value: float) -> str | None:
+    """NaN -> None (a missing value); ±inf -> "inf" / "-inf"."""
+    if value != value:
+        return None
+    return "inf" if value > 0 else "-inf"
+
+
+def _convert(value: Any, t: type) -> Any:
+    """The rarer types, after ``to_jsonable``'s fast paths for plain values and containers."""
+    if isinstance(value, float):  # numpy float64 and other float subclasses
+        f = float(value)
+        return f if f - f == 0.0 else _non_finite(f)
     if isinstance(value, Enum):
         return to_jsonable(value.value)
+    if isinstance(value, str):  # str / int subclasses (numpy str_): their plain value
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return [to_jsonable(v) for v in sorted(value, key=repr)]
+    if t.__name__ in _PANDAS_MISSING and t.__module__.startswith("pandas"):
+        return None
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()  # pandas Timestamp is a datetime
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         try:
@@ -48,16 +91,28 @@ def to_jsonable(value: Any) -> Any:
         return to_jsonable(to_dict())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
-    item = getattr(value, "item", None)  # numpy scalars
-    if callable(item):
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    return _numpy_like(value, t)
+
+
+def _numpy_like(value: Any, t: type) -> Any:
+    """numpy scalars and arrays by their ``tolist()`` (Python scalars, nested lists; NaT ->
+    None); a datetime64 / timedelta64 with ns precision, whose ``tolist()`` is an int, as its
+    ISO text. Anything else as ``str``."""
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist):
         try:
-            return to_jsonable(item())
+            plain = tolist()
         except (TypeError, ValueError):
             pass
+        else:
+            if type(plain) is int and t.__name__ in ("datetime64", "timedelta64"):
+                return str(value)
+            if plain is not value:
+                return to_jsonable(plain)
     return str(value)
 
 

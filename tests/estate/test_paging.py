@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from cloudg_nb.estate import decode_cursor, encode_cursor, find_assets, paginate
@@ -65,6 +68,27 @@ def test_page_items_are_json_safe(ds) -> None:
     org = next(i for i in page["items"] if i["name"] == "acme-org")
     assert org["account_id"] is None and org["open_findings"] == 0
     assert type(org["internet_exposed"]) is bool
+
+
+def test_missing_cells_of_a_page_are_null_and_the_page_is_strict_json() -> None:
+    frame = pd.DataFrame({
+        "score": [1.5, np.nan, np.inf], "name": ["a", None, np.nan],
+        "seen": [pd.Timestamp("2025-06-02T09:00:00Z"), pd.NaT, pd.NaT],
+        "count": pd.array([1, None, 3], dtype="Int64"),
+    })
+    page = paginate(frame, dataset="d", version=1, args={}, limit=10)
+    assert page["items"] == [
+        {"score": 1.5, "name": "a", "seen": "2025-06-02T09:00:00+00:00", "count": 1},
+        {"score": None, "name": None, "seen": None, "count": None},
+        {"score": "inf", "name": None, "seen": None, "count": 3},
+    ]
+    json.dumps(page, allow_nan=False)
+
+
+def test_list_items_convert_like_frame_rows() -> None:
+    page = paginate([{"x": np.float64("nan"), "n": np.int64(2)}], dataset="d", version=1,
+                    args={}, limit=10)
+    assert page["items"] == [{"x": None, "n": 2}]
 
 
 def _frame_rows_case():
