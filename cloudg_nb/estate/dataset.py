@@ -36,7 +36,7 @@ from .frames import (
     normalize_findings,
     records_frame,
 )
-from .graph import EstateGraph, account_of_endpoint
+from .graph import Adjacency, EstateGraph, account_of_endpoint
 from .models import INTERNET_CIDRS, Asset, Finding, Severity, close_matches
 from .progress import ProgressFn, checker, report, rescaled
 from .refs import AssetIndex
@@ -430,7 +430,7 @@ class Dataset:
 
         return self.cached("graph", build, progress=progress, label="graph index")
 
-    def view(self, name: str, progress: ProgressFn | None = None) -> Any:
+    def view(self, name: str, progress: ProgressFn | None = None) -> Adjacency:
         """``graph().view(name)``; progress covers whichever of the two is built first."""
         if _CACHE_ONLY.get() and name not in self.graph()._views:
             raise CacheMiss(f"view:{name}")

@@ -25,7 +25,7 @@ _CONTEXT_NAMES = frozenset({"ctx", "context"})
 _MODELS: weakref.WeakKeyDictionary[Callable[..., Any], type[BaseModel]] = (
     weakref.WeakKeyDictionary()
 )
-_MODELS_STRONG: dict[int, tuple[Any, type[BaseModel]]] = {}
+_MODELS_STRONG: dict[int, tuple[Callable[..., Any], type[BaseModel]]] = {}
 
 
 #: Arguments models forbid unknown names. A config, not a base class: defining a model class

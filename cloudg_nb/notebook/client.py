@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .live import LiveFrame
+    from .progress import ProgressDisplay
     from .remote import RemoteBackend
 
 __all__ = ["Client", "connect", "default_client", "local", "set_default_client"]
@@ -40,7 +41,7 @@ EXIT_CLOSE_TIMEOUT = 2.0
 MAX_PAGES = 1000
 
 
-def _progress_display(label: str) -> Any:
+def _progress_display(label: str) -> ProgressDisplay | None:
     """The progress display for one call (``progress.progress_for``), or None where that
     module is not available."""
     try:
@@ -258,7 +259,7 @@ class Client:
     # -- progress display -----------------------------------------------------------------------
 
     def _with_progress(self, label: str, progress: bool | ProgressFn
-                       ) -> tuple[Any, ProgressFn | None]:
+                       ) -> tuple[ProgressDisplay | None, ProgressFn | None]:
         if progress is True:
             display = _progress_display(label)
             return display, (display.update if display is not None else None)
@@ -267,7 +268,7 @@ class Client:
         return None, None
 
     @staticmethod
-    def _finish(display: Any, result: Result | None, started: float,
+    def _finish(display: ProgressDisplay | None, result: Result | None, started: float,
                 error: str | None = None) -> None:
         if display is None:
             return

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     import pandas
 
     from .client import Client
+    from .loop import LoopThread
+    from .result import Result
 
 __all__ = ["LiveFrame", "DEBOUNCE_SECONDS", "TABLE_ROWS", "MAX_ROWS", "apply_delta"]
 
@@ -180,7 +182,7 @@ class LiveFrame:
     # -- public --------------------------------------------------------------------------------
 
     @property
-    def _loop(self) -> Any:
+    def _loop(self) -> LoopThread:
         return self.client.loop
 
     @property
@@ -404,7 +406,7 @@ class LiveFrame:
             await self._follow(dataset)
         self._show(frame, dataset, version, total, base)
 
-    def _applied_delta(self, result: Any) -> bool:
+    def _applied_delta(self, result: Result) -> bool:
         """Apply a changed-rows answer to the frame shown; False when it is not one or does
         not fit (then the caller reads the whole result)."""
         data = result.data if not result.is_error and isinstance(result.data, dict) else None

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from .annotate import Annotate
 from .depseudonymize import Depseudonymize
 from .detectors import KINDS, Detector, custom_detector
 from .guard import GuardSecrets
-from .pipeline import Pipeline
+from .pipeline import Pipeline, Transform
 from .project import Project
 from .redact import Redactor
 from .sanitize import Sanitizer
@@ -54,6 +54,8 @@ OPTION_KEYS: dict[str, dict[str, str]] = {
 }
 
 Steps = dict[str, dict[str, Any]]
+#: What ``_cached`` builds and keeps: a step, or the redactor steps share.
+_Step = TypeVar("_Step")
 
 
 def normalize_steps(entries: Any, place: str, direction: str = "output") -> Steps:
@@ -176,7 +178,7 @@ class PipelineBuilder:
                 f"disabled_detectors: unknown detector {unknown[0]!r}; list them with "
                 "list_detectors"
             )
-        self._steps: dict[str, Any] = {}
+        self._steps: dict[str, object] = {}
 
     def _options(self, name: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
         merged = dict(self.options.get(name, {}))
@@ -187,14 +189,14 @@ class PipelineBuilder:
                 merged[key] = value
         return merged
 
-    def _cached(self, key: str, make: Any) -> Any:
+    def _cached(self, key: str, make: Callable[[], _Step]) -> _Step:
         step = self._steps.get(key)
         if step is None:
             step = make()
             if len(self._steps) > 512:
                 self._steps.clear()
             self._steps[key] = step
-        return step
+        return cast("_Step", step)
 
     def redactor(self, options: Mapping[str, Any], *, reveal: bool = False) -> Redactor:
         opts = self._options("redact", options)
@@ -217,7 +219,7 @@ class PipelineBuilder:
         if not steps:
             return Pipeline()
         hints = dict(hints or {})
-        built: list[Any] = []
+        built: list[Transform] = []
         san = red = None
         untrusted: tuple[str, ...] = ()
         if "sanitize" in steps:
@@ -257,7 +259,7 @@ class PipelineBuilder:
         return Pipeline(built)
 
     def input(self, steps: Steps, *, depseudonymize: bool) -> Pipeline:
-        built: list[Any] = []
+        built: list[Transform] = []
         if "guard_secrets" in steps:
             g = self._options("guard_secrets", steps["guard_secrets"])
             key = "guard:" + json.dumps(g, sort_keys=True)

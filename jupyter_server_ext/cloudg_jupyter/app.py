@@ -30,8 +30,13 @@ from traitlets import Bool, Dict, Float, Int, List, Unicode
 from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler, shared_secret_auth
 
 if TYPE_CHECKING:
-    from cloudg_nb.layer import CloudGMCPLayer, Principal
+    from jupyter_server.auth.identity import User
+
+    from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry
+    from cloudg_nb.layer.middleware import AuditLogMiddleware
+    from cloudg_nb.protocol import RequestInfo
     from cloudg_nb.protocol.binding import LayerBinding
+    from cloudg_nb.protocol.sessions import LimitedSessionManager
 
 __all__ = ["CloudGExtension"]
 
@@ -103,13 +108,13 @@ class CloudGExtension(ExtensionApp):
         super().__init__(**kwargs)
         self.layer: CloudGMCPLayer | None = None
         self.binding: LayerBinding | None = None
-        self.session_manager: Any = None
+        self.session_manager: LimitedSessionManager | None = None
         self.asgi_app: Callable[..., Awaitable[None]] | None = None
         self.setup_problem: str | None = None
         self.dataset_problems: list[str] = []
         self.ready = asyncio.Event()
         self.stopping = False
-        self._audit: Any = None
+        self._audit: AuditLogMiddleware | None = None
         self._stop = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
         self._requests: set[asyncio.Task[Any]] = set()
@@ -152,10 +157,10 @@ class CloudGExtension(ExtensionApp):
         """End in-flight MCP requests and streams, then the session manager task."""
         self.stopping = True
         _end_event_streams()
-        close_all = getattr(self.session_manager, "close_all", None)
-        if close_all is not None and self.ready.is_set():
+        manager = self.session_manager
+        if manager is not None and self.ready.is_set():
             try:  # sessions end, open streams finish, calls in flight are cancelled
-                await asyncio.wait_for(close_all(), STOP_TIMEOUT)
+                await asyncio.wait_for(manager.close_all(), STOP_TIMEOUT)
             except Exception:
                 self.log.warning("cloudg: MCP sessions did not all close in time")
         self._stop.set()
@@ -219,7 +224,7 @@ class CloudGExtension(ExtensionApp):
         self.session_manager = session_manager(self.binding, limits=limits)
         self.asgi_app = self.session_manager.handle_request
 
-    def _registry(self) -> Any:
+    def _registry(self) -> Registry:
         from cloudg_nb.catalog import default_registry
         from cloudg_nb.cli import UsageError, load_registry
 
@@ -306,13 +311,13 @@ class CloudGExtension(ExtensionApp):
 
     async def _serve(self) -> None:
         """The session manager's one task: entered and exited here, on the server loop."""
-        binding = self.binding
-        if binding is None:  # not built (setup_problem says why): nothing to serve
+        binding, manager = self.binding, self.session_manager
+        if binding is None or manager is None:  # not built (setup_problem says why)
             return
         binding.fanout.bind_loop()
         try:
             await self._load_datasets()
-            async with self.session_manager.run():
+            async with manager.run():
                 self.ready.set()
                 # The server's startup objects (and the loaded estates) live until it stops:
                 # keep them out of the collector's full passes, which otherwise pause every
@@ -348,14 +353,14 @@ class CloudGExtension(ExtensionApp):
         return str(getattr(user, "username", None) or user)
 
     @functools.cached_property
-    def owner_user(self) -> Any:
+    def owner_user(self) -> User:
         """The Jupyter user that requests with the server's own token act as."""
         from jupyter_server.auth.identity import User
 
         name = _owner_name()
         return User(username=name, name=name, display_name=name)
 
-    def principal_for(self, user: Any) -> Any:
+    def principal_for(self, user: Any) -> Principal:
         from cloudg_nb.layer.context import Principal
 
         name = self.user_name(user)
@@ -434,7 +439,8 @@ class CloudGExtension(ExtensionApp):
                 for item in workspace["loaded"]
             ],
             "tools": len(self.layer.list_tools(self.principal_for(user))),
-            "sessions": int(getattr(self.session_manager, "open_sessions", 0)),
+            "sessions": (self.session_manager.open_sessions
+                         if self.session_manager is not None else 0),
             "clients": self.binding.fanout.describe_sessions() if self.binding else [],
         })
         return out
@@ -488,7 +494,7 @@ def _scope_owner(scope: Any) -> str | None:
     return getattr(principal, "id", None)
 
 
-def _scope_principal(info: Any) -> Principal | None:
+def _scope_principal(info: RequestInfo) -> Principal | None:
     """The binding's custom resolver: the principal the handler put into the ASGI scope."""
     request = getattr(info.request_context, "request", None)
     scope = getattr(request, "scope", None)

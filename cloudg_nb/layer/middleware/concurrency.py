@@ -32,12 +32,11 @@ class ConcurrencyLimitMiddleware:
         self.queue_timeout = queue_timeout
         self.kinds = frozenset(kinds)
         # Semaphores belong to one event loop; keep a set per loop.
-        self._global: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = (
+        self._global: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
         )
-        self._principals: weakref.WeakKeyDictionary[Any, dict[str, asyncio.Semaphore]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._principals: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = weakref.WeakKeyDictionary()
         self.running = 0
 
     def _semaphores(self, principal_id: str) -> list[tuple[str, int, asyncio.Semaphore]]:
