@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # type-only: the core never imports the transforms at run tim
     from ..transforms.vault import Vault
 
 __all__ = [
-    "LayerPolicy", "ChangeListener", "IdentifierSource", "WatchedWorkspace",
-    "IdentifyingWorkspace", "LearnsIdentifiers",
+    "LayerPolicy", "PlannedAccess", "PlansAccess", "ChangeListener", "IdentifierSource",
+    "WatchedWorkspace", "IdentifyingWorkspace", "LearnsIdentifiers",
 ]
 
 #: ``fn(kind, uri)``, called on every change of the workspace (or the layer's own events).
@@ -60,6 +60,34 @@ class LayerPolicy(Protocol):
     def record_hidden(self, kind: str, name: str, principal: Principal) -> None: ...
 
     def record_rejection(self, spec: AnySpec, principal: Principal, error: Exception) -> None: ...
+
+
+class PlannedAccess(Protocol):
+    """What a policy decided about one spec for one caller, made once and reused: whether it
+    is visible, its input and output pipelines, and the check each request passes."""
+
+    @property
+    def visible(self) -> bool:
+        """Like ``LayerPolicy.is_allowed``: listed and resolvable for the caller."""
+
+    @property
+    def input(self) -> Pipeline: ...
+
+    @property
+    def output(self) -> Pipeline: ...
+
+    def admit(self, principal: Principal, kind: str, arguments: dict[str, Any]) -> None:
+        """Like ``check_call`` (``kind`` the spec's kind) or ``check_completion`` (``kind``
+        ``completion``): raise ``AccessDeniedError`` / ``RateLimitedError`` or let it pass,
+        and record the decision."""
+
+
+@runtime_checkable
+class PlansAccess(Protocol):
+    """A policy that answers everything about a (spec, principal) pair at once: the layer
+    asks it once per request instead of asking four ``LayerPolicy`` methods."""
+
+    def access_plan(self, spec: AnySpec, principal: Principal) -> PlannedAccess: ...
 
 
 @runtime_checkable

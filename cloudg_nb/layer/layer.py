@@ -29,6 +29,7 @@ from .collaborators import (
     IdentifyingWorkspace,
     LayerPolicy,
     LearnsIdentifiers,
+    PlansAccess,
     WatchedWorkspace,
 )
 from .content import (
@@ -129,7 +130,7 @@ class CloudGMCPLayer:
             workspace, policy, registry = default_parts(
                 config, workspace=workspace, policy=policy, registry=registry)
         self.workspace = workspace
-        self.policy: LayerPolicy = policy
+        self.policy = policy
         self.registry = self._filter_registry(
             registry,
             include_categories=include_categories,
@@ -203,6 +204,17 @@ class CloudGMCPLayer:
                     continue
             filtered.add(spec)
         return filtered
+
+    @property
+    def policy(self) -> LayerPolicy:
+        """Asked about every request: once (``access_plan``) when it ``PlansAccess``, else
+        through the four ``LayerPolicy`` questions."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, value: LayerPolicy) -> None:
+        self._policy = value
+        self._planner: PlansAccess | None = value if isinstance(value, PlansAccess) else None
 
     @property
     def prefix(self) -> str:
@@ -374,12 +386,10 @@ class CloudGMCPLayer:
     def tools_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:
         """Tool definitions; ``outputSchema`` is withheld when outputs get transformed."""
         p = principal or Principal.local()
+        plans = ((spec, self.plan(spec, p)) for spec in self.registry.tools.values())
         return [
-            spec.to_wire(
-                self.exposed_name(spec.name),
-                output_schema=not self.policy.output_pipeline(spec, p),
-            )
-            for spec in self.list_tools(p)
+            spec.to_wire(self.exposed_name(spec.name), output_schema=not plan.output)
+            for spec, plan in plans if plan.visible
         ]
 
     def resources_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:
@@ -396,10 +406,24 @@ class CloudGMCPLayer:
     # -- transforms ----------------------------------------------------------------------
 
     def plan(self, spec: AnySpec, principal: Principal) -> CallPlan:
-        """What the policy decided about transforming one request (asked once per request)."""
-        policy = self.policy
+        """What the policy decided about one request: visibility, admission, transforms
+        (one ``access_plan`` when the policy ``PlansAccess``, else its four answers)."""
+        policy, planner = self._policy, self._planner
+        if planner is not None:
+            access = planner.access_plan(spec, principal)
+            return CallPlan(spec, principal, access.input, access.output, policy.vault,
+                            access.visible, policy, access)
         return CallPlan(spec, principal, policy.input_pipeline(spec, principal),
-                        policy.output_pipeline(spec, principal), policy.vault)
+                        policy.output_pipeline(spec, principal), policy.vault,
+                        bool(policy.is_allowed(spec, principal)), policy)
+
+    def _visible_plan(self, spec: AnySpec | None, principal: Principal) -> CallPlan | None:
+        """The plan of a request to ``spec``; None when there is no such spec or the
+        caller may not see it."""
+        if spec is None:
+            return None
+        plan = self.plan(spec, principal)
+        return plan if plan.visible else None
 
     def _plan_of(self, info: CallInfo) -> CallPlan:
         """``info.plan``, made now for a request that arrived without one."""
@@ -422,16 +446,11 @@ class CloudGMCPLayer:
                 logger.debug("policy.record_rejection failed", exc_info=True)
             raise
 
-    def _check_call(
-        self, spec: AnySpec, principal: Principal, args: dict[str, Any], info: CallInfo
-    ) -> None:
-        """Ask the policy (``check_completion`` for a completion, else ``check_call``); a
-        refusal is marked on ``info`` for audit and metrics, and re-raised."""
+    def _check_call(self, args: dict[str, Any], info: CallInfo) -> None:
+        """Admit the request through its plan (a completion is checked as one); a refusal
+        is marked on ``info`` for audit and metrics, and re-raised."""
         try:
-            if info.kind is RequestKind.COMPLETION:
-                self.policy.check_completion(spec, principal)
-            else:
-                self.policy.check_call(spec, principal, args)
+            self._plan_of(info).admit(info.kind, args)
         except RateLimitedError:
             info.outcome = Outcome.RATE_LIMITED
             raise
@@ -446,14 +465,16 @@ class CloudGMCPLayer:
         p = principal or Principal.local()
         spec = self.registry.tools.get(self.internal_name(name))
         if spec is None or not self._visible(spec, p):
-            self._record_hidden("tool", name, p)
-            raise NotFoundError(
-                # The name is not echoed: callers can send anything there, secrets included.
-                "Unknown tool. List the available tools (tools/list) and call one of "
-                "those names.",
-                data={"kind": "tool"},
-            )
+            raise self._unknown_tool(name, p)
         return spec
+
+    def _unknown_tool(self, name: str, principal: Principal) -> NotFoundError:
+        self._record_hidden("tool", name, principal)
+        return NotFoundError(
+            # The name is not echoed: callers can send anything there, secrets included.
+            "Unknown tool. List the available tools (tools/list) and call one of those names.",
+            data={"kind": "tool"},
+        )
 
     async def call_tool(
         self,
@@ -468,9 +489,11 @@ class CloudGMCPLayer:
         Only an unknown or hidden tool name raises (NotFoundError), before the chain runs.
         """
         p = _caller(principal, context)
-        spec = self.get_tool(name, p)
+        plan = self._visible_plan(self.registry.tools.get(self.internal_name(name)), p)
+        if plan is None:
+            raise self._unknown_tool(name, p)
+        spec = plan.spec
         started = time.monotonic()
-        plan = self.plan(spec, p)
         try:
             check_arguments(arguments, self.input_bounds)
         except MCPLayerError as exc:
@@ -485,8 +508,8 @@ class CloudGMCPLayer:
 
     async def _tool_terminal(self, info: CallInfo) -> ToolResult:
         spec = cast(ToolSpec, info.spec)  # call_tool put it there
-        principal, ctx, plan = info.principal, info.context, self._plan_of(info)
-        self._check_call(spec, principal, info.arguments, info)
+        ctx, plan = info.context, self._plan_of(info)
+        self._check_call(info.arguments, info)
         arguments = self._checked_untransform(info.arguments, info)
         kwargs = validate_arguments(spec.arguments_model, arguments)  # type: ignore[arg-type]
         timeout = spec.timeout_seconds or self.default_timeout
@@ -534,23 +557,22 @@ class CloudGMCPLayer:
 
     # -- resources -----------------------------------------------------------------------
 
-    def _resolve_resource(
-        self, uri: str, principal: Principal
-    ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]]:
+    def _resolve_resource(self, uri: str, principal: Principal) -> tuple[CallPlan, dict[str, str]]:
         spec: ResourceSpec | ResourceTemplateSpec | None = self.registry.resources.get(uri)
         variables: dict[str, str] = {}
         if spec is None and isinstance(uri, str):
             found = self.registry.find_template(uri)
             if found is not None:
                 spec, variables = found
-        if spec is None or not self._visible(spec, principal):
+        plan = self._visible_plan(spec, principal)
+        if plan is None:
             self._record_hidden("resource", uri, principal)
             raise NotFoundError(
                 "Unknown resource. List resources and resource templates "
                 "(resources/list, resources/templates/list) for URIs that can be read.",
                 data={"kind": "resource"},
             )
-        return spec, variables
+        return plan, variables
 
     async def read_resource(
         self,
@@ -561,8 +583,8 @@ class CloudGMCPLayer:
     ) -> list[TextResourceContents | BlobResourceContents]:
         """Read a resource by URI (exact match first, then templates). Errors propagate."""
         p = _caller(principal, context)
-        spec, variables = self._resolve_resource(uri, p)
-        plan = self.plan(spec, p)
+        plan, variables = self._resolve_resource(uri, p)
+        spec = plan.spec
         ctx = self._request_context(context, p, "resource", uri, plan)
         ctx.meta["uri"] = uri
         info = CallInfo(RequestKind.RESOURCE, uri, spec, dict(variables), p, ctx, plan=plan)
@@ -573,9 +595,8 @@ class CloudGMCPLayer:
 
     async def _resource_terminal(self, info: CallInfo) -> list[Any]:
         spec = cast(ResourceSpec | ResourceTemplateSpec, info.spec)  # read_resource put it there
-        principal, ctx, uri = info.principal, info.context, info.name
-        plan = self._plan_of(info)
-        self._check_call(spec, principal, info.arguments, info)
+        ctx, uri, plan = info.context, info.name, self._plan_of(info)
+        self._check_call(info.arguments, info)
         variables = info.arguments
         if isinstance(spec, ResourceTemplateSpec):
             variables = self._checked_untransform(variables, info)
@@ -595,7 +616,8 @@ class CloudGMCPLayer:
         """Render a prompt. Missing required arguments are checked first. Errors propagate."""
         p = _caller(principal, context)
         spec = self.registry.prompts.get(self.internal_name(name))
-        if spec is None or not self._visible(spec, p):
+        plan = self._visible_plan(spec, p)
+        if spec is None or plan is None:
             self._record_hidden("prompt", name, p)
             raise NotFoundError(
                 "Unknown prompt. List the available prompts (prompts/list) and use one of "
@@ -610,7 +632,6 @@ class CloudGMCPLayer:
                 f"Missing required prompt arguments: {', '.join(missing)}",
                 data={"missing": missing},
             )
-        plan = self.plan(spec, p)
         ctx = self._request_context(context, p, "prompt", spec.name, plan)
         info = CallInfo(RequestKind.PROMPT, spec.name, spec, arguments, p, ctx, plan=plan)
         try:
@@ -620,8 +641,8 @@ class CloudGMCPLayer:
 
     async def _prompt_terminal(self, info: CallInfo) -> PromptResult:
         spec = cast(PromptSpec, info.spec)  # get_prompt put it there
-        principal, ctx = info.principal, info.context
-        self._check_call(spec, principal, info.arguments, info)
+        ctx = info.context
+        self._check_call(info.arguments, info)
         arguments = self._checked_untransform(info.arguments, info)
         declared = {a.name for a in spec.arguments}
         kwargs = {k: v for k, v in arguments.items() if k in declared}
@@ -632,7 +653,7 @@ class CloudGMCPLayer:
 
     def _completion_target(
         self, ref: dict[str, Any], argument_name: str, principal: Principal
-    ) -> tuple[AnySpec, str, Callable[..., Any]] | None:
+    ) -> tuple[CallPlan, str, Callable[..., Any]] | None:
         kind = ref.get("type")
         spec: PromptSpec | ResourceTemplateSpec
         fn: Callable[..., Any] | None
@@ -652,9 +673,12 @@ class CloudGMCPLayer:
             spec, target_name = template, template.uri_template
         else:
             return None
-        if fn is None or not self._visible(spec, principal):
+        if fn is None:
             return None
-        return spec, target_name, fn
+        plan = self._visible_plan(spec, principal)
+        if plan is None:
+            return None
+        return plan, target_name, fn
 
     async def complete(
         self,
@@ -675,7 +699,7 @@ class CloudGMCPLayer:
         target = self._completion_target(ref or {}, argument_name, p)
         if target is None:
             return empty
-        spec, target_name, fn = target
+        plan, target_name, fn = target
         check_arguments({"value": argument.get("value", ""), "context": context_arguments or {}},
                         self.input_bounds)
         ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name,
@@ -684,7 +708,7 @@ class CloudGMCPLayer:
         info = CallInfo(
             RequestKind.COMPLETION,
             target_name,
-            spec,
+            plan.spec,
             {
                 "argument": argument_name,
                 "value": argument.get("value", ""),
@@ -692,14 +716,14 @@ class CloudGMCPLayer:
             },
             p,
             ctx,
-            plan=self.plan(spec, p),
+            plan=plan,
         )
         return await self._run_chain(info, self._completion_terminal)
 
     async def _completion_terminal(self, info: CallInfo) -> dict[str, Any]:
-        spec, principal, ctx = info.spec, info.principal, info.context
+        ctx = info.context
         argument_name = info.arguments["argument"]
-        self._check_call(spec, principal, {}, info)
+        self._check_call({}, info)
         restored = self._checked_untransform(
             {"partial": info.arguments["value"], "arguments": info.arguments["context"]}, info)
         request = ctx.completion

@@ -1,8 +1,8 @@
-"""CallPlan: what the policy decided about transforming one request, asked once per request.
+"""CallPlan: what the policy decided about one request (access, limits, transforms), asked once.
 
 The layer builds a plan when a request enters (``CloudGMCPLayer.plan``) and carries it on the
-``CallInfo``; every transform point of that request (arguments, progress, results, links,
-errors) runs the plan's pipelines instead of asking the policy again.
+``CallInfo``; the name lookup reads its ``visible``, the terminal's check is its ``admit``, and
+every transform point (arguments, progress, results, links, errors) runs its pipelines.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from .collaborators import LayerPolicy, PlannedAccess
 from .context import Principal
 from .pipeline import Pipeline, TransformContext, merge_report
 from .specs import AnySpec
@@ -24,14 +25,36 @@ __all__ = ["CallPlan"]
 @dataclass(slots=True)
 class CallPlan:
     """The input and output pipelines (and the vault they share) for ``spec`` and
-    ``principal``; an empty pipeline costs nothing. Not frozen only because a frozen
-    dataclass costs twice as much to build, once per request; treat it as read-only."""
+    ``principal``, whether the spec is visible to it, and how a request is admitted; an
+    empty pipeline costs nothing. Not frozen only because a frozen dataclass costs twice as
+    much to build, once per request; treat it as read-only."""
 
     spec: AnySpec
     principal: Principal
     input: Pipeline
     output: Pipeline
     vault: Vault | None = None
+    #: Listed and resolvable for ``principal`` (``LayerPolicy.is_allowed``).
+    visible: bool = True
+    #: Asked ``check_call`` / ``check_completion`` when there is no ``access``.
+    policy: LayerPolicy | None = None
+    #: The policy's own plan (``PlansAccess``): it admits requests without a second lookup.
+    access: PlannedAccess | None = None
+
+    def admit(self, kind: str, arguments: dict[str, Any]) -> None:
+        """Let a request of ``kind`` (``completion``, or the kind of a call) through, or
+        raise ``AccessDeniedError`` / ``RateLimitedError``; the policy records either."""
+        completion = kind == "completion"
+        if self.access is not None:
+            self.access.admit(self.principal, "completion" if completion else self.spec.kind,
+                              arguments)
+        elif self.policy is None:
+            raise RuntimeError("This CallPlan was made without a policy, so nothing can admit "
+                               "its requests; make plans with layer.plan(spec, principal).")
+        elif completion:
+            self.policy.check_completion(self.spec, self.principal)
+        else:
+            self.policy.check_call(self.spec, self.principal, arguments)
 
     def transform(
         self, value: Any, direction: Literal["input", "output"] = "output"

@@ -1,17 +1,19 @@
 """The policy the layer consults: visibility, call checks, rate limits, pipelines, audit.
 
-This is the surface ``CloudGMCPLayer`` calls (``is_allowed``, ``check_call``,
-``input_pipeline``, ``output_pipeline``, ``record_hidden``, ``record_rejection``, ``vault``,
-``name``, ``audit_log``). Decisions and pipelines depend only on the spec and the caller's
-roles (and id, when a rule matches principals), so both are computed once per pair and
-cached: the layer asks for the output pipeline several times per request.
+This is the surface ``CloudGMCPLayer`` calls (``access_plan``, or ``is_allowed``,
+``check_call``, ``input_pipeline``, ``output_pipeline``; ``record_hidden``,
+``record_rejection``, ``vault``, ``name``, ``audit_log``). What the policy decides depends
+only on the spec and the caller's roles (and id, when a rule matches principals), so it is
+worked out once per pair, in one pass over the matching rules, as an ``AccessPlan`` (deny
+reason, rate limits, input and output pipelines) that every other method reads.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..layer.context import Principal
 from ..layer.enums import Capability, Sensitivity
@@ -26,15 +28,74 @@ from .document import PolicyError, load_document, validate_document
 from .ratelimit import RateLimit, RateLimiter
 from .rules import Access, Rule, decide, spec_names
 
-__all__ = ["Policy"]
+__all__ = ["Policy", "AccessPlan"]
 
 _CACHE_LIMIT = 4096
-_Key = tuple[Any, ...]
-_Cached = TypeVar("_Cached")
+
+#: The methods that read an ``AccessPlan``. A subclass overriding any of them (and not
+#: ``access_plan``) answers through its own methods: the layer must then ask those.
+_PLAN_VIEWS = (
+    "decide", "is_allowed", "check_call", "check_completion", "input_pipeline",
+    "output_pipeline", "input_steps", "output_steps", "_limits_for",
+)
+
+
+@dataclass(slots=True, eq=False)
+class AccessPlan:
+    """What ``policy`` decided about ``spec`` for one kind of caller (roles, and id when a
+    rule matches principals), made once and shared by every request of that caller.
+
+    Read-only once built, except ``limits``, which fills in per kind on first use.
+    """
+
+    policy: Policy
+    spec: AnySpec
+    #: Why the caller may not use ``spec``; None when allowed.
+    deny: str | None
+    input_steps: Steps
+    output_steps: Steps
+    input: Pipeline
+    output: Pipeline
+    #: Rate limits of the policy and the matching rules, before filtering by name and kind.
+    pool: tuple[RateLimit, ...]
+    #: The limits of ``pool`` that apply to ``spec`` for each kind asked so far.
+    limits: dict[str, list[RateLimit]] = field(default_factory=dict)
+
+    @property
+    def visible(self) -> bool:
+        """Whether ``spec`` is listed (and resolvable) for the caller (see ``is_allowed``)."""
+        return self.deny is None or not self.policy.hide_denied
+
+    def limits_for(self, kind: str) -> list[RateLimit]:
+        """The rate limits that apply to a request of ``kind`` (``completion`` or the spec's
+        kind) for ``spec``."""
+        found = self.limits.get(kind)
+        if found is None:
+            names = spec_names(self.spec)
+            found = self.limits[kind] = [lim for lim in self.pool if lim.applies(names, kind)]
+        return found
+
+    def admit(
+        self, principal: Principal | None, kind: str, arguments: dict[str, Any] | None
+    ) -> None:
+        """Refuse (AccessDeniedError / RateLimitedError) or allow one request of ``kind``
+        (the spec's kind, or ``completion``); take its rate-limit tokens and audit it."""
+        _admit(self.policy, self.spec, principal, arguments or {}, kind, self.deny,
+               self.limits_for(kind))
 
 
 class Policy:
     """A loaded policy document plus its runtime state (audit ring, rate buckets, vault)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass that answers some questions itself (say, its own output pipeline) would
+        # be bypassed by a plan built from the document: it offers no plan, so the layer
+        # asks its methods one by one instead (a protocol member set to None is absent).
+        super().__init_subclass__(**kwargs)
+        if "access_plan" not in cls.__dict__ and any(
+            getattr(cls, name) is not getattr(Policy, name) for name in _PLAN_VIEWS
+        ):
+            cls.access_plan = None  # type: ignore[assignment]
 
     def __init__(self, document: Mapping[str, Any] | None = None) -> None:
         doc = dict(document or {})
@@ -84,10 +145,7 @@ class Policy:
             self._builder.pseudonymizes(combine_steps(self._transforms, r.transforms, r.mode))
             for r in (*self._roles, *self._rules) if r.transforms is not None
         )
-        self._decisions: dict[tuple[Any, ...], tuple[AnySpec, str | None]] = {}
-        self._outputs: dict[tuple[Any, ...], tuple[AnySpec, Pipeline]] = {}
-        self._inputs_cache: dict[tuple[Any, ...], tuple[AnySpec, Pipeline]] = {}
-        self._limit_cache: dict[tuple[Any, ...], tuple[AnySpec, list[RateLimit]]] = {}
+        self._plans: dict[tuple[Any, ...], AccessPlan] = {}
 
     def __repr__(self) -> str:
         return f"Policy(name={self.name!r})"
@@ -117,12 +175,7 @@ class Policy:
     def allow_capabilities(self) -> frozenset[Capability]:
         return self._base.allow_capabilities
 
-    # -- matching --------------------------------------------------------------------------
-
-    def _key(self, spec: AnySpec, principal: Principal | None) -> tuple[Any, ...]:
-        roles: frozenset[str] = getattr(principal, "roles", frozenset())
-        pid = getattr(principal, "id", None) if self._by_principal else None
-        return (id(spec), roles, pid)
+    # -- the plan --------------------------------------------------------------------------
 
     def matching_rules(self, spec: AnySpec, principal: Principal | None) -> list[Rule]:
         """The principal's role rules (document order), then the rules whose match holds."""
@@ -131,27 +184,54 @@ class Policy:
         out.extend(r for r in self._rules if r.match.holds(spec, principal))
         return out
 
-    @staticmethod
-    def _remember(
-        cache: dict[_Key, tuple[AnySpec, _Cached]], key: _Key, spec: AnySpec, value: _Cached
-    ) -> None:
-        if len(cache) >= _CACHE_LIMIT:
-            cache.clear()
-        cache[key] = (spec, value)
+    def access_plan(self, spec: AnySpec, principal: Principal | None) -> AccessPlan:
+        """Everything this policy decided about ``spec`` for ``principal``: the same object
+        for the same spec and roles (and id, when a rule matches principals)."""
+        return self._plan(spec, principal)
+
+    def _plan(self, spec: AnySpec, principal: Principal | None) -> AccessPlan:
+        roles: frozenset[str] = getattr(principal, "roles", frozenset())
+        pid = getattr(principal, "id", None) if self._by_principal else None
+        key = (id(spec), roles, pid)
+        plan = self._plans.get(key)
+        if plan is not None and plan.spec is spec:  # an id can be reused by a new spec
+            return plan
+        plan = self._build_plan(spec, principal)
+        if len(self._plans) >= _CACHE_LIMIT:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def _build_plan(self, spec: AnySpec, principal: Principal | None) -> AccessPlan:
+        rules = self.matching_rules(spec, principal)
+        outputs, inputs = self._transforms, self._inputs
+        pool = list(self._limits)
+        for rule in rules:
+            if rule.transforms is not None:
+                outputs = combine_steps(outputs, rule.transforms, rule.mode)
+            if rule.input_transforms is not None:
+                inputs = combine_steps(inputs, rule.input_transforms, rule.mode)
+            pool.extend(rule.rate_limits)
+        reveal = Capability.REVEAL in getattr(spec, "capabilities", ())
+        plan = AccessPlan(
+            policy=self,
+            spec=spec,
+            deny=None if self._open else decide(self._base, rules, spec),
+            input_steps=inputs,
+            output_steps=outputs,
+            input=self._builder.input(inputs, depseudonymize=self._depseudonymize and not reveal),
+            output=self._builder.output(
+                outputs, reveal=reveal, hints=getattr(spec, "transform_hints", None)),
+            pool=tuple(pool),
+        )
+        plan.limits_for(spec.kind)  # the kind every call of the spec asks for
+        return plan
 
     # -- access ----------------------------------------------------------------------------
 
     def decide(self, spec: AnySpec, principal: Principal | None) -> str | None:
         """The reason ``principal`` may not use ``spec``, or None when allowed."""
-        if self._open:
-            return None
-        key = self._key(spec, principal)
-        hit = self._decisions.get(key)
-        if hit is not None and hit[0] is spec:
-            return hit[1]
-        reason = decide(self._base, self.matching_rules(spec, principal), spec)
-        self._remember(self._decisions, key, spec, reason)
-        return reason
+        return self._plan(spec, principal).deny
 
     def is_allowed(self, spec: AnySpec, principal: Principal | None) -> bool:
         """Whether ``spec`` is listed (and resolvable) for ``principal``.
@@ -177,88 +257,28 @@ class Policy:
     def _check(
         self, spec: AnySpec, principal: Principal | None, args: dict[str, Any], kind: str
     ) -> None:
-        reason = self.decide(spec, principal)
-        if reason is not None:
-            self.audit_log.record("denied", kind, spec.name, principal, args, reason)
-            raise AccessDeniedError(
-                f"Access denied by policy '{self.name}': {reason}. Ask an administrator for "
-                "a role or policy that allows it.",
-                data={"policy": self.name, "reason": reason, "kind": kind},
-            )
-        limits = self._limits_for(spec, principal, kind)
-        if limits:
-            refused = self._limiter.take(limits, str(getattr(principal, "id", "")), spec.name)
-            if refused is not None:
-                limit, wait = refused
-                self.audit_log.record(
-                    "rate_limited", kind, spec.name, principal, args,
-                    f"{limit.label} per {limit.scope}",
-                )
-                raise RateLimitedError(
-                    f"Rate limit reached for {kind} '{spec.name}' ({limit.label}, "
-                    f"scope {limit.scope}). Try again in {max(1, math.ceil(wait))} s.",
-                    data={"retry_after": round(wait, 3), "limit": limit.label,
-                          "scope": limit.scope, "policy": self.name},
-                )
-        if self.audit or Capability.REVEAL in spec.capabilities:
-            self.audit_log.record("allowed", kind, spec.name, principal, args)
+        # Through ``decide`` and ``_limits_for``, so a subclass overriding them is obeyed.
+        _admit(self, spec, principal, args, kind, self.decide(spec, principal),
+               self._limits_for(spec, principal, kind))
 
     def _limits_for(self, spec: AnySpec, principal: Principal | None, kind: str) -> list[RateLimit]:
-        key = (*self._key(spec, principal), kind)
-        hit = self._limit_cache.get(key)
-        if hit is not None and hit[0] is spec:
-            return hit[1]
-        names = spec_names(spec)
-        pool = list(self._limits)
-        for rule in self.matching_rules(spec, principal):
-            pool.extend(rule.rate_limits)
-        limits = [lim for lim in pool if lim.applies(names, kind)]
-        self._remember(self._limit_cache, key, spec, limits)
-        return limits
+        return self._plan(spec, principal).limits_for(kind)
 
     # -- transforms ------------------------------------------------------------------------
 
     def output_steps(self, spec: AnySpec, principal: Principal | None) -> Steps:
-        steps = self._transforms
-        for rule in self.matching_rules(spec, principal):
-            if rule.transforms is not None:
-                steps = combine_steps(steps, rule.transforms, rule.mode)
-        return steps
+        return self._plan(spec, principal).output_steps
 
     def input_steps(self, spec: AnySpec, principal: Principal | None) -> Steps:
-        steps = self._inputs
-        for rule in self.matching_rules(spec, principal):
-            if rule.input_transforms is not None:
-                steps = combine_steps(steps, rule.input_transforms, rule.mode)
-        return steps
+        return self._plan(spec, principal).input_steps
 
     def output_pipeline(self, spec: AnySpec, principal: Principal | None) -> Pipeline:
         """Output transforms for ``spec`` and this caller (empty: falsy, zero cost)."""
-        key = self._key(spec, principal)
-        hit = self._outputs.get(key)
-        if hit is not None and hit[0] is spec:
-            return hit[1]
-        pipeline = self._builder.output(
-            self.output_steps(spec, principal),
-            reveal=Capability.REVEAL in getattr(spec, "capabilities", ()),
-            hints=getattr(spec, "transform_hints", None),
-        )
-        self._remember(self._outputs, key, spec, pipeline)
-        return pipeline
+        return self._plan(spec, principal).output
 
     def input_pipeline(self, spec: AnySpec, principal: Principal | None) -> Pipeline:
         """Input transforms (guard, depseudonymiser) for ``spec`` and this caller."""
-        key = self._key(spec, principal)
-        hit = self._inputs_cache.get(key)
-        if hit is not None and hit[0] is spec:
-            return hit[1]
-        reveal = Capability.REVEAL in getattr(spec, "capabilities", ())
-        pipeline = self._builder.input(
-            self.input_steps(spec, principal),
-            depseudonymize=self._depseudonymize and not reveal,
-        )
-        self._remember(self._inputs_cache, key, spec, pipeline)
-        return pipeline
+        return self._plan(spec, principal).input
 
     def redactor_for(self, spec: AnySpec, principal: Principal | None) -> Redactor | None:
         """The redaction settings that apply to ``spec`` for this caller (None: no redact)."""
@@ -285,6 +305,37 @@ class Policy:
         # the caller sent): the ring keeps only what kind of rejection it was.
         reason = _REJECTION_REASONS.get(type(error).__name__, f"{type(error).__name__}")
         self.audit_log.record("rejected", spec.kind, spec.name, principal, None, reason)
+
+
+def _admit(
+    policy: Policy, spec: AnySpec, principal: Principal | None, args: dict[str, Any],
+    kind: str, reason: str | None, limits: list[RateLimit],
+) -> None:
+    """Refuse a denied or rate-limited request (recording why), else record it when the
+    policy audits everything or the spec reveals."""
+    if reason is not None:
+        policy.audit_log.record("denied", kind, spec.name, principal, args, reason)
+        raise AccessDeniedError(
+            f"Access denied by policy '{policy.name}': {reason}. Ask an administrator for "
+            "a role or policy that allows it.",
+            data={"policy": policy.name, "reason": reason, "kind": kind},
+        )
+    if limits:
+        refused = policy._limiter.take(limits, str(getattr(principal, "id", "")), spec.name)
+        if refused is not None:
+            limit, wait = refused
+            policy.audit_log.record(
+                "rate_limited", kind, spec.name, principal, args,
+                f"{limit.label} per {limit.scope}",
+            )
+            raise RateLimitedError(
+                f"Rate limit reached for {kind} '{spec.name}' ({limit.label}, "
+                f"scope {limit.scope}). Try again in {max(1, math.ceil(wait))} s.",
+                data={"retry_after": round(wait, 3), "limit": limit.label,
+                      "scope": limit.scope, "policy": policy.name},
+            )
+    if policy.audit or Capability.REVEAL in spec.capabilities:
+        policy.audit_log.record("allowed", kind, spec.name, principal, args)
 
 
 _REJECTION_REASONS = {

@@ -1,14 +1,19 @@
-"""One transform plan per request: the layer asks the policy for a request's input and output
-pipelines once, and every transform point of that request (arguments, progress, result,
-links, errors) runs them."""
+"""One plan per request: the layer asks the policy once (``access_plan``, or its pipelines when
+it answers them itself) and the request runs on that answer: the name lookup, the admission
+check (also on a cache hit) and every transform point (arguments, progress, result, links,
+errors)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from cloudg_nb import Policy, Registry
+import pytest
+
+from cloudg_nb import NotFoundError, Policy, Registry
 from cloudg_nb.layer.calls import CallInfo
+from cloudg_nb.layer.collaborators import PlansAccess
 from cloudg_nb.layer.layer import CloudGMCPLayer
+from cloudg_nb.layer.middleware import CachingMiddleware
 from cloudg_nb.layer.pipeline import Pipeline, TransformContext
 from cloudg_nb.layer.plan import CallPlan
 
@@ -94,3 +99,130 @@ async def test_middleware_sees_the_plan_the_request_runs() -> None:
     assert plan is not None
     assert plan.spec.name == "report"
     assert plan.transform({"owner": "bob"}) == ({"owner": "BOB"}, {})
+
+
+# -- one question per request --------------------------------------------------------------
+
+
+class SpyPolicy(Policy):
+    """A real policy that counts every question the layer asks it about a request."""
+
+    def __init__(self, document: dict[str, Any] | None = None) -> None:
+        super().__init__(document or {"name": "spy"})
+        self.asked: dict[str, int] = {}
+
+    def _ask(self, question: str) -> None:
+        self.asked[question] = self.asked.get(question, 0) + 1
+
+    def access_plan(self, spec: Any, principal: Any) -> Any:
+        self._ask("access_plan")
+        return super().access_plan(spec, principal)
+
+    def is_allowed(self, spec: Any, principal: Any) -> bool:
+        self._ask("is_allowed")
+        return super().is_allowed(spec, principal)
+
+    def check_call(self, spec: Any, principal: Any, arguments: dict[str, Any]) -> None:
+        self._ask("check_call")
+        super().check_call(spec, principal, arguments)
+
+    def check_completion(self, spec: Any, principal: Any) -> None:
+        self._ask("check_completion")
+        super().check_completion(spec, principal)
+
+    def input_pipeline(self, spec: Any, principal: Any) -> Pipeline:
+        self._ask("input_pipeline")
+        return super().input_pipeline(spec, principal)
+
+    def output_pipeline(self, spec: Any, principal: Any) -> Pipeline:
+        self._ask("output_pipeline")
+        return super().output_pipeline(spec, principal)
+
+
+def every_kind_registry() -> Registry:
+    reg = Registry()
+
+    @reg.tool
+    def count(ctx, n: int) -> dict:
+        return {"n": n}
+
+    @reg.resource_template("data://items/{item}",
+                           completions={"item": lambda ctx, partial: ["a1", "a2"]})
+    def item(ctx, item: str) -> dict:
+        return {"item": item}
+
+    @reg.prompt
+    def brief(ctx, topic: str) -> str:
+        return f"Brief on {topic}"
+
+    return reg
+
+
+async def test_a_tool_call_asks_a_planning_policy_once() -> None:
+    policy = SpyPolicy()
+    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+
+    result = await layer.call_tool("count", {"n": 2})
+
+    assert result.structured == {"n": 2}
+    assert policy.asked == {"access_plan": 1}
+
+
+async def test_a_resource_read_a_prompt_and_a_completion_ask_a_planning_policy_once_each(
+) -> None:
+    policy = SpyPolicy()
+    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+
+    await layer.read_resource("data://items/x")
+    assert policy.asked == {"access_plan": 1}
+    await layer.get_prompt("brief", {"topic": "keys"})
+    assert policy.asked == {"access_plan": 2}
+    done = await layer.complete({"type": "ref/resource", "uri": "data://items/{item}"},
+                                {"name": "item", "value": "a"})
+    assert done["values"] == ["a1", "a2"]
+    assert policy.asked == {"access_plan": 3}
+
+
+async def test_a_denied_call_is_refused_after_one_question() -> None:
+    policy = SpyPolicy({"name": "spy", "deny_tools": ["count"]})
+    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+
+    result = await layer.call_tool("count", {"n": 2})
+
+    assert result.is_error
+    assert result.meta["cloudg/error_data"]["policy"] == "spy"
+    assert policy.asked == {"access_plan": 1}
+
+
+async def test_a_hidden_tool_is_unknown_after_one_question() -> None:
+    policy = SpyPolicy({"name": "spy", "deny_tools": ["count"], "hide_denied": True})
+    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+
+    with pytest.raises(NotFoundError):
+        await layer.call_tool("count", {"n": 2})
+
+    assert policy.asked == {"access_plan": 1}
+
+
+async def test_a_cache_hit_is_still_admitted_by_the_requests_plan() -> None:
+    policy = Policy({"name": "limited", "rate_limits": ["1/minute"]})
+    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy,
+                           middleware=[CachingMiddleware(predicate=lambda info: True)])
+
+    first = await layer.call_tool("count", {"n": 2})
+    again = await layer.call_tool("count", {"n": 2})
+
+    assert not first.is_error
+    assert again.is_error and again.error_code == -31029
+
+
+async def test_a_policy_that_answers_questions_itself_is_asked_them() -> None:
+    # CountingPolicy overrides its pipelines, so it offers no plan: the layer asks each one.
+    policy = CountingPolicy()
+    layer = CloudGMCPLayer(registry=registry(), policy=policy)
+
+    assert not isinstance(policy, PlansAccess)
+    result = await layer.call_tool("report", {"owner": "carol"})
+
+    assert result.structured == {"owner": "CAROL"}
+    assert policy.asked == {"input": 1, "output": 1}

@@ -1,7 +1,7 @@
 """CachingMiddleware: reuse results of read-only, idempotent tool calls for a while.
 
-The key is (principal id, sorted roles, kind, name, canonical arguments). A hit still runs
-``policy.check_call`` (access, rate-limit token, audit) and returns a deep copy marked
+The key is (principal id, sorted roles, kind, name, canonical arguments). A hit is still
+admitted by the request's plan (access, rate-limit token, audit) and returns a deep copy marked
 ``cloudg/cache: "hit"``. Errors are never stored, completions never cached. A call to a
 tool that is not read-only clears the cache, and so does every workspace change once the
 middleware is attached to a layer.
@@ -92,9 +92,12 @@ class CachingMiddleware:
             if entry is not None:
                 self._entries.move_to_end(key)
         if entry is not None:
-            layer = info.context.layer
-            assert layer is not None, "the layer sets itself on every request's context"
-            layer.policy.check_call(info.spec, info.principal, info.arguments)
+            plan = info.plan
+            if plan is None:  # the layer sets it on every request; a hand-made info has none
+                layer = info.context.layer
+                assert layer is not None, "the layer sets itself on every request's context"
+                plan = info.plan = layer.plan(info.spec, info.principal)
+            plan.admit(info.kind, info.arguments)
             self.hits += 1
             return self._mark_hit(copy.deepcopy(entry[1]))
         self.misses += 1
