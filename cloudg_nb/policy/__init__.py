@@ -2,6 +2,6 @@
 
 from .audit import AuditRing
 from .document import PolicyError, load_document
-from .engine import Policy
+from .engine import AccessPlan, Policy
 
-__all__ = ["Policy", "PolicyError", "AuditRing", "load_document"]
+__all__ = ["Policy", "AccessPlan", "PolicyError", "AuditRing", "load_document"]
