@@ -1,18 +1,10 @@
-"""Turning handler return values into JSON-able values and text (for tool results).
+"""Turning handler return values into JSON values and text (for tool results).
 
-``to_jsonable`` is the one converter to plain JSON types (the layer's results, the estate's
-page rows, resources, prompts). Missing values become ``null``: float NaN, numpy NaN and
-NaT, pandas ``NA`` / ``NaT`` (JSON has no NaN; a missing estate value is a null). ±infinity
-is not missing: it becomes the strings ``"inf"`` / ``"-inf"`` (JSON has no infinity either).
-numpy scalars and arrays, pandas ``NA`` / ``NaT`` / ``Timestamp`` are recognised by duck
-typing (``tolist()``, ``isoformat()``, the type's module and name): the layer never imports
-numpy or pandas. Pydantic models dump in JSON mode, objects with ``to_dict()`` use it,
-dataclasses become dicts, containers convert recursively (sets sorted by ``repr``), enums
-give their value, dates ``isoformat()``, anything else becomes ``str``.
-
-Text is indented JSON, cut at the layer's output cap with a marker; pydantic-core writes it
-(several times faster than the stdlib's pure-Python indenting encoder) whenever its text is
-the stdlib's, else the stdlib does.
+``to_jsonable`` is the one converter to JSON (tool results, page rows, resources, prompts):
+a missing value (NaN, pandas NA / NaT, numpy NaT) becomes null; ±inf is not missing and
+becomes "inf" / "-inf" (JSON has neither). numpy / pandas values are recognised by duck
+typing, so the layer imports neither. Text is indented JSON cut at the output cap, written
+by pydantic-core (several times faster) whenever its text is the stdlib's.
 """
 
 from __future__ import annotations
@@ -37,8 +29,13 @@ _PANDAS_MISSING = frozenset({"NAType", "NaTType"})
 
 
 def to_jsonable(value: Any) -> Any:
-    """``value`` as plain JSON types (dict, list, str, int, float, bool, None); see the
-    module docstring for the rules (NaN and NA/NaT -> None, ±inf -> "inf"/"-inf")."""
+    """``value`` as plain JSON types (dict, list, str, int, float, bool, None).
+
+    NaN, pandas ``NA`` / ``NaT`` and numpy NaT -> None; ±inf -> "inf" / "-inf". numpy scalars
+    and arrays by their ``tolist()``; dates and pandas Timestamps by ``isoformat()``;
+    pydantic models dump in JSON mode, objects with ``to_dict()`` use it, dataclasses become
+    dicts, containers convert recursively (sets sorted by ``repr``, keys as ``str``), enums
+    give their value; anything else becomes ``str``."""
     t = type(value)
     if t in PLAIN_TYPES:
         return value
