@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -169,39 +168,13 @@ def _peer_server_main(payload_path: str) -> None:
 @contextlib.contextmanager
 def _process(argv: list[str]) -> Iterator[tuple[str, int]]:
     """A server subprocess; yields (URL it prints, pid)."""
-    import queue
-    import re
-    import threading
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.protocol.harness import ServerProcess
 
-    proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines: queue.Queue[str] = queue.Queue()
-    log: list[str] = []
-
-    def drain() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            log.append(line)
-            lines.put(line)
-
-    threading.Thread(target=drain, daemon=True).start()
-    try:
-        while True:
-            try:
-                line = lines.get(timeout=120)
-            except queue.Empty:
-                raise RuntimeError("server did not start:\n" + "".join(log)) from None
-            if found := re.search(r"serving MCP at (http://\S+)", line):
-                break
-        yield found.group(1), proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
+    with ServerProcess(argv=argv, timeout=120) as server:
+        assert server.proc is not None
+        yield server.url, server.proc.pid
 
 
 def _cpu_seconds(pid: int) -> float | None:

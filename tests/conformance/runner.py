@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.protocol.harness import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "conformance"
@@ -113,42 +112,8 @@ def run_suite(url: str, node: Path, suite: Path) -> dict[str, ScenarioResult]:
 def http_server(registry: str | None = None, *, policy: str | None = None,
                 timeout: float = 60.0) -> Iterator[str]:
     """``cloudg-nb serve --transport http`` on a free 127.0.0.1 port; yields its URL."""
-    argv = [sys.executable, "-m", "cloudg_nb"]
-    if policy:
-        argv += ["--policy", policy]
-    argv += ["serve", "--transport", "http", "--port", "0"]
-    if registry:
-        argv += ["--registry", registry]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-    log: list[str] = []
-
-    def drain() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            log.append(line)
-            lines.put(line)
-
-    threading.Thread(target=drain, daemon=True).start()
-    try:
-        while True:
-            try:
-                line = lines.get(timeout=timeout)
-            except queue.Empty:
-                raise RuntimeError("server did not start:\n" + "".join(log)) from None
-            found = re.search(r"serving MCP at (http://\S+)", line)
-            if found:
-                break
-        yield found.group(1)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=timeout)
+    with ServerProcess(registry=registry, policy=policy, timeout=timeout) as server:
+        yield server.url
 
 
 def format_table(results: dict[str, ScenarioResult]) -> str:

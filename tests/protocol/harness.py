@@ -1,6 +1,7 @@
 """Test harness: real ``cloudg-nb serve`` processes and official-SDK clients driven synchronously.
 
-``ServerProcess`` starts ``python -m cloudg_nb serve --transport http --port 0`` and reads the
+``ServerProcess`` starts ``python -m cloudg_nb serve --transport http --port 0`` (or any
+command that prints ``serving MCP at <url>`` on stderr: the benches' peer servers) and reads the
 URL it prints. ``ClientSession`` runs an ``mcp.Client`` (stdio subprocess or HTTP URL, either
 protocol era) inside an anyio blocking portal, so one connection serves several sync tests and
 is entered and closed in the same task, and records every notification it receives.
@@ -9,6 +10,7 @@ is entered and closed in the same task, and records every notification it receiv
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import re
 import subprocess
@@ -45,18 +47,24 @@ def serve_argv(transport: str, *extra: str, registry: str | None = FIXTURE_REGIS
 
 
 class ServerProcess:
-    """A ``cloudg-nb serve --transport http`` subprocess on a free 127.0.0.1 port."""
+    """A ``cloudg-nb serve --transport http`` subprocess on a free 127.0.0.1 port (``argv``:
+    another server command that prints its URL the same way). ``timeout``: seconds to wait
+    for the URL, and for the process to end once terminated."""
 
     def __init__(self, *extra: str, registry: str | None = FIXTURE_REGISTRY,
-                 policy: str | None = "open") -> None:
-        self.argv = serve_argv("http", "--port", "0", *extra, registry=registry, policy=policy)
+                 policy: str | None = "open", argv: list[str] | None = None,
+                 timeout: float = TIMEOUT) -> None:
+        self.argv = argv if argv is not None else serve_argv(
+            "http", "--port", "0", *extra, registry=registry, policy=policy)
+        self.timeout = timeout
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
         self.stderr_lines: list[str] = []
 
     def __enter__(self) -> ServerProcess:
         self.proc = subprocess.Popen(self.argv, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         lines: queue.Queue[str] = queue.Queue()
 
         def drain() -> None:
@@ -68,7 +76,7 @@ class ServerProcess:
         threading.Thread(target=drain, daemon=True).start()
         try:
             while True:
-                line = lines.get(timeout=TIMEOUT)
+                line = lines.get(timeout=self.timeout)
                 found = re.search(r"serving MCP at (http://\S+)", line)
                 if found:
                     self.url = found.group(1)
@@ -82,10 +90,10 @@ class ServerProcess:
             return
         self.proc.terminate()
         try:
-            self.proc.wait(timeout=TIMEOUT)
+            self.proc.wait(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.proc.wait(timeout=TIMEOUT)
+            self.proc.wait(timeout=self.timeout)
 
     @property
     def host_port(self) -> str:
