@@ -177,7 +177,7 @@ class CloudGExtension(ExtensionApp):
             runner.cancel()
             await asyncio.wait([runner], timeout=STOP_TIMEOUT)
         await _stop_sse_watchers()
-        self._close_layer()
+        self._close_audit()
 
     # -- building ------------------------------------------------------------------------
 
@@ -386,14 +386,9 @@ class CloudGExtension(ExtensionApp):
             self._scopes[name] = entries
         return entries
 
-    def _close_layer(self) -> None:
-        layer = self.layer
-        for name in ("shutdown", "close"):
-            close = getattr(layer, name, None)
-            if callable(close):
-                with contextlib.suppress(Exception):
-                    close()
-                break
+    def _close_audit(self) -> None:
+        """Close the audit file (the layer holds nothing to close: its worker threads are
+        daemons that exit when idle)."""
         if self._audit is not None:
             self._audit.close()
 
