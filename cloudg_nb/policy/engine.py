@@ -58,6 +58,8 @@ class AccessPlan:
     output: Pipeline
     #: Rate limits of the policy and the matching rules, before filtering by name and kind.
     pool: tuple[RateLimit, ...]
+    #: Whether ``spec`` reveals (de-pseudonymises): every use of it is audited.
+    reveals: bool = False
     #: The limits of ``pool`` that apply to ``spec`` for each kind asked so far.
     limits: dict[str, list[RateLimit]] = field(default_factory=dict)
 
@@ -80,8 +82,12 @@ class AccessPlan:
     ) -> None:
         """Refuse (AccessDeniedError / RateLimitedError) or allow one request of ``kind``
         (the spec's kind, or ``completion``); take its rate-limit tokens and audit it."""
-        _admit(self.policy, self.spec, principal, arguments or {}, kind, self.deny,
-               self.limits_for(kind))
+        limits = self.limits.get(kind)
+        if limits is None:
+            limits = self.limits_for(kind)
+        if self.deny is None and not limits and not self.reveals and not self.policy.audit:
+            return  # nothing to refuse, count or record: the common case, kept short
+        _admit(self.policy, self.spec, principal, arguments or {}, kind, self.deny, limits)
 
 
 class Policy:
@@ -187,9 +193,6 @@ class Policy:
     def access_plan(self, spec: AnySpec, principal: Principal | None) -> AccessPlan:
         """Everything this policy decided about ``spec`` for ``principal``: the same object
         for the same spec and roles (and id, when a rule matches principals)."""
-        return self._plan(spec, principal)
-
-    def _plan(self, spec: AnySpec, principal: Principal | None) -> AccessPlan:
         roles: frozenset[str] = getattr(principal, "roles", frozenset())
         pid = getattr(principal, "id", None) if self._by_principal else None
         key = (id(spec), roles, pid)
@@ -201,6 +204,9 @@ class Policy:
             self._plans.clear()
         self._plans[key] = plan
         return plan
+
+    #: What every other method reads; stays when a subclass withdraws ``access_plan``.
+    _plan = access_plan
 
     def _build_plan(self, spec: AnySpec, principal: Principal | None) -> AccessPlan:
         rules = self.matching_rules(spec, principal)
@@ -223,6 +229,7 @@ class Policy:
             output=self._builder.output(
                 outputs, reveal=reveal, hints=getattr(spec, "transform_hints", None)),
             pool=tuple(pool),
+            reveals=reveal,
         )
         plan.limits_for(spec.kind)  # the kind every call of the spec asks for
         return plan
