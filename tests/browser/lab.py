@@ -11,14 +11,12 @@ import contextlib
 import json
 import os
 import secrets
-import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from tests.jupyter.server import START_TIMEOUT, JupyterServer, free_port, isolated_env
+from tests.jupyter.server import JupyterServer, isolated_env, start_on_free_port, wait_ready
 
 #: Server extensions installed by the ``bench`` extra that a plain install does not have.
 PEER_SERVER_EXTENSIONS = ("jupyter_mcp_live", "jupyter_server_ydoc")
@@ -84,21 +82,13 @@ def _isolate_lab(env: dict[str, str], tmp_path: Path) -> None:
     }}), encoding="utf-8")
 
 
-def _wait_ready(server: JupyterServer, timeout: float) -> None:
-    """Until the lab page and the cloudg status page both answer."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.proc.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited ({server.proc.returncode}):\n"
-                               + server.log())
-        with contextlib.suppress(OSError):
-            status, body = server.get_json(server.status_url, timeout=5)
-            if status == 200 and body.get("ready"):
-                lab_status, _ = server.get_json(f"{server.url}lab/api/settings", timeout=5)
-                if lab_status == 200:
-                    return
-        time.sleep(0.2)
-    raise RuntimeError("jupyter lab did not become ready:\n" + server.log())
+def _lab_ready(server: JupyterServer) -> bool:
+    """The cloudg status page says ready and the lab's settings answer."""
+    status, body = server.get_json(server.status_url, timeout=5)
+    if status != 200 or not body.get("ready"):
+        return False
+    lab_status, _ = server.get_json(f"{server.url}lab/api/settings", timeout=5)
+    return lab_status == 200
 
 
 @contextlib.contextmanager
@@ -120,27 +110,11 @@ def jupyter_lab(
         write_notebook(root_dir / relative, cells)
     full_env: dict[str, Any] = isolated_env(tmp_path, env)
     _isolate_lab(full_env, tmp_path)
-    for attempt in range(attempts):
-        port = free_port()
-        log_path = tmp_path / f"jupyter-lab-{port}.log"
-        with log_path.open("wb") as log_file:
-            proc = subprocess.Popen(
-                lab_argv(port, token, root_dir), cwd=root_dir, env=full_env,
-                stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        server = JupyterServer(
-            url=f"http://127.0.0.1:{port}/", token=token, base_url="/", port=port, proc=proc,
-            log_path=log_path, root_dir=root_dir, env=full_env,
-        )
-        try:
-            _wait_ready(server, START_TIMEOUT)
-        except RuntimeError:
-            server.stop(timeout=10)
-            if "already in use" in server.log() and attempt + 1 < attempts:
-                continue
-            raise
-        break
+    server = start_on_free_port(
+        lambda port: lab_argv(port, token, root_dir), log_name="jupyter-lab",
+        tmp_path=tmp_path, token=token, base_url="/", root_dir=root_dir, env=full_env,
+        attempts=attempts,
+        wait=lambda started: wait_ready(started, _lab_ready, what="jupyter lab", poll=0.2))
     try:
         yield server
     finally:

@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,19 +143,60 @@ def isolated_env(tmp_path: Path, extra: Mapping[str, str] | None = None) -> dict
     return env
 
 
-def _wait_ready(server: JupyterServer, wait_for_extension: bool, timeout: float) -> None:
+def wait_ready(server: JupyterServer, is_ready: Callable[[JupyterServer], bool], *,
+               what: str, timeout: float = START_TIMEOUT, poll: float = 0.1) -> None:
+    """Poll ``is_ready`` (a connection error counts as not yet) until it holds. The process
+    exiting first, or ``timeout`` passing, is a RuntimeError carrying the server's log."""
     deadline = time.monotonic() + timeout
-    probe = server.status_url if wait_for_extension else f"{server.url}api/status"
     while time.monotonic() < deadline:
         if server.proc.poll() is not None:
-            raise RuntimeError(f"jupyter server exited ({server.proc.returncode}):\n"
-                               + server.log())
+            raise RuntimeError(f"{what} exited ({server.proc.returncode}):\n" + server.log())
         with contextlib.suppress(OSError):
-            status, body = server.get_json(probe, timeout=5)
-            if status == 200 and (not wait_for_extension or body.get("ready")):
+            if is_ready(server):
                 return
-        time.sleep(0.1)
-    raise RuntimeError("jupyter server did not become ready:\n" + server.log())
+        time.sleep(poll)
+    raise RuntimeError(f"{what} did not become ready:\n" + server.log())
+
+
+def start_on_free_port(
+    argv: Callable[[int], list[str]], *, log_name: str, tmp_path: Path, token: str,
+    base_url: str, root_dir: Path, env: dict[str, str],
+    wait: Callable[[JupyterServer], None], attempts: int = 3,
+) -> JupyterServer:
+    """Start ``argv(port)`` on a free port (output to ``{tmp_path}/{log_name}-{port}.log``)
+    and ``wait`` until it is ready; a port lost to a race ("already in use") is retried with
+    another, up to ``attempts`` starts. The caller stops the server."""
+    for attempt in range(attempts):
+        port = free_port()
+        log_path = tmp_path / f"{log_name}-{port}.log"
+        with log_path.open("wb") as log_file:
+            proc = subprocess.Popen(
+                argv(port), cwd=root_dir, env=env, stdin=subprocess.DEVNULL, stdout=log_file,
+                stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        server = JupyterServer(
+            url=f"http://127.0.0.1:{port}{base_url}", token=token, base_url=base_url,
+            port=port, proc=proc, log_path=log_path, root_dir=root_dir, env=env,
+        )
+        try:
+            wait(server)
+        except RuntimeError:
+            server.stop(timeout=10)
+            if "already in use" in server.log() and attempt + 1 < attempts:
+                continue
+            raise
+        return server
+    raise ValueError("attempts must be at least 1")
+
+
+def _cloudg_ready(server: JupyterServer) -> bool:
+    status, body = server.get_json(server.status_url, timeout=5)
+    return status == 200 and bool(body.get("ready"))
+
+
+def _server_ready(server: JupyterServer) -> bool:
+    status, _ = server.get_json(f"{server.url}api/status", timeout=5)
+    return status == 200
 
 
 @contextlib.contextmanager
@@ -196,27 +237,12 @@ def jupyter_server(
         config_file.write_text(json.dumps(config), encoding="utf-8")
     if not base_url.endswith("/"):
         base_url += "/"
-    for attempt in range(attempts):
-        port = free_port()
-        log_path = tmp_path / f"jupyter-server-{port}.log"
-        with log_path.open("wb") as log_file:
-            proc = subprocess.Popen(
-                server_argv(port, token, base_url, root_dir, extra_args), cwd=root_dir,
-                env=full_env, stdin=subprocess.DEVNULL, stdout=log_file,
-                stderr=subprocess.STDOUT, start_new_session=True,
-            )
-        server = JupyterServer(
-            url=f"http://127.0.0.1:{port}{base_url}", token=token, base_url=base_url,
-            port=port, proc=proc, log_path=log_path, root_dir=root_dir, env=full_env,
-        )
-        try:
-            _wait_ready(server, wait_for_extension, START_TIMEOUT)
-        except RuntimeError:
-            server.stop(timeout=10)
-            if "already in use" in server.log() and attempt + 1 < attempts:
-                continue
-            raise
-        break
+    ready = _cloudg_ready if wait_for_extension else _server_ready
+    server = start_on_free_port(
+        lambda port: server_argv(port, token, base_url, root_dir, extra_args),
+        log_name="jupyter-server", tmp_path=tmp_path, token=token, base_url=base_url,
+        root_dir=root_dir, env=full_env, attempts=attempts,
+        wait=lambda started: wait_ready(started, ready, what="jupyter server"))
     try:
         yield server
     finally:
