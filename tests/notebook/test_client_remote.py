@@ -11,31 +11,16 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cloudg_nb.notebook.client import Client, connect
 from cloudg_nb.notebook.result import CloudGError
-from tests.jupyter.server import FIXTURE_REGISTRY, JupyterServer, free_port, jupyter_server
+from tests.jupyter.server import JupyterServer, free_port, jupyter_server
 from tests.protocol.harness import open_session
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    with jupyter_server(tmp_path_factory.mktemp("remote"), extra_args=[FIXTURE_REGISTRY],
-                        other_extensions=False) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def client(server: JupyterServer) -> Iterator[Client]:
-    opened = connect(server.url, server.token)
-    yield opened
-    opened.close()
 
 
 def _wait_for(predicate: object, timeout: float = 5.0) -> bool:

@@ -4,28 +4,11 @@ separate MCP client) reaches a notebook client's LiveFrame through resources/upd
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
-import pytest
-
-from cloudg_nb.notebook.client import Client, connect
+from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.live import LiveFrame
-from tests.jupyter.server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
+from tests.jupyter.server import JupyterServer
 from tests.protocol.harness import open_session
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    with jupyter_server(tmp_path_factory.mktemp("live"), extra_args=[FIXTURE_REGISTRY],
-                        other_extensions=False) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def client(server: JupyterServer) -> Iterator[Client]:
-    opened = connect(server.url, server.token)
-    yield opened
-    opened.close()
 
 
 def test_an_assistants_suppression_reaches_a_remote_live_frame_within_a_second(
