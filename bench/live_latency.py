@@ -127,6 +127,22 @@ def wait_rows(live: Any, rows: int) -> None:
         time.sleep(0.05)
 
 
+def live_row(client: Any, name: str, rows: int, mode: str, mutate: Callable[[str, str], Any],
+             pairs: list[tuple[str, str]], repeats: int, budget: float) -> dict[str, Any]:
+    """One report row: a LiveFrame of ``find_assets`` over the dataset ``name`` (``rows``
+    assets), the time to its first full table, then its update latencies under ``mutate``."""
+    started = time.perf_counter()
+    live = client.live("find_assets", dataset=name)
+    try:
+        wait_rows(live, rows)
+        first = time.perf_counter() - started
+        latencies = measure_live(live, mutate, pairs, repeats, budget)
+    finally:
+        live.close()
+    return {"rows": rows, "mode": mode, "first_load_ms": round(first * 1000, 1),
+            **summary(latencies), "target_p95_ms": target_for(rows)}
+
+
 def remote_live_rows(server: Any, sizes: list[int], repeats: int,
                      budget: float) -> list[dict[str, Any]]:
     import cloudg_nb
@@ -148,17 +164,8 @@ def remote_live_rows(server: Any, sizes: list[int], repeats: int,
                     result = assistant.call_tool(tool, {"ids": [finding], "dataset": name})
                     assert not result.is_error, result.content
 
-                started = time.perf_counter()
-                live = client.live("find_assets", dataset=name)
-                try:
-                    wait_rows(live, rows)
-                    first = time.perf_counter() - started
-                    latencies = measure_live(live, mutate, pairs, repeats, budget)
-                finally:
-                    live.close()
-                out.append({"rows": rows, "mode": "remote", "first_load_ms":
-                            round(first * 1000, 1), **summary(latencies),
-                            "target_p95_ms": target_for(rows)})
+                out.append(live_row(client, name, rows, "remote", mutate, pairs, repeats,
+                                    budget))
     finally:
         client.close()
     return out
@@ -182,16 +189,7 @@ def local_live_rows(sizes: list[int], repeats: int, budget: float) -> list[dict[
                 result = client.call(tool, ids=[finding], dataset=name, progress=False)
                 assert not result.is_error, result.text
 
-            started = time.perf_counter()
-            live = client.live("find_assets", dataset=name)
-            try:
-                wait_rows(live, rows)
-                first = time.perf_counter() - started
-                latencies = measure_live(live, mutate, pairs, repeats, budget)
-            finally:
-                live.close()
-            out.append({"rows": rows, "mode": "local", "first_load_ms": round(first * 1000, 1),
-                        **summary(latencies), "target_p95_ms": target_for(rows)})
+            out.append(live_row(client, name, rows, "local", mutate, pairs, repeats, budget))
     finally:
         client.close()
     return out
