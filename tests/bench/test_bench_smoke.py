@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.bench.script_runs import run_without
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "layer_overhead.py"
 
@@ -42,13 +44,6 @@ def test_quick_json_run_reports_every_row_with_positive_figures() -> None:
 
 
 def test_missing_fastmcp_exits_2_with_install_hint() -> None:
-    code = (
-        "import runpy, sys; sys.modules['fastmcp'] = None; "
-        f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-        check=False,
-    )
+    proc = run_without(SCRIPT, "fastmcp")
     assert proc.returncode == 2
     assert "pip install -e '.[bench]'" in proc.stderr

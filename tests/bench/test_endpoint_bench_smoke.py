@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.bench.script_runs import run_without
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "endpoint.py"
 
@@ -35,9 +37,6 @@ def test_quick_json_run_reports_every_endpoint_and_ratio() -> None:
 
 
 def test_missing_peer_exits_2_with_install_hint() -> None:
-    code = ("import runpy, sys; sys.modules['jupyter_mcp_live'] = None; "
-            f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60, check=False)
+    proc = run_without(SCRIPT, "jupyter_mcp_live")
     assert proc.returncode == 2
     assert "pip install -e '.[bench]'" in proc.stderr

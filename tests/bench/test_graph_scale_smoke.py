@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.bench.script_runs import run_without
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "graph_scale.py"
 
@@ -38,13 +40,6 @@ def test_table_output_has_a_line_per_row() -> None:
 
 
 def test_missing_networkx_exits_2_with_install_hint() -> None:
-    code = (
-        "import runpy, sys; sys.modules['networkx'] = None; "
-        f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-        check=False,
-    )
+    proc = run_without(SCRIPT, "networkx")
     assert proc.returncode == 2
     assert "pip install -e '.[bench]'" in proc.stderr
