@@ -6,6 +6,7 @@ import _thread
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pandas
@@ -16,6 +17,8 @@ from cloudg_nb.notebook import client as client_module
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.result import CloudGError
 
+from .waiting import wait_for
+
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
@@ -24,13 +27,8 @@ def client() -> Iterator[Client]:
     opened.close()
 
 
-def _wait_for(predicate: object, timeout: float = 2.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.01)
-    return bool(predicate())  # type: ignore[operator]
+#: This module's wait: up to 2.0 s.
+_wait_for = partial(wait_for, timeout=2.0)
 
 
 def test_local_client_says_it_is_local(client: Client) -> None:

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -20,16 +21,13 @@ from cloudg_nb.notebook.result import CloudGError
 from tests.jupyter.server import JupyterServer, free_port, jupyter_server
 from tests.protocol.harness import open_session
 
+from .waiting import wait_for
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _wait_for(predicate: object, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.02)
-    return bool(predicate())  # type: ignore[operator]
+#: This module's wait: up to 5.0 s.
+_wait_for = partial(wait_for, timeout=5.0, poll=0.02)
 
 
 def test_remote_client_calls_the_servers_workspace(client: Client) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 
 import pytest
 from ipywidgets.widgets.widget import _instances
@@ -18,6 +19,8 @@ from cloudg_nb.notebook.inprocess import LocalBackend
 from cloudg_nb.notebook.live import TABLE_ROWS, LiveFrame, ago
 from cloudg_nb.notebook.loop import LoopThread
 from cloudg_nb.notebook.result import CloudGError
+
+from .waiting import wait_for
 
 
 @pytest.fixture
@@ -52,13 +55,8 @@ def other_client(client: Client) -> Iterator[Client]:
     loop.stop()
 
 
-def _wait_for(predicate: Callable[[], object], timeout: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return bool(predicate())
+#: This module's wait: up to 3.0 s.
+_wait_for = partial(wait_for, timeout=3.0, poll=0.005)
 
 
 def _suppress(client: Client, finding: str) -> None:

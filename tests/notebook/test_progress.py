@@ -9,6 +9,7 @@ import io
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 
@@ -21,6 +22,8 @@ from cloudg_nb.notebook.progress import (
     progress_for,
     progress_mode,
 )
+
+from .waiting import wait_for
 
 
 @pytest.fixture
@@ -36,13 +39,8 @@ def _values(display: WidgetProgress) -> list[int]:
     return seen
 
 
-def _wait_for(predicate: object, timeout: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.01)
-    return bool(predicate())  # type: ignore[operator]
+#: This module's wait: up to 3.0 s.
+_wait_for = partial(wait_for, timeout=3.0)
 
 
 def test_a_burst_of_updates_from_another_thread_renders_a_few_times_then_the_final(
