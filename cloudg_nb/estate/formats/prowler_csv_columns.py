@@ -6,10 +6,8 @@ are built as ``normalize_*`` leaves them. Output identical to the row path (test
 
 from __future__ import annotations
 
-import csv
 import gc
 import threading
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,16 +20,16 @@ import pyarrow.compute as pc
 
 from ..dataset import Dataset
 from ..finding_exposure import DERIVED_RELATIONSHIP, exposure_of_check
-from ..frames import empty_frame, risk_scores
+from ..frames import empty_frame
+from ..models import Severity
 from .load_report import LoadReport
 from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES
-from .prowler_csv_cells import READ_COLUMNS, READ_SET, categories_of, compliance_of, tags_of
+from .prowler_csv_cells import READ_COLUMNS, categories_of, compliance_of, tags_of
+from .prowler_csv_parse import POOL, read_cells
 from .resource_types import asset_type_of
 
 __all__ = ["read_columns"]
 
-#: Cells as Arrow text: the C parser's fast string path (``dtype=str`` boxes every cell).
-_TEXT = pd.ArrowDtype(pa.large_string())
 #: Every character ``str.strip`` removes (all lie below U+3001): a cell that starts or ends
 #: with one is stripped in Python, so the column-wise cells equal the row path's.
 PYTHON_SPACES = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
@@ -39,16 +37,23 @@ _PROVIDER_WORDS = ("AWS", "AZURE", "GCP", "KUBERNETES", "OTHER")
 _STATUS_WORDS = ("PASS", "FAIL", "MANUAL")
 _PASS, _FAIL, _MANUAL = 0, 1, 2
 _SEVERITY_WORDS = ("CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO", "UNKNOWN")
+#: Each severity's base risk score, by severity code.
+_RISKS = np.array([Severity(word).risk for word in _SEVERITY_WORDS], dtype=float)
 
 
 def _is_arn(texts: pa.Array) -> pa.Array:
     """Texts that start with ``arn:``."""
-    return pc.starts_with(texts, "arn:")
+    return pc.starts_with(texts, "arn:", memory_pool=POOL)
 
 
 #: Columns read one value per row (no distinct values): nearly every row spells them
 #: differently, and only their text and per-row tests are used, never equal codes.
-_PER_ROW = frozenset({"RESOURCE_UID", "RESOURCE_NAME", "STATUS_EXTENDED"})
+_PER_ROW = frozenset({"RESOURCE_UID", "RESOURCE_NAME"})
+#: The status detail: only the failing rows' are read (``_details``).
+_DETAIL = "STATUS_EXTENDED"
+#: Columns parsed as plain text (the rest are dictionary-encoded as they are parsed): the
+#: per-row ones, and finding ids, encoded once after the parse (nearly all distinct).
+_PLAIN = _PER_ROW | {_DETAIL, "FINDING_UID"}
 #: None as a 0-d object array, so ``np.where(mask, values, _NONE)`` fills with None (typed).
 _NONE = np.array(None, dtype=object)
 
@@ -68,40 +73,40 @@ class _Column:
         self._text: np.ndarray | None = None
 
     @classmethod
-    def of(cls, series: pd.Series | None, n: int, *, per_row: bool = False) -> _Column:
-        if series is None or not n:
+    def of(cls, cells: pa.ChunkedArray | None, n: int, *, per_row: bool = False) -> _Column:
+        """A column of Arrow cells: text, or text whose chunks share one dictionary."""
+        if cells is None or not n:
             return cls(np.zeros(n, dtype=np.intp), _objects([""]))
-        cells = series.array.__arrow_array__()  # Arrow text: encode without boxing each cell
         if per_row:
             return cls._per_row(cells, n)
-        encoded = pc.dictionary_encode(cells)  # (chunks share one dictionary)
-        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        if not pa.types.is_dictionary(cells.type):  # (combined first: one dictionary)
+            if isinstance(cells, pa.ChunkedArray) and cells.num_chunks != 1:
+                cells = cells.combine_chunks(memory_pool=POOL)
+            cells = pc.dictionary_encode(cells, memory_pool=POOL)
+        chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
         dictionary = chunks[0].dictionary
-        indices = pa.chunked_array([c.indices for c in chunks])
+        codes = np.concatenate([_indices(chunk) for chunk in chunks])  # -1: a short row's
         raw = dictionary.to_numpy(zero_copy_only=False)
         if _padded(dictionary):
             stripped = [v.strip() for v in raw.tolist()]  # then merge cells now equal
             stripped.append("")
             remap, values = pd.factorize(_objects(stripped))
-            codes = pc.fill_null(indices, len(stripped) - 1).to_numpy().astype(np.intp)
             return cls(remap[codes], _objects([str(v) for v in values]))
-        blank = pc.index(dictionary, "").as_py()
-        if blank < 0:
-            blank = len(raw)
-            raw = np.concatenate([raw, _objects([""])])
-            dictionary = pa.concat_arrays([dictionary, pa.array([""], dictionary.type)])
-        if indices.null_count:  # cells of a short row
-            indices = pc.fill_null(indices, blank)
-        return cls(indices.to_numpy().astype(np.intp), raw, dictionary)
+        blanks = np.flatnonzero(raw == "")
+        if len(blanks):
+            codes[codes < 0] = blanks[0]
+            return cls(codes, raw, dictionary)
+        codes[codes < 0] = len(raw)
+        return cls(codes, np.concatenate([raw, _objects([""])]))  # (Arrow text on demand)
 
     @classmethod
     def _per_row(cls, cells: pa.ChunkedArray | pa.Array, n: int) -> _Column:
         """One value per row (no hashing): for columns nearly every row spells differently."""
         if cells.null_count:  # cells of a short row
-            cells = pc.fill_null(cells, "")
-        values = cells.to_numpy(zero_copy_only=False)
+            cells = pc.fill_null(cells, "", memory_pool=POOL)
         chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
-        if any(_padded(chunk) for chunk in chunks):
+        values = np.concatenate([chunk.to_numpy(zero_copy_only=False) for chunk in chunks])
+        if _padded(cells):
             out = cls(np.arange(n, dtype=np.intp), _objects([v.strip() for v in values.tolist()]))
         else:
             out = cls(np.arange(n, dtype=np.intp), values, cells)
@@ -121,7 +126,7 @@ class _Column:
     def flags(self, test: Any) -> np.ndarray:
         """Per value: ``test`` (an Arrow compute on text, giving booleans) as a bool array."""
         if self._arrow is None:
-            self._arrow = pa.array(self.values, pa.large_string())
+            self._arrow = pa.array(self.values, pa.large_string(), memory_pool=POOL)
         return np.asarray(test(self._arrow).to_numpy(zero_copy_only=False), dtype=bool)
 
     def mapped(self, fn: Any, dtype: Any = object) -> np.ndarray:
@@ -130,35 +135,22 @@ class _Column:
         out[:] = [fn(v) for v in self.values.tolist()]
         return out[self.codes]
 
-    def mapped_at(self, rows: np.ndarray, fn: Any, dtype: Any = object) -> np.ndarray:
-        """Per row of ``rows``: ``fn(value)``, computed once per value those rows hold."""
-        codes = self.codes[rows]
-        used = np.zeros(len(self.values), dtype=bool)
-        used[codes] = True
-        at = np.flatnonzero(used)
-        out = np.zeros(len(self.values), dtype=dtype)
-        out[at] = [fn(v) for v in self.values[at].tolist()]
-        return out[codes]
+
+def _indices(chunk: pa.DictionaryArray) -> np.ndarray:
+    """A dictionary chunk's codes as intp, -1 for a null (the cell of a short row)."""
+    indices = chunk.indices
+    if indices.null_count:
+        indices = pc.fill_null(indices, -1, memory_pool=POOL)
+    return indices.to_numpy().astype(np.intp)
 
 
-def _padded(texts: pa.Array) -> bool:
+def _padded(texts: pa.Array | pa.ChunkedArray) -> bool:
     """Whether any of ``texts`` starts or ends with a character ``str.strip`` removes (one
     trim: a text is padded when trimming shortens it)."""
-    trimmed = pc.utf8_trim(texts, PYTHON_SPACES)
-    return not pc.all(pc.equal(pc.binary_length(trimmed), pc.binary_length(texts))).as_py()
-
-
-def _frame(path: Path) -> pd.DataFrame | None:
-    """The columns ``prowler_csv`` reads, parsed as it parses them (text, not inferred
-    types); None when pandas' C parser refuses the file (the row path then decides)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", pd.errors.ParserWarning)
-            return pd.read_csv(path, sep=";", dtype=_TEXT, keep_default_na=False,
-                               na_filter=False, encoding="utf-8-sig", index_col=False,
-                               usecols=lambda c: str(c).strip().upper() in READ_SET)
-    except (pd.errors.ParserError, ValueError, csv.Error):
-        return None
+    trimmed = pc.utf8_trim(texts, PYTHON_SPACES, memory_pool=POOL)
+    return not pc.all(pc.equal(pc.binary_length(trimmed, memory_pool=POOL),
+                               pc.binary_length(texts, memory_pool=POOL), memory_pool=POOL),
+                      memory_pool=POOL).as_py()
 
 
 def _objects(values: list[Any]) -> np.ndarray:
@@ -277,14 +269,14 @@ def read_columns(path: Path, *, name: str = "dataset", strict: bool = False
 
 
 def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
-    frame = _frame(path)
-    if frame is None:
+    parsed = read_cells(path, _PLAIN)
+    if parsed is None:
         return None
-    n = len(frame)
-    names = {str(k).strip().upper(): k for k in frame.columns}  # the last one wins
-    col = {c: _Column.of(frame[names[c]] if c in names else None, n, per_row=c in _PER_ROW)
-           for c in READ_COLUMNS}
-    del frame
+    cells, n = parsed
+    col = {c: _Column.of(cells.get(c), n, per_row=c in _PER_ROW) for c in READ_COLUMNS
+           if c != _DETAIL}
+    details = cells.get(_DETAIL)
+    del cells, parsed
     report = LoadReport(path.name, strict=strict, records=n)
     valid, status, severity = _validated(col, n, report)
     provider = col["PROVIDER"].mapped(
@@ -300,18 +292,20 @@ def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
     keys = _objects([None if a is None else "account:" + a for a in accounts.tolist()])
     times = _none_if_empty(col["TIMESTAMP"].text())
     rows = _merged(valid, col["FINDING_UID"].codes, times, acct, report)
-    ds = _dataset(col, rows, status[rows], severity[rows], provider[rows], acct[rows],
-                  keys[acct_code[rows]], times[rows], report, file=path.name, name=name)
+    ds = _dataset(col, details, rows, status[rows], severity[rows], provider[rows],
+                  acct[rows], keys[acct_code[rows]], times[rows], report, file=path.name,
+                  name=name)
     ds.load_report = report.to_dict()
     return ds
 
 
-def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
-             severity: np.ndarray, provider: np.ndarray, acct: np.ndarray,
+def _dataset(col: dict[str, _Column], details: pa.ChunkedArray | None, rows: np.ndarray,
+             status: np.ndarray, severity: np.ndarray, provider: np.ndarray, acct: np.ndarray,
              acct_key: np.ndarray, times: np.ndarray, report: LoadReport, *, file: str,
              name: str) -> Dataset:
     """The frames of the kept ``rows`` (row numbers, ascending; the other arrays are per
-    kept row), as ``dataset_of_rows`` builds them."""
+    kept row; ``details`` the status detail cells of every row), as ``dataset_of_rows``
+    builds them."""
     uid_text, res_name = col["RESOURCE_UID"].text()[rows], col["RESOURCE_NAME"].text()[rows]
     uid_col, name_col = col["RESOURCE_UID"], col["RESOURCE_NAME"]
     own_uid = uid_text != ""
@@ -326,9 +320,10 @@ def _dataset(col: dict[str, _Column], rows: np.ndarray, status: np.ndarray,
     assets = _assets(col, rows, uid, arn, res_name, provider, acct, acct_key)
     comp = col["COMPLIANCE"]
     mappings = [compliance_of(s) for s in comp.values.tolist()]
+    evidence, ipv6_only = _details(details, rows[fail])
     findings = _findings(col, rows[fail], uid[fail], arn[fail], severity[fail], times[fail],
-                         mappings)
-    edges = _edges(col, rows[fail], findings, file)
+                         evidence, mappings)
+    edges = _edges(col, rows[fail], findings, ipv6_only)
     compliance = _controls(mappings, comp.codes[rows], status.astype(np.intp),
                            comp.codes[rows[fail]], findings["id"].to_numpy())
     return Dataset(assets, edges, findings, compliance, normalize=False, name=name,
@@ -421,8 +416,28 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
         "metadata": metadata, "is_internet_exposed": np.zeros(count, dtype=bool)})
 
 
+def _details(cells: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The status detail of ``rows`` (stripped text) and whether each names only the IPv6
+    internet (``::/0`` without ``0.0.0.0/0``; stripping changes neither test)."""
+    if cells is None or not len(rows):
+        return np.full(len(rows), "", dtype=object), np.zeros(len(rows), dtype=bool)
+    taken = pc.take(cells, pa.array(rows), memory_pool=POOL)
+    if taken.null_count:  # cells of a short row
+        taken = pc.fill_null(taken, "", memory_pool=POOL)
+    chunks = taken.chunks if isinstance(taken, pa.ChunkedArray) else [taken]
+    text = np.concatenate([chunk.to_numpy(zero_copy_only=False) for chunk in chunks])
+    if _padded(taken):
+        text = _objects([v.strip() for v in text.tolist()])
+
+    def naming(pattern: str) -> np.ndarray:
+        found = pc.match_substring(taken, pattern, memory_pool=POOL)
+        return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
+
+    return text, naming("::/0") & ~naming("0.0.0.0/0")
+
+
 def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.ndarray,
-              severity: np.ndarray, detected_at: np.ndarray,
+              severity: np.ndarray, detected_at: np.ndarray, evidence: np.ndarray,
               mappings: list[dict[str, list[str]]]) -> pd.DataFrame:
     """The failing kept rows as the canonical finding frame."""
     if not len(rows):
@@ -437,7 +452,7 @@ def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: n
         "severity": _objects(list(_SEVERITY_WORDS))[severity],
         "title": np.where(title != "", title, fid),
         "description": _none_if_empty(col["DESCRIPTION"].text()[rows]),
-        "evidence": _none_if_empty(col["STATUS_EXTENDED"].text()[rows]),
+        "evidence": _none_if_empty(evidence),
         "remediation": _none_if_empty(col["REMEDIATION_RECOMMENDATION_TEXT"].text()[rows]),
         "source_tool": np.full(len(rows), "prowler", dtype=object),
         "source_finding_id": np.where(check != "", check, fid),
@@ -446,20 +461,18 @@ def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: n
         "cvss_score": np.full(len(rows), np.nan), "detected_at": detected_at,
         "is_suppressed": muted,
         "suppression_reason": np.where(muted, "muted in Prowler", _NONE)})
-    out["risk_score"] = risk_scores(out["severity"], out["cvss_score"])
+    out["risk_score"] = _RISKS[severity]  # (``frames.risk_scores`` without a CVSS score)
     return out
 
 
-def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame, file: str
-           ) -> pd.DataFrame:
+def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame,
+           ipv6_only: np.ndarray) -> pd.DataFrame:
     """``finding_exposure.exposure_edges`` of the findings (failing kept ``rows``): each
     distinct (check, title, categories, IPv6-only detail) is read once."""
     if not len(rows):
         return empty_frame("edges")
     cat_col, check_col, title_col = col["CATEGORIES"], col["CHECK_ID"], col["CHECK_TITLE"]
     categories = [categories_of(s) for s in cat_col.values.tolist()]
-    ipv6_only = col["STATUS_EXTENDED"].mapped_at(
-        rows, lambda d: "::/0" in d and "0.0.0.0/0" not in d, bool)
     ids, checks = findings["id"].to_numpy(), findings["source_finding_id"].to_numpy()
     titles = findings["title"].to_numpy()
     # a row without its own check id or title reads its finding id there: keyed by row
@@ -543,7 +556,9 @@ def _canonical(columns: dict[str, Any]) -> pd.DataFrame:
             out[key] = values.reset_index(drop=True)
         elif isinstance(values, np.ndarray) and values.dtype != object:
             out[key] = pd.Series(values)
-        else:  # (the frame copies its columns into one block: no copy here)
+        else:
             objects = values if isinstance(values, np.ndarray) else _objects(values)
             out[key] = pd.Series(objects, dtype=object, copy=False)
-    return pd.DataFrame(out)
+    # each column keeps its own block: the arrays were built for this frame alone, so it
+    # takes them as they are (consolidating them would copy every cell, ~10 ms a frame)
+    return pd.DataFrame(out, copy=False)

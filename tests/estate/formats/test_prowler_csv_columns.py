@@ -175,6 +175,24 @@ def test_bytes_that_are_not_utf8_are_refused_alike(tmp_path: Path) -> None:
     assert by_column.value.problem == by_row.value.problem
 
 
+def test_bytes_that_are_not_utf8_in_a_column_not_read_are_refused_alike(tmp_path: Path
+                                                                         ) -> None:
+    path = _csv(tmp_path, [_with({"NOTES": "note"}, row) for row in ROWS])
+    path.write_bytes(path.read_bytes().replace(b"note", b"n\xffte", 1))
+    with pytest.raises(DatasetLoadError) as by_row:
+        read_prowler_csv_by_row(path)
+    with pytest.raises(DatasetLoadError) as by_column:
+        read_prowler_csv(path)
+    assert by_column.value.problem == by_row.value.problem
+
+
+def test_text_past_the_first_megabyte_loads_alike(tmp_path: Path) -> None:
+    detail = "é" * 700_000  # (two bytes each: a character split across read chunks)
+    rows = [_with({"STATUS_EXTENDED": detail, "NOTES": detail, "FINDING_UID": f"f-{i}"})
+            for i in range(2)]
+    _assert_same_load(_csv(tmp_path, rows))
+
+
 def test_the_padding_check_knows_every_character_python_strips() -> None:
     every = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
     assert every == PYTHON_SPACES
