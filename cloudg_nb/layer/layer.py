@@ -704,7 +704,6 @@ class CloudGMCPLayer:
                         self.input_bounds)
         ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name,
                           completion=Completion(argument_name, fn))
-        ctx.meta["completion_fn"] = fn  # the older spelling, kept for completion functions
         info = CallInfo(
             RequestKind.COMPLETION,
             target_name,
@@ -730,7 +729,6 @@ class CloudGMCPLayer:
         assert request is not None, "complete() sets the completion on its context"
         filled = dict(restored.get("arguments") or {})
         ctx.completion = request = Completion(request.argument, request.function, filled)
-        ctx.meta["arguments"] = filled  # the older spelling, kept for completion functions
         fn = request.function
         try:
             raw = await self._invoke(fn, ctx, {"partial": str(restored.get("partial") or "")})

@@ -46,7 +46,7 @@ class Counter:
 
     def __call__(self, ctx: Any, partial: str) -> list[Any]:
         self.partials.append(partial)
-        self.context_arguments.append(ctx.meta.get("arguments"))
+        self.context_arguments.append(ctx.completion.context_arguments)
         return [c for c in self.candidates if str(c).startswith(partial)]
 
 
@@ -358,7 +358,7 @@ async def test_completion_context_has_kind_completion_and_the_target_name() -> N
 
     (ctx,) = contexts
     assert (ctx.kind, ctx.name) == ("completion", "brief")
-    assert ctx.meta["completion_fn"] is region
+    assert ctx.completion.function is region
 
 
 async def test_caching_middleware_never_caches_a_completion() -> None:
@@ -375,7 +375,7 @@ async def test_caching_middleware_never_caches_a_completion() -> None:
 # -- context arguments -----------------------------------------------------------------------
 
 
-async def test_context_arguments_reach_the_function_in_ctx_meta() -> None:
+async def test_context_arguments_reach_the_function_in_ctx_completion() -> None:
     dataset = Counter(["prod"])
     layer = make_layer(build_registry(dataset=dataset))
 
@@ -386,7 +386,7 @@ async def test_context_arguments_reach_the_function_in_ctx_meta() -> None:
     assert dataset.context_arguments == [{"ref": "vm-1"}]
 
 
-async def test_missing_context_arguments_give_an_empty_dict_in_ctx_meta() -> None:
+async def test_missing_context_arguments_give_an_empty_dict_in_ctx_completion() -> None:
     region = Counter(REGIONS)
     layer = make_layer(build_registry(region))
 

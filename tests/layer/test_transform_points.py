@@ -256,7 +256,7 @@ async def test_completion_partial_and_context_arguments_go_through_the_input_pip
     seen: list[tuple[str, dict[str, Any]]] = []
 
     def complete_region(ctx, partial: str) -> list[str]:
-        seen.append((partial, dict(ctx.meta["arguments"])))
+        seen.append((partial, dict(ctx.completion.context_arguments)))
         return []
 
     @reg.prompt(arguments=[PromptArgument("region", completion=complete_region)])

@@ -35,7 +35,7 @@ def estate_registry(seen: dict[str, list[Any]]) -> Registry:
         return {"arn": arn}
 
     def regions(ctx, partial: str) -> list[str]:
-        seen["completion"].append((partial, dict(ctx.meta.get("arguments") or {})))
+        seen["completion"].append((partial, dict(ctx.completion.context_arguments)))
         return ["eu-west-1"]
 
     @reg.resource_template("test://accounts/{account}/{region}", completions={"region": regions})
