@@ -11,6 +11,7 @@ reason, rate limits, input and output pipelines) that every other method reads.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,7 +158,9 @@ class Policy:
         return f"Policy(name={self.name!r})"
 
     @classmethod
-    def load(cls, source: Any = None) -> Policy:
+    def load(
+        cls, source: Policy | str | os.PathLike[str] | Mapping[str, Any] | None = None
+    ) -> Policy:
         """A policy from a profile name, file path, dict or inline JSON.
 
         ``None`` reads ``$CLOUDG_MCP_POLICY``, else the ``standard`` profile. A Policy is
