@@ -61,16 +61,25 @@ _NONE = np.array(None, dtype=object)
 class _Column:
     """One CSV column: per row a code into ``values`` (its distinct stripped cells, '' for a
     missing cell, as an object array, and as Arrow text for column tests), and the rows'
-    text on demand."""
+    text on demand. Given only as Arrow text, ``values`` are boxed on first use (finding
+    ids: nearly all distinct, and only the failing rows' are read as text)."""
 
-    __slots__ = ("_arrow", "_text", "codes", "values")
+    __slots__ = ("_arrow", "_text", "_values", "codes")
 
-    def __init__(self, codes: np.ndarray, values: np.ndarray,
+    def __init__(self, codes: np.ndarray, values: np.ndarray | None,
                  arrow: pa.Array | None = None) -> None:
         self.codes = codes
-        self.values = values
+        self._values = values
         self._arrow = arrow
         self._text: np.ndarray | None = None
+
+    @property
+    def values(self) -> np.ndarray:
+        """Per code: its text (object array of str)."""
+        if self._values is None:
+            assert self._arrow is not None  # (one of the two is always given)
+            self._values = self._arrow.to_numpy(zero_copy_only=False)
+        return self._values
 
     @classmethod
     def of(cls, cells: pa.ChunkedArray | None, n: int, *, per_row: bool = False) -> _Column:
@@ -86,8 +95,11 @@ class _Column:
         chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
         dictionary = chunks[0].dictionary
         codes = np.concatenate([_indices(chunk) for chunk in chunks])  # -1: a short row's
+        padded = _padded(dictionary)
+        if not padded and not (codes < 0).any():
+            return cls(codes, None, dictionary)
         raw = dictionary.to_numpy(zero_copy_only=False)
-        if _padded(dictionary):
+        if padded:
             stripped = [v.strip() for v in raw.tolist()]  # then merge cells now equal
             stripped.append("")
             remap, values = pd.factorize(_objects(stripped))
@@ -115,6 +127,9 @@ class _Column:
 
     def filled(self) -> np.ndarray:
         """Per value: whether it is non-empty."""
+        if self._values is None and self._arrow is not None:
+            lengths = pc.binary_length(self._arrow, memory_pool=POOL)
+            return lengths.to_numpy(zero_copy_only=False) > 0
         return self.values != ""
 
     def text(self) -> np.ndarray:
@@ -122,6 +137,15 @@ class _Column:
         if self._text is None:
             self._text = self.values[self.codes]
         return self._text
+
+    def text_at(self, rows: np.ndarray) -> np.ndarray:
+        """The text of ``rows`` (object array of str), boxing only theirs."""
+        if self._text is not None:
+            return self._text[rows]
+        if self._values is None and self._arrow is not None:
+            taken = pc.take(self._arrow, _positions(self.codes[rows]), memory_pool=POOL)
+            return taken.to_numpy(zero_copy_only=False)
+        return self.values[self.codes[rows]]
 
     def flags(self, test: Any) -> np.ndarray:
         """Per value: ``test`` (an Arrow compute on text, giving booleans) as a bool array."""
@@ -134,6 +158,13 @@ class _Column:
         out = np.empty(len(self.values), dtype=dtype)
         out[:] = [fn(v) for v in self.values.tolist()]
         return out[self.codes]
+
+
+def _positions(rows: np.ndarray) -> pa.Array:
+    """``rows`` as an Arrow int64 array over the same memory (``pa.array`` would first
+    import pyarrow's pandas support, ~6 ms of a fresh process)."""
+    ints = np.ascontiguousarray(rows, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(ints), [None, pa.py_buffer(ints)])
 
 
 def _indices(chunk: pa.DictionaryArray) -> np.ndarray:
@@ -306,7 +337,7 @@ def _dataset(col: dict[str, _Column], details: pa.ChunkedArray | None, rows: np.
     """The frames of the kept ``rows`` (row numbers, ascending; the other arrays are per
     kept row; ``details`` the status detail cells of every row), as ``dataset_of_rows``
     builds them."""
-    uid_text, res_name = col["RESOURCE_UID"].text()[rows], col["RESOURCE_NAME"].text()[rows]
+    uid_text, res_name = col["RESOURCE_UID"].text_at(rows), col["RESOURCE_NAME"].text_at(rows)
     uid_col, name_col = col["RESOURCE_UID"], col["RESOURCE_NAME"]
     own_uid = uid_text != ""
     uid = np.where(own_uid, uid_text, res_name)
@@ -367,7 +398,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     prov = _objects(list(_PROVIDER_WORDS))[provider[of_row]]
 
     name = np.empty(count, dtype=object)
-    acct_name = col["ACCOUNT_NAME"].text()[rows[a]]
+    acct_name = col["ACCOUNT_NAME"].text_at(rows[a])
     name[is_account] = np.where(acct_name != "", acct_name, acct[a])
     own = res_name[r].copy()
     untitled = np.flatnonzero(own == "")
@@ -384,7 +415,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
         asset_type_of(types[t], _PROVIDER_WORDS[p]) or "OTHER"))
 
     region = np.full(count, "global", dtype=object)
-    reg = col["REGION"].text()[rows[r]]
+    reg = col["REGION"].text_at(rows[r])
     region[res] = np.where(reg != "", reg, "global")
     asset_arn = np.empty(count, dtype=object)  # (object arrays start as None)
     asset_arn[res] = arn[r]
@@ -394,7 +425,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     tags = np.empty(count, dtype=object)  # each asset its own dict (callers may edit)
     tag_codes = tag_col.codes[rows[r]]
     tagged = np.flatnonzero(np.array([bool(t) for t in tag_sets.tolist()], bool)[tag_codes])
-    tags[np.flatnonzero(res)[tagged]] = list(map(dict.copy, tag_sets[tag_codes[tagged]].tolist()))
+    tags[np.flatnonzero(res)[tagged]] = _copies(tag_sets[tag_codes[tagged]])
     services = service_col.values.tolist()
 
     def meta_of(t: int, s: int) -> dict[str, str]:
@@ -409,11 +440,16 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     described = np.flatnonzero(_per_pair(  # (an asset without either keeps None)
         type_codes, service_codes, len(services), lambda t, s: bool(types[t] or services[s])
     ).astype(bool))
-    metadata[np.flatnonzero(res)[described]] = list(map(dict.copy, metas[described].tolist()))
+    metadata[np.flatnonzero(res)[described]] = _copies(metas[described])
     return _canonical({
         "id": keys[first], "arn": asset_arn, "name": name, "asset_type": asset_type,
         "provider": prov, "region": region, "account_id": acct[of_row], "tags": tags,
         "metadata": metadata, "is_internet_exposed": np.zeros(count, dtype=bool)})
+
+
+def _copies(dicts: np.ndarray) -> np.ndarray:
+    """A new copy of each of ``dicts`` (object array), straight into an object array."""
+    return np.fromiter(map(dict.copy, dicts.tolist()), dtype=object, count=len(dicts))
 
 
 def _details(cells: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -421,7 +457,7 @@ def _details(cells: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarra
     internet (``::/0`` without ``0.0.0.0/0``; stripping changes neither test)."""
     if cells is None or not len(rows):
         return np.full(len(rows), "", dtype=object), np.zeros(len(rows), dtype=bool)
-    taken = pc.take(cells, pa.array(rows), memory_pool=POOL)
+    taken = pc.take(cells, _positions(rows), memory_pool=POOL)
     if taken.null_count:  # cells of a short row
         taken = pc.fill_null(taken, "", memory_pool=POOL)
     chunks = taken.chunks if isinstance(taken, pa.ChunkedArray) else [taken]
@@ -442,18 +478,18 @@ def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: n
     """The failing kept rows as the canonical finding frame."""
     if not len(rows):
         return empty_frame("findings")
-    fid = col["FINDING_UID"].text()[rows]
-    title = col["CHECK_TITLE"].text()[rows]
-    check = col["CHECK_ID"].text()[rows]
+    fid = col["FINDING_UID"].text_at(rows)
+    title = col["CHECK_TITLE"].text_at(rows)
+    check = col["CHECK_ID"].text_at(rows)
     muted = col["MUTED"].mapped(lambda w: w.lower() == "true", bool)[rows]
     frameworks = _objects([sorted(m) or None for m in mappings])
     out = _canonical({
         "id": fid, "resource_id": uid, "resource_arn": arn,
         "severity": _objects(list(_SEVERITY_WORDS))[severity],
         "title": np.where(title != "", title, fid),
-        "description": _none_if_empty(col["DESCRIPTION"].text()[rows]),
+        "description": _none_if_empty(col["DESCRIPTION"].text_at(rows)),
         "evidence": _none_if_empty(evidence),
-        "remediation": _none_if_empty(col["REMEDIATION_RECOMMENDATION_TEXT"].text()[rows]),
+        "remediation": _none_if_empty(col["REMEDIATION_RECOMMENDATION_TEXT"].text_at(rows)),
         "source_tool": np.full(len(rows), "prowler", dtype=object),
         "source_finding_id": np.where(check != "", check, fid),
         "compliance_frameworks": [list(f) if f else None for f in
