@@ -253,6 +253,19 @@ def _merged(rows: np.ndarray, fid_codes: np.ndarray, times: np.ndarray, accounts
     return np.sort(np.concatenate([rows[~repeated], np.fromiter(kept.values(), np.int64)]))
 
 
+def _one(value: Any) -> np.ndarray:
+    """``value`` as a 0-d object array: ``np.where`` then fills with this very object (a
+    ``str`` would first become a NumPy text array, boxed anew for every cell)."""
+    return np.array(value, dtype=object)
+
+
+def _repeated(value: Any, count: int) -> np.ndarray:
+    """An object array of ``count`` times ``value`` (``np.full`` would box it per cell)."""
+    out = np.empty(count, dtype=object)
+    out.fill(value)
+    return out
+
+
 def _none_if_empty(texts: np.ndarray) -> np.ndarray:
     """Object array: the text, or None where it is ''."""
     out = texts.copy()
@@ -414,9 +427,9 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     asset_type[res] = _per_pair(type_codes, provider[r], len(_PROVIDER_WORDS), lambda t, p: (
         asset_type_of(types[t], _PROVIDER_WORDS[p]) or "OTHER"))
 
-    region = np.full(count, "global", dtype=object)
+    region = _repeated("global", count)
     reg = col["REGION"].text_at(rows[r])
-    region[res] = np.where(reg != "", reg, "global")
+    region[res] = np.where(reg != "", reg, _one("global"))
     asset_arn = np.empty(count, dtype=object)  # (object arrays start as None)
     asset_arn[res] = arn[r]
 
@@ -456,7 +469,7 @@ def _details(cells: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarra
     """The status detail of ``rows`` (stripped text) and whether each names only the IPv6
     internet (``::/0`` without ``0.0.0.0/0``; stripping changes neither test)."""
     if cells is None or not len(rows):
-        return np.full(len(rows), "", dtype=object), np.zeros(len(rows), dtype=bool)
+        return _repeated("", len(rows)), np.zeros(len(rows), dtype=bool)
     taken = pc.take(cells, _positions(rows), memory_pool=POOL)
     if taken.null_count:  # cells of a short row
         taken = pc.fill_null(taken, "", memory_pool=POOL)
@@ -490,13 +503,13 @@ def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: n
         "description": _none_if_empty(col["DESCRIPTION"].text_at(rows)),
         "evidence": _none_if_empty(evidence),
         "remediation": _none_if_empty(col["REMEDIATION_RECOMMENDATION_TEXT"].text_at(rows)),
-        "source_tool": np.full(len(rows), "prowler", dtype=object),
+        "source_tool": _repeated("prowler", len(rows)),
         "source_finding_id": np.where(check != "", check, fid),
         "compliance_frameworks": [list(f) if f else None for f in
                                   frameworks[col["COMPLIANCE"].codes[rows]].tolist()],
         "cvss_score": np.full(len(rows), np.nan), "detected_at": detected_at,
         "is_suppressed": muted,
-        "suppression_reason": np.where(muted, "muted in Prowler", _NONE)})
+        "suppression_reason": np.where(muted, _one("muted in Prowler"), _NONE)})
     out["risk_score"] = _RISKS[severity]  # (``frames.risk_scores`` without a CVSS score)
     return out
 
@@ -520,15 +533,16 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame,
                                             categories[cat_col.codes[rows[i]]],
                                             "::/0" if ipv6_only[i] else None)
                           for i in first.tolist()])
-    per_row = exposures[combo]
     hit = np.flatnonzero(np.array([e is not None for e in exposures.tolist()], bool)[combo])
     if not len(hit):
         return empty_frame("edges")
-    fids, exps, hit_checks = ids[hit].tolist(), per_row[hit].tolist(), checks[hit].tolist()
-    described = {id(e): e.describe() for e in exposures.tolist() if e is not None}
+    fids, hit_checks = ids[hit].tolist(), checks[hit].tolist()
     count = len(hit)
     used, of_hit = np.unique(combo[hit], return_inverse=True)  # the exposures edges carry
     carried = exposures[used].tolist()
+    carries = of_hit.tolist()  # per edge: its exposure in ``carried``
+    kinds, bases = [e.kind for e in carried], [e.basis for e in carried]
+    described, ports = [e.describe() for e in carried], [e.ports for e in carried]
 
     def lowered(texts: list[Any]) -> pd.Series:
         """Per edge, as ``normalize_edges`` lowers a column (its dtype inferred alike)."""
@@ -536,15 +550,16 @@ def _edges(col: dict[str, _Column], rows: np.ndarray, findings: pd.DataFrame,
             lambda p: p.lower() if isinstance(p, str) else p).take(of_hit)
 
     return _canonical({  # (what normalize_edges leaves, without re-reading every cell)
-        "id": [f"derived:{f}" for f in fids], "source_id": np.full(count, "internet", object),
+        "id": [f"derived:{f}" for f in fids], "source_id": _repeated("internet", count),
         "target_id": findings["resource_id"].to_numpy()[hit],
-        "edge_type": np.full(count, "INTERNET_EXPOSED", object),
-        "relationship": np.full(count, DERIVED_RELATIONSHIP, object),
-        "properties": [{"derived_from_finding": f, "check_id": c, "exposure": e.kind,
-                        "basis": e.basis} for f, c, e in zip(fids, hit_checks, exps, strict=True)],
-        "description": [f"Derived from finding {f}: {described[id(e)]}."
-                        for f, e in zip(fids, exps, strict=True)],
-        "ports": [list(e.ports) or None for e in exps],
+        "edge_type": _repeated("INTERNET_EXPOSED", count),
+        "relationship": _repeated(DERIVED_RELATIONSHIP, count),
+        "properties": [{"derived_from_finding": f, "check_id": c, "exposure": kinds[k],
+                        "basis": bases[k]} for f, c, k in zip(fids, hit_checks, carries,
+                                                              strict=True)],
+        "description": [f"Derived from finding {f}: {described[k]}."
+                        for f, k in zip(fids, carries, strict=True)],
+        "ports": [list(ports[k]) or None for k in carries],
         "port_range": _objects(["0-65535" if e.all_ports else None for e in carried])[of_hit],
         "protocol": lowered([e.protocol for e in carried]),
         "cidr": _objects([e.source for e in carried])[of_hit],
