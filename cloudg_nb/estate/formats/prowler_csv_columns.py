@@ -88,9 +88,9 @@ class _Column:
             return cls(np.zeros(n, dtype=np.intp), _objects([""]))
         if per_row:
             return cls._per_row(cells, n)
-        if not pa.types.is_dictionary(cells.type):  # (combined first: one dictionary)
-            if isinstance(cells, pa.ChunkedArray) and cells.num_chunks != 1:
-                cells = cells.combine_chunks(memory_pool=POOL)
+        if isinstance(cells, pa.ChunkedArray) and cells.num_chunks != 1:
+            cells = cells.combine_chunks(memory_pool=POOL)  # (one dictionary, one array)
+        if not pa.types.is_dictionary(cells.type):
             cells = pc.dictionary_encode(cells, memory_pool=POOL)
         chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
         dictionary = chunks[0].dictionary
@@ -402,8 +402,9 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     keys = np.empty(2 * m, dtype=object)
     keys[0::2], keys[1::2] = acct_key, uid
     # (dtype=object: an inferred str dtype would copy every key into Arrow first)
-    first = np.flatnonzero(~pd.Series(keys, dtype=object).duplicated().to_numpy()
-                           & pd.notna(keys))
+    known = np.ones(2 * m, dtype=bool)
+    known[0::2] = np.not_equal(acct_key, None)  # (a row without an account has no key)
+    first = np.flatnonzero(~pd.Series(keys, dtype=object).duplicated().to_numpy() & known)
     of_row, is_account = first // 2, first % 2 == 0
     res = ~is_account
     r, a = of_row[res], of_row[is_account]  # kept-row positions of resources / accounts
