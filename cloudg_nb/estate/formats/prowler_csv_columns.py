@@ -139,10 +139,11 @@ class _Column:
         return self._text
 
     def text_at(self, rows: np.ndarray) -> np.ndarray:
-        """The text of ``rows`` (object array of str), boxing only theirs."""
+        """The text of ``rows`` (object array of str); of a column not yet boxed and with
+        more distinct values than half the rows, only those rows' are boxed."""
         if self._text is not None:
             return self._text[rows]
-        if self._values is None and self._arrow is not None:
+        if self._values is None and self._arrow is not None and 2 * len(self._arrow) > len(rows):
             taken = pc.take(self._arrow, _positions(self.codes[rows]), memory_pool=POOL)
             return taken.to_numpy(zero_copy_only=False)
         return self.values[self.codes[rows]]
