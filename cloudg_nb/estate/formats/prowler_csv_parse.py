@@ -118,7 +118,7 @@ def _arrow_cells(path: Path, wanted: list[str], plain: frozenset[str]
                 parse_options=pa_csv.ParseOptions(delimiter=";", newlines_in_values=True),
                 convert_options=pa_csv.ConvertOptions(
                     include_columns=wanted, column_types=types, strings_can_be_null=False,
-                    quoted_strings_can_be_null=False),
+                    quoted_strings_can_be_null=False, check_utf8=False),  # (``_utf8`` did)
                 memory_pool=POOL)
     except (pa.ArrowException, OSError):
         return None
