@@ -168,10 +168,11 @@ class Dataset:
         self._lock = threading.RLock()
         self._cache: dict[str, Any] = {}
         self._listeners = Listeners(logger, "dataset listener")
-        self._assets = empty_frame("assets")
-        self._edges = empty_frame("edges")
-        self._findings = empty_frame("findings")
-        self._compliance = empty_frame("compliance")
+        # (a given frame stands in until _set_frames replaces it: no empty frame built for it)
+        self._assets = empty_frame("assets") if assets is None else assets
+        self._edges = empty_frame("edges") if edges is None else edges
+        self._findings = empty_frame("findings") if findings is None else findings
+        self._compliance = empty_frame("compliance") if compliance is None else compliance
         self._set_frames(assets, edges, findings, compliance, normalize)
 
     def __repr__(self) -> str:
