@@ -117,8 +117,7 @@ class _Column:
         """One value per row (no hashing): for columns nearly every row spells differently."""
         if cells.null_count:  # cells of a short row
             cells = pc.fill_null(cells, "", memory_pool=POOL)
-        chunks = cells.chunks if isinstance(cells, pa.ChunkedArray) else [cells]
-        values = np.concatenate([chunk.to_numpy(zero_copy_only=False) for chunk in chunks])
+        values = cells.to_numpy(zero_copy_only=False)  # (one pass over the chunks)
         if _padded(cells):
             out = cls(np.arange(n, dtype=np.intp), _objects([v.strip() for v in values.tolist()]))
         else:
@@ -127,11 +126,16 @@ class _Column:
         return out
 
     def filled(self) -> np.ndarray:
-        """Per value: whether it is non-empty."""
-        if self._values is None and self._arrow is not None:
+        """Per value: whether it is non-empty (from Arrow's lengths when it has the text:
+        no comparison of boxed strings)."""
+        if self._arrow is not None:
             lengths = pc.binary_length(self._arrow, memory_pool=POOL)
             return lengths.to_numpy(zero_copy_only=False) > 0
         return self.values != ""
+
+    def filled_at(self, rows: np.ndarray) -> np.ndarray:
+        """Per row of ``rows``: whether its text is non-empty."""
+        return self.filled()[self.codes[rows]]
 
     def text(self) -> np.ndarray:
         """Per row: its text (object array of str)."""
@@ -177,9 +181,47 @@ def _indices(chunk: pa.DictionaryArray) -> np.ndarray:
     return indices.to_numpy().astype(np.intp)
 
 
+#: Per byte value: an ASCII character ``str.strip`` removes.
+_ASCII_SPACE = np.array([b < 128 and chr(b).isspace() for b in range(256)], dtype=bool)
+#: Arrow text types whose buffers ``_edge_bytes`` reads, and their offsets' type.
+_OFFSETS = {pa.string(): np.int32, pa.large_string(): np.int64}
+
+
 def _padded(texts: pa.Array | pa.ChunkedArray) -> bool:
-    """Whether any of ``texts`` starts or ends with a character ``str.strip`` removes (one
-    trim: a text is padded when trimming shortens it)."""
+    """Whether any of ``texts`` starts or ends with a character ``str.strip`` removes: told
+    by each text's first and last byte while those are ASCII, else by one trim (a text is
+    padded when trimming shortens it)."""
+    chunks = texts.chunks if isinstance(texts, pa.ChunkedArray) else [texts]
+    for chunk in chunks:
+        edges = _edge_bytes(chunk)
+        if edges is None:
+            return _trim_shortens(texts)
+        if _ASCII_SPACE[edges].any():
+            return True
+    return False
+
+
+def _edge_bytes(texts: pa.Array) -> np.ndarray | None:
+    """The first and last byte of each non-empty text (a null's too: that can only make
+    ``_padded`` strip what needs no stripping), read from the Arrow buffers; None when one
+    is not ASCII (a multi-byte character: only a trim tells) or for another Arrow type."""
+    width = _OFFSETS.get(texts.type)
+    if width is None:
+        return None
+    _, offset_buffer, data_buffer = texts.buffers()
+    if data_buffer is None or not len(texts):
+        return np.zeros(0, dtype=np.uint8)
+    offsets = np.frombuffer(offset_buffer, dtype=width, count=len(texts) + 1,
+                            offset=texts.offset * np.dtype(width).itemsize)
+    data = np.frombuffer(data_buffer, dtype=np.uint8)
+    starts, ends = offsets[:-1], offsets[1:]
+    filled = ends > starts
+    edges = np.concatenate([data[starts[filled]], data[ends[filled] - 1]])
+    return None if (edges >= 128).any() else edges
+
+
+def _trim_shortens(texts: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether trimming what ``str.strip`` removes shortens any of ``texts``."""
     trimmed = pc.utf8_trim(texts, PYTHON_SPACES, memory_pool=POOL)
     return not pc.all(pc.equal(pc.binary_length(trimmed, memory_pool=POOL),
                                pc.binary_length(texts, memory_pool=POOL), memory_pool=POOL),
@@ -354,7 +396,7 @@ def _dataset(col: dict[str, _Column], details: pa.ChunkedArray | None, rows: np.
     builds them."""
     uid_text, res_name = col["RESOURCE_UID"].text_at(rows), col["RESOURCE_NAME"].text_at(rows)
     uid_col, name_col = col["RESOURCE_UID"], col["RESOURCE_NAME"]
-    own_uid = uid_text != ""
+    own_uid = uid_col.filled_at(rows)
     uid = np.where(own_uid, uid_text, res_name)
     is_arn = np.where(own_uid, uid_col.flags(_is_arn)[uid_col.codes[rows]],
                       name_col.flags(_is_arn)[name_col.codes[rows]])
@@ -417,7 +459,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
     acct_name = col["ACCOUNT_NAME"].text_at(rows[a])
     name[is_account] = np.where(acct_name != "", acct_name, acct[a])
     own = res_name[r].copy()
-    untitled = np.flatnonzero(own == "")
+    untitled = np.flatnonzero(~col["RESOURCE_NAME"].filled_at(rows[r]))
     own[untitled] = [u.rsplit("/", 1)[-1] or u for u in uid[r][untitled].tolist()]
     name[res] = own
 
@@ -432,7 +474,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
 
     region = _repeated("global", count)
     reg = col["REGION"].text_at(rows[r])
-    region[res] = np.where(reg != "", reg, _one("global"))
+    region[res] = np.where(col["REGION"].filled_at(rows[r]), reg, _one("global"))
     asset_arn = np.empty(count, dtype=object)  # (object arrays start as None)
     asset_arn[res] = arn[r]
 
@@ -501,12 +543,12 @@ def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: n
     out = _canonical({
         "id": fid, "resource_id": uid, "resource_arn": arn,
         "severity": _objects(list(_SEVERITY_WORDS))[severity],
-        "title": np.where(title != "", title, fid),
+        "title": np.where(col["CHECK_TITLE"].filled_at(rows), title, fid),
         "description": _none_if_empty(col["DESCRIPTION"].text_at(rows)),
         "evidence": _none_if_empty(evidence),
         "remediation": _none_if_empty(col["REMEDIATION_RECOMMENDATION_TEXT"].text_at(rows)),
         "source_tool": _repeated("prowler", len(rows)),
-        "source_finding_id": np.where(check != "", check, fid),
+        "source_finding_id": np.where(col["CHECK_ID"].filled_at(rows), check, fid),
         "compliance_frameworks": [list(f) if f else None for f in
                                   frameworks[col["COMPLIANCE"].codes[rows]].tolist()],
         "cvss_score": np.full(len(rows), np.nan), "detected_at": detected_at,

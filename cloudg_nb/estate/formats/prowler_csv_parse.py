@@ -14,6 +14,7 @@ import csv
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
@@ -42,6 +43,8 @@ POOL = _pool()
 _BOM = b"\xef\xbb\xbf"
 #: Bytes read at a time: the header is looked for in the first chunk.
 _CHUNK = 1 << 20
+#: The high bit of each byte of a 64-bit word: set in any non-ASCII byte.
+_HIGH_BITS = 0x8080808080808080
 
 
 def read_cells(path: Path, plain: frozenset[str]
@@ -96,7 +99,7 @@ def _utf8(path: Path) -> bool:
         with path.open("rb", buffering=0) as fh:
             while size := fh.readinto(buffer):
                 chunk = buffer if size == _CHUNK else buffer[:size]
-                if ascii_so_far and chunk.isascii():
+                if ascii_so_far and _ascii(chunk):
                     continue
                 ascii_so_far = False
                 decoder.decode(chunk)
@@ -104,6 +107,14 @@ def _utf8(path: Path) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def _ascii(chunk: bytearray) -> bool:
+    """Whether ``chunk`` is ASCII: no byte has its high bit set (tested eight bytes at a
+    time, NumPy's OR-reduction being quicker than ``bytearray.isascii``)."""
+    whole = len(chunk) - len(chunk) % 8
+    words = np.frombuffer(chunk, dtype=np.uint64, count=whole // 8)
+    return not int(np.bitwise_or.reduce(words)) & _HIGH_BITS and chunk[whole:].isascii()
 
 
 def _arrow_cells(path: Path, wanted: list[str], plain: frozenset[str]
