@@ -9,17 +9,19 @@ pandas refuses it too: the row path then decides).
 
 from __future__ import annotations
 
-import codecs
 import csv
+import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from .prowler_csv_cells import READ_SET
+from .prowler_csv_scan import scan
 
 __all__ = ["POOL", "read_cells"]
 
@@ -41,10 +43,8 @@ def _pool() -> pa.MemoryPool:
 #: The pool the column-wise reader's Arrow work allocates from.
 POOL = _pool()
 _BOM = b"\xef\xbb\xbf"
-#: Bytes read at a time: the header is looked for in the first chunk.
+#: Bytes read for the header.
 _CHUNK = 1 << 20
-#: The high bit of each byte of a 64-bit word: set in any non-ASCII byte.
-_HIGH_BITS = 0x8080808080808080
 
 
 def read_cells(path: Path, plain: frozenset[str]
@@ -54,9 +54,9 @@ def read_cells(path: Path, plain: frozenset[str]
     ``plain`` columns; cells not yet stripped; a null is the cell of a short row), and the
     row count; None when pandas' C parser refuses the file."""
     try:
-        wanted = _plain_header(path)
-        if wanted is not None and _utf8(path):
-            cells = _arrow_cells(path, wanted, plain)
+        header = _plain_header(path)
+        if header is not None and (shape := scan(path)) is not None:
+            cells = _arrow_cells(path, header, plain, shape.size, shape.split)
             if cells is not None:
                 return cells
     except OSError:
@@ -68,8 +68,15 @@ def read_cells(path: Path, plain: frozenset[str]
     return ({c: frame[k].array.__arrow_array__() for c, k in names.items()}, len(frame))
 
 
-def _plain_header(path: Path) -> list[str] | None:
-    """The read columns a plainly written header names, in file order: each exactly as
+class _Header(NamedTuple):
+    """A plainly written header: every column's name, and the read ones in file order."""
+
+    names: list[str]
+    wanted: list[str]
+
+
+def _plain_header(path: Path) -> _Header | None:
+    """The header's names, and the read columns it names, in file order: each exactly as
     READ_SET spells it and once; None for any other header (pandas reads those)."""
     with path.open("rb") as fh:
         head = fh.read(_CHUNK)
@@ -86,57 +93,71 @@ def _plain_header(path: Path) -> list[str] | None:
     wanted = [c for c in names if c.strip().upper() in READ_SET]
     if any(c != c.strip().upper() for c in wanted) or len(set(wanted)) < len(wanted):
         return None
-    return wanted
+    return _Header(names, wanted)
 
 
-def _utf8(path: Path) -> bool:
-    """Whether the whole file is UTF-8 (pandas decodes every column, Arrow only those read);
-    read a chunk at a time into one buffer, ASCII chunks skip the decoder."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    buffer = bytearray(_CHUNK)
-    ascii_so_far = True  # the decoder holds nothing
-    try:
-        with path.open("rb", buffering=0) as fh:
-            while size := fh.readinto(buffer):
-                chunk = buffer if size == _CHUNK else buffer[:size]
-                if ascii_so_far and _ascii(chunk):
-                    continue
-                ascii_so_far = False
-                decoder.decode(chunk)
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _ascii(chunk: bytearray) -> bool:
-    """Whether ``chunk`` is ASCII: no byte has its high bit set (tested eight bytes at a
-    time, NumPy's OR-reduction being quicker than ``bytearray.isascii``)."""
-    whole = len(chunk) - len(chunk) % 8
-    words = np.frombuffer(chunk, dtype=np.uint64, count=whole // 8)
-    return not int(np.bitwise_or.reduce(words)) & _HIGH_BITS and chunk[whole:].isascii()
-
-
-def _arrow_cells(path: Path, wanted: list[str], plain: frozenset[str]
-                 ) -> tuple[dict[str, pa.ChunkedArray], int] | None:
-    """Arrow's parse of the file; None when it refuses the file (a row of another width,
-    an unterminated quote): pandas then reads it, as it reads such files."""
+def _arrow_cells(path: Path, header: _Header, plain: frozenset[str], size: int,
+                 split: int | None) -> tuple[dict[str, pa.ChunkedArray], int] | None:
+    """Arrow's parse of the file, by two readers (this thread and one more) when ``split``
+    is where a row starts (``prowler_csv_scan``); None when Arrow refuses the file (a row
+    of another width, an unterminated quote): pandas then reads it, as it reads such files."""
+    wanted = header.wanted
     types = {c: pa.string() if c in plain else _CODED for c in wanted}
+    options = {
+        "parse_options": pa_csv.ParseOptions(delimiter=";", newlines_in_values=True),
+        "convert_options": pa_csv.ConvertOptions(
+            include_columns=wanted, column_types=types, strings_can_be_null=False,
+            quoted_strings_can_be_null=False, check_utf8=False),  # (the scan did)
+        "memory_pool": POOL}
+
+    def parse(source: pa.NativeFile, names: list[str] | None = None) -> pa.Table:
+        read = pa_csv.ReadOptions(use_threads=False, column_names=names)
+        return pa_csv.read_csv(source, read_options=read, **options)
+
     try:
         with pa.OSFile(str(path)) as source:  # (a path's suffix could ask to decompress)
-            table = pa_csv.read_csv(
-                source, read_options=pa_csv.ReadOptions(use_threads=False),
-                parse_options=pa_csv.ParseOptions(delimiter=";", newlines_in_values=True),
-                convert_options=pa_csv.ConvertOptions(
-                    include_columns=wanted, column_types=types, strings_can_be_null=False,
-                    quoted_strings_can_be_null=False, check_utf8=False),  # (``_utf8`` did)
-                memory_pool=POOL)
+            if split is None:
+                table = parse(source)
+            else:  # (each reader reads its part with ``pread``, and parses without the GIL)
+                second = _Parse(parse, source.get_stream(split, size - split), header.names)
+                try:
+                    first = parse(source.get_stream(0, split))
+                finally:
+                    rest = second.result()  # (the file stays open until both are done)
+                table = pa.concat_tables([first, rest]) if first.column_names == wanted \
+                    else first
+        if table.column_names != wanted:
+            return None
     except (pa.ArrowException, OSError):
-        return None
-    if table.column_names != wanted:
         return None
     table = table.unify_dictionaries(memory_pool=POOL)
     return dict(zip(wanted, table.columns, strict=True)), table.num_rows
+
+
+class _Parse:
+    """``parse(source, names)`` run on a thread of its own."""
+
+    def __init__(self, parse: Callable[[pa.NativeFile, list[str]], pa.Table],
+                 source: pa.NativeFile, names: list[str]) -> None:
+        self._outcome: pa.Table | BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(parse, source, names),
+                                        name="cloudg-csv-parse", daemon=True)
+        self._thread.start()
+
+    def _run(self, parse: Callable[[pa.NativeFile, list[str]], pa.Table],
+             source: pa.NativeFile, names: list[str]) -> None:
+        try:
+            self._outcome = parse(source, names)
+        except BaseException as exc:  # (handed to the caller by ``result``)
+            self._outcome = exc
+
+    def result(self) -> pa.Table:
+        """The table, once the thread is done; its exception raised here."""
+        self._thread.join()
+        if isinstance(self._outcome, BaseException):
+            raise self._outcome
+        assert self._outcome is not None
+        return self._outcome
 
 
 def _frame(path: Path) -> pd.DataFrame | None:

@@ -15,12 +15,20 @@ import pytest
 from test_prowler_csv import _BAD_ROWS, COLUMNS, ROWS, SG, _csv, _row
 
 from cloudg_nb.estate import DatasetLoadError
-from cloudg_nb.estate.formats import prowler_csv_columns
+from cloudg_nb.estate.formats import prowler_csv_columns, prowler_csv_scan
 from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv, read_prowler_csv_by_row
 from cloudg_nb.estate.formats.prowler_csv_columns import PYTHON_SPACES, read_columns
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "loaders.py"
+
+
+@pytest.fixture(autouse=True, params=["one reader", "two readers"])
+def _readers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case runs with one Arrow reader, and with two splitting the file where a row
+    starts near its middle (as files of ``SPLIT_FROM`` bytes and more are read)."""
+    if request.param == "two readers":
+        monkeypatch.setattr(prowler_csv_scan, "SPLIT_FROM", 0)
 
 
 def _bench_generator() -> object:

@@ -1,0 +1,167 @@
+"""One pass over a Prowler CSV before Arrow parses it (``prowler_csv_parse``): whether the whole
+file is UTF-8, and a row boundary near its middle where two readers can split the parse.
+
+A newline ends a row unless it lies in a quoted cell, and counting quotes tells which when every
+quote in the file before it is one the CSV writer put there: one that opens a cell (after a
+delimiter, a line end or another quote), one that closes a cell (before a delimiter, a line end
+or another quote), or half of a doubled quote. A newline with an even number of such quotes
+before it then ends a row, for Arrow's reader as for pandas'. Before any other quote (a literal
+quote inside an unquoted cell, as a hand-edited file may hold) no boundary is given: one reader
+parses the whole file, as before.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["SPLIT_FROM", "Scan", "scan"]
+
+#: Bytes read at a time.
+_CHUNK = 1 << 20
+#: The high bit of each byte of a 64-bit word: set in any non-ASCII byte.
+_HIGH_BITS = 0x8080808080808080
+#: Files smaller than this are parsed by one reader (a second thread would cost more than it
+#: saves).
+SPLIT_FROM = 8 << 20
+#: How far past the middle of the file the boundary may lie (a quoted cell that spans the
+#: middle and this many bytes more leaves the file to one reader).
+_REACH = 1 << 20
+#: Bytes read at a time when looking for a newline.
+_PIECE = 1 << 16
+_QUOTE = ord('"')
+#: Per byte value: whether a quote that opens a cell may follow it, or one that closes a cell
+#: precede it (besides another quote): the delimiter and the line ends.
+_EDGE = np.zeros(256, dtype=bool)
+_EDGE[[ord(";"), ord("\n"), ord("\r")]] = True
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What one pass over the file found."""
+
+    #: The file's size in bytes.
+    size: int
+    #: Where a second reader can start (the first byte of a row, past the header), or None.
+    split: int | None
+
+
+def scan(path: Path) -> Scan | None:
+    """The file's size and a row boundary near its middle (see the module; none in a file
+    smaller than ``SPLIT_FROM``); None when the file is not UTF-8 throughout (pandas decodes
+    every column, Arrow only those read, so pandas' refusal stands)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    buffer = bytearray(_CHUNK)
+    ascii_so_far = True  # (while ASCII, the decoder holds nothing)
+    try:
+        with path.open("rb", buffering=0) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            # the quotes that can lie before the boundary: those up to _REACH past the middle
+            quotes = _Quotes(size // 2 + _REACH if size >= max(SPLIT_FROM, 1) else 0)
+            while read := fh.readinto(buffer):
+                chunk = buffer if read == _CHUNK else buffer[:read]
+                quotes.add(chunk)
+                if ascii_so_far and _ascii(chunk):
+                    continue
+                ascii_so_far = False
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+            return Scan(size, _row_start(fh.fileno(), size, quotes) if quotes.until else None)
+    except UnicodeDecodeError:
+        return None
+
+
+def _ascii(chunk: bytearray) -> bool:
+    """Whether ``chunk`` is ASCII: no byte has its high bit set (tested eight bytes at a
+    time, NumPy's OR-reduction being quicker than ``bytearray.isascii``)."""
+    whole = len(chunk) - len(chunk) % 8
+    words = np.frombuffer(chunk, dtype=np.uint64, count=whole // 8)
+    return not int(np.bitwise_or.reduce(words)) & _HIGH_BITS and chunk[whole:].isascii()
+
+
+class _Quotes:
+    """The quotes of the chunks read up to byte ``until`` (and the chunk that crosses it):
+    their positions, and the bytes just before and after each (-1: none, the file's first
+    byte or past the chunks read)."""
+
+    def __init__(self, until: int) -> None:
+        self.until = until
+        self.end = 0  # where the chunks read end
+        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._last = -1  # the byte that ends the chunks read
+
+    def add(self, chunk: bytearray) -> None:
+        """Note the quotes of the next chunk of the file (or only count it, past ``until``)."""
+        start, self.end = self.end, self.end + len(chunk)
+        if start >= self.until or not chunk:
+            return
+        if self._parts and self._parts[-1][2][-1:].tolist() == [-2]:
+            self._parts[-1][2][-1] = chunk[0]  # (a quote that ended the chunk before)
+        if chunk.find(b'"') >= 0:  # (a memchr: most chunks of most files hold none)
+            data = np.frombuffer(chunk, dtype=np.uint8)
+            found = np.flatnonzero(data == _QUOTE)
+            before = data[found - 1].astype(np.int16)
+            if found[0] == 0:
+                before[0] = self._last
+            after = np.full(len(found), -2, dtype=np.int16)  # (-2: the next chunk's first)
+            inside = found + 1 < len(data)
+            after[inside] = data[found[inside] + 1]
+            self._parts.append((found + start, before, after))
+        self._last = chunk[-1]
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positions, bytes before, bytes after (a quote at the end of what was read: -1)."""
+        if not self._parts:
+            none = np.zeros(0, dtype=np.int64)
+            return none, none, none
+        positions, before, after = (np.concatenate(p) for p in zip(*self._parts, strict=True))
+        after[after == -2] = -1
+        return positions, before, after
+
+
+def _row_start(fd: int, size: int, quotes: _Quotes) -> int | None:
+    """The first byte of the first row that starts at or past the middle of the file (the
+    byte after a newline outside quoted cells, see the module), or None."""
+    header_end = _newline(fd, 0, size)
+    newline = _newline(fd, max(size // 2, header_end + 1), size) if header_end >= 0 else -1
+    positions, before, after = quotes.arrays()
+    while 0 <= newline < min(size - 1, quotes.end):
+        count = int(np.searchsorted(positions, newline))  # quotes before the newline
+        if count % 2 == 0:
+            written = _written(positions[:count], before[:count], after[:count])
+            return newline + 1 if written else None
+        # in a quoted cell: the next candidate is the first newline after its closing quote
+        newline = -1 if count == len(positions) else _newline(fd, int(positions[count]) + 1,
+                                                               size)
+    return None
+
+
+def _newline(fd: int, start: int, size: int) -> int:
+    """The position of the first newline at or after ``start``, or -1."""
+    while start < size:
+        piece = os.pread(fd, _PIECE, start)
+        found = piece.find(b"\n")
+        if found >= 0:
+            return start + found
+        if len(piece) < _PIECE:
+            break
+        start += len(piece)
+    return -1
+
+
+def _written(positions: np.ndarray, before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether each quote (an even count, by position) is one a CSV writer puts there: by
+    parity, the opening ones (even) follow a delimiter, a line end or the quote before; the
+    closing ones (odd) precede a delimiter, a line end or the quote after."""
+    if not len(positions):
+        return True
+    adjacent = np.diff(positions) == 1  # quote i and quote i + 1 side by side
+    opening_ok = _EDGE[before[0::2]]  # (-1, no byte, reads the table's last entry: False)
+    opening_ok[1:] |= adjacent[1::2]  # (opening quote 2k follows quote 2k - 1)
+    closing_ok = _EDGE[after[1::2]]
+    closing_ok[:-1] |= adjacent[1::2]  # (closing quote 2k + 1 precedes quote 2k + 2)
+    return bool(opening_ok.all() and closing_ok.all())
