@@ -24,6 +24,7 @@ from ..finding_exposure import DERIVED_RELATIONSHIP, exposure_of_check
 from ..frames import empty_frame
 from ..models import Severity
 from .load_report import LoadReport
+from .on_thread import OnThread
 from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES
 from .prowler_csv_cells import READ_COLUMNS, categories_of, compliance_of, tags_of
 from .prowler_csv_parse import POOL, read_cells
@@ -54,7 +55,8 @@ _PER_ROW = frozenset({"RESOURCE_UID", "RESOURCE_NAME"})
 _DETAIL = "STATUS_EXTENDED"
 #: Columns parsed as plain text (the rest are dictionary-encoded as they are parsed): the
 #: per-row ones, and finding ids, encoded once after the parse (nearly all distinct).
-_PLAIN = _PER_ROW | {_DETAIL, "FINDING_UID"}
+_FINDING_ID = "FINDING_UID"
+_PLAIN = _PER_ROW | {_DETAIL, _FINDING_ID}
 #: None as a 0-d object array, so ``np.where(mask, values, _NONE)`` fills with None (typed).
 _NONE = np.array(None, dtype=object)
 
@@ -164,6 +166,14 @@ class _Column:
         out = np.empty(len(self.values), dtype=dtype)
         out[:] = [fn(v) for v in self.values.tolist()]
         return out[self.codes]
+
+
+def _encoded(cells: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Text cells as one dictionary-encoded array (Arrow's kernels: no GIL held)."""
+    if isinstance(cells, pa.ChunkedArray):
+        cells = cells.chunk(0) if cells.num_chunks == 1 else cells.combine_chunks(
+            memory_pool=POOL)
+    return pc.dictionary_encode(cells, memory_pool=POOL)
 
 
 def _positions(rows: np.ndarray) -> pa.Array:
@@ -361,8 +371,13 @@ def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
     if parsed is None:
         return None
     cells, n = parsed
+    # finding ids (nearly all distinct) are encoded by Arrow on a thread of its own while
+    # this one boxes and checks the other columns
+    ids = cells.get(_FINDING_ID)
+    encoded = OnThread(_encoded, ids, name="cloudg-csv-encode") if ids is not None else None
     col = {c: _Column.of(cells.get(c), n, per_row=c in _PER_ROW) for c in READ_COLUMNS
-           if c != _DETAIL}
+           if c not in (_DETAIL, _FINDING_ID)}
+    col[_FINDING_ID] = _Column.of(encoded.result() if encoded else None, n)
     details = cells.get(_DETAIL)
     del cells, parsed
     report = LoadReport(path.name, strict=strict, records=n)

@@ -10,9 +10,7 @@ pandas refuses it too: the row path then decides).
 from __future__ import annotations
 
 import csv
-import threading
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,8 +18,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
+from .on_thread import OnThread
 from .prowler_csv_cells import READ_SET
-from .prowler_csv_scan import scan
+from .prowler_csv_scan import scan, utf8_from
 
 __all__ = ["POOL", "read_cells"]
 
@@ -107,23 +106,31 @@ def _arrow_cells(path: Path, header: _Header, plain: frozenset[str], size: int,
         "parse_options": pa_csv.ParseOptions(delimiter=";", newlines_in_values=True),
         "convert_options": pa_csv.ConvertOptions(
             include_columns=wanted, column_types=types, strings_can_be_null=False,
-            quoted_strings_can_be_null=False, check_utf8=False),  # (the scan did)
+            quoted_strings_can_be_null=False, check_utf8=False),  # (checked before)
         "memory_pool": POOL}
 
     def parse(source: pa.NativeFile, names: list[str] | None = None) -> pa.Table:
         read = pa_csv.ReadOptions(use_threads=False, column_names=names)
         return pa_csv.read_csv(source, read_options=read, **options)
 
+    def parse_rest(source: pa.NativeFile, start: int) -> pa.Table | None:
+        """The rows from ``start`` on, if those bytes are UTF-8 (the scan checked those
+        before)."""
+        return parse(source, header.names) if utf8_from(path, start) else None
+
     try:
         with pa.OSFile(str(path)) as source:  # (a path's suffix could ask to decompress)
             if split is None:
                 table = parse(source)
             else:  # (each reader reads its part with ``pread``, and parses without the GIL)
-                second = _Parse(parse, source.get_stream(split, size - split), header.names)
+                second = OnThread(parse_rest, source.get_stream(split, size - split), split,
+                                  name="cloudg-csv-parse")
                 try:
                     first = parse(source.get_stream(0, split))
                 finally:
                     rest = second.result()  # (the file stays open until both are done)
+                if rest is None:
+                    return None  # (not UTF-8: pandas refuses it too)
                 table = pa.concat_tables([first, rest]) if first.column_names == wanted \
                     else first
         if table.column_names != wanted:
@@ -132,32 +139,6 @@ def _arrow_cells(path: Path, header: _Header, plain: frozenset[str], size: int,
         return None
     table = table.unify_dictionaries(memory_pool=POOL)
     return dict(zip(wanted, table.columns, strict=True)), table.num_rows
-
-
-class _Parse:
-    """``parse(source, names)`` run on a thread of its own."""
-
-    def __init__(self, parse: Callable[[pa.NativeFile, list[str]], pa.Table],
-                 source: pa.NativeFile, names: list[str]) -> None:
-        self._outcome: pa.Table | BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(parse, source, names),
-                                        name="cloudg-csv-parse", daemon=True)
-        self._thread.start()
-
-    def _run(self, parse: Callable[[pa.NativeFile, list[str]], pa.Table],
-             source: pa.NativeFile, names: list[str]) -> None:
-        try:
-            self._outcome = parse(source, names)
-        except BaseException as exc:  # (handed to the caller by ``result``)
-            self._outcome = exc
-
-    def result(self) -> pa.Table:
-        """The table, once the thread is done; its exception raised here."""
-        self._thread.join()
-        if isinstance(self._outcome, BaseException):
-            raise self._outcome
-        assert self._outcome is not None
-        return self._outcome
 
 
 def _frame(path: Path) -> pd.DataFrame | None:

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from test_prowler_csv import COLUMNS, ROWS, _csv
 
+from cloudg_nb.estate import DatasetLoadError
 from cloudg_nb.estate.formats import prowler_csv_scan
-from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv_by_row
+from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv, read_prowler_csv_by_row
 from cloudg_nb.estate.formats.prowler_csv_columns import read_columns
 from cloudg_nb.estate.formats.prowler_csv_parse import read_cells
-from cloudg_nb.estate.formats.prowler_csv_scan import scan
+from cloudg_nb.estate.formats.prowler_csv_scan import scan, utf8_from
 
 
 @pytest.fixture(params=[1 << 20, 61, 2])
@@ -49,9 +50,9 @@ def test_the_split_starts_the_first_row_past_the_middle(tmp_path: Path,
     data = path.read_bytes()
     found = scan(path)
     assert found is not None and found.size == len(data) and found.split is not None
-    middle = len(data) // 2
+    middle = prowler_csv_scan._middle(len(data))  # (a little past the middle)
     assert data[found.split - 1:found.split] == b"\n"
-    assert b"\n" not in data[middle:found.split - 1]  # (the first newline at the middle)
+    assert b"\n" not in data[middle:found.split - 1]  # (the first newline from there)
     cells, rows = read_cells(path, frozenset())  # type: ignore[misc]
     assert rows == 40 and cells["FINDING_UID"].num_chunks == 2  # (one chunk per reader)
     assert cells["FINDING_UID"].to_pylist() == [f"f-{i}" for i in range(40)]
@@ -66,7 +67,7 @@ def test_a_quoted_cell_with_newlines_across_the_middle_is_never_split(
     path = _csv(tmp_path, rows)
     data = path.read_bytes()
     start, end = data.index(b'"port'), data.index(b'end"')
-    assert start < len(data) // 2 < end  # (the middle lies inside the quoted cell)
+    assert start < prowler_csv_scan._middle(len(data)) < end  # (the middle: in the cell)
     found = scan(path)
     assert found is not None and found.split is not None
     assert found.split > end and data[found.split - 1:found.split] == b"\n"
@@ -119,3 +120,23 @@ def test_a_file_that_is_not_utf8_is_refused_by_the_scan(tmp_path: Path) -> None:
     path = _csv(tmp_path, _rows(4))
     path.write_bytes(path.read_bytes().replace(b"f-2", b"f-\xff"))
     assert scan(path) is None
+
+
+def test_bytes_past_the_split_that_are_not_utf8_are_refused_like_the_row_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the scan reads a little past the middle; the second reader's thread checks the rest
+    for name, value in (("SPLIT_FROM", 0), ("_CHUNK", 61), ("_REACH", 2000)):
+        monkeypatch.setattr(prowler_csv_scan, name, value)
+    path = _csv(tmp_path, _rows(30))
+    data = path.read_bytes()
+    last = data.rindex(b"f-29")
+    path.write_bytes(data[:last] + b"f-\xff9" + data[last + 4:])
+    found = scan(path)
+    assert found is not None and found.split is not None and found.split < last
+    assert not utf8_from(path, found.split) and utf8_from(path, 0) is False
+    assert read_cells(path, frozenset()) is None  # (pandas refuses it too)
+    with pytest.raises(DatasetLoadError) as by_row:
+        read_prowler_csv_by_row(path)
+    with pytest.raises(DatasetLoadError) as by_column:
+        read_prowler_csv(path)
+    assert by_column.value.problem == by_row.value.problem
