@@ -1,8 +1,9 @@
 """Loading Prowler output, side by side with pandas parsing the same file.
 
-Generated ~``--mb`` MB JSON-OCSF and CSV files; ``load_path`` vs ``pandas.read_json`` /
-``read_csv`` in fresh processes, rounds alternating the two (median wall and CPU time, peak
-RSS minus RSS before). Target: ≤ 3× pandas.
+Generated ~``--mb`` MB JSON-OCSF and CSV files (each resource with every check of its type,
+as Prowler writes them; and a CSV where every row is a resource of its own, the most assets such
+a file holds); ``load_path`` vs ``pandas.read_json`` / ``read_csv`` in fresh processes, rounds
+alternating the two (median wall and CPU time, peak RSS minus RSS before). Target: ≤ 3× pandas.
 Run from the repository root: ``python bench/loaders.py [--mb 50] [--rounds 3] [--json]``.
 """
 
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,34 +28,51 @@ TARGET_RATIO = 3.0
 _SEVERITIES = (("critical", 5, 0.05), ("high", 4, 0.2), ("medium", 3, 0.4), ("low", 2, 0.25),
                ("informational", 1, 0.1))
 _STATUSES = (("FAIL", 0.35), ("PASS", 0.6), ("MANUAL", 0.05))
-#: (provider, service, Prowler resource type, check id, uid template)
-_CHECKS = (
-    ("aws", "ec2", "AwsEc2SecurityGroup",
-     "ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22",
-     "arn:aws:ec2:{region}:{account}:security-group/sg-{hex}"),
-    ("aws", "ec2", "AwsEc2Instance", "ec2_instance_imdsv2_enabled",
-     "arn:aws:ec2:{region}:{account}:instance/i-{hex}"),
-    ("aws", "s3", "AwsS3Bucket", "s3_bucket_public_access", "arn:aws:s3:::{name}"),
-    ("aws", "s3", "AwsS3Bucket", "s3_bucket_default_encryption", "arn:aws:s3:::{name}"),
-    ("aws", "iam", "AwsIamRole", "iam_role_administratoraccess_policy",
-     "arn:aws:iam::{account}:role/{name}"),
-    ("aws", "rds", "AwsRdsDbInstance", "rds_instance_no_public_access",
-     "arn:aws:rds:{region}:{account}:db:{name}"),
-    ("aws", "cloudtrail", "AwsCloudTrailTrail", "cloudtrail_multi_region_enabled",
-     "arn:aws:cloudtrail:{region}:{account}:trail/{name}"),
-    ("aws", "kms", "AwsKmsKey", "kms_cmk_rotation_enabled",
-     "arn:aws:kms:{region}:{account}:key/{uuid}"),
+#: (provider, service, Prowler resource type, uid template, the checks run on each resource
+#: of the type): Prowler runs every check of a service on each of its resources, so one
+#: resource gives several rows (a real account gives ~5-40; these give 2-6).
+_TYPES = (
+    ("aws", "ec2", "AwsEc2SecurityGroup", "arn:aws:ec2:{region}:{account}:security-group/sg-{hex}",
+     ("ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22",
+      "ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_3389",
+      "ec2_securitygroup_allow_ingress_from_internet_to_all_ports",
+      "ec2_securitygroup_default_restrict_traffic", "ec2_securitygroup_not_used")),
+    ("aws", "ec2", "AwsEc2Instance", "arn:aws:ec2:{region}:{account}:instance/i-{hex}",
+     ("ec2_instance_imdsv2_enabled", "ec2_instance_public_ip", "ec2_instance_managed_by_ssm",
+      "ec2_instance_older_than_specific_days", "ec2_instance_profile_attached")),
+    ("aws", "s3", "AwsS3Bucket", "arn:aws:s3:::{name}",
+     ("s3_bucket_public_access", "s3_bucket_default_encryption", "s3_bucket_versioning_enabled",
+      "s3_bucket_secure_transport_policy", "s3_bucket_server_access_logging_enabled",
+      "s3_bucket_object_lock")),
+    ("aws", "iam", "AwsIamRole", "arn:aws:iam::{account}:role/{name}",
+     ("iam_role_administratoraccess_policy",
+      "iam_role_cross_service_confused_deputy_prevention")),
+    ("aws", "rds", "AwsRdsDbInstance", "arn:aws:rds:{region}:{account}:db:{name}",
+     ("rds_instance_no_public_access", "rds_instance_storage_encrypted",
+      "rds_instance_backup_enabled", "rds_instance_multi_az", "rds_instance_deletion_protection")),
+    ("aws", "cloudtrail", "AwsCloudTrailTrail",
+     "arn:aws:cloudtrail:{region}:{account}:trail/{name}",
+     ("cloudtrail_multi_region_enabled", "cloudtrail_log_file_validation_enabled",
+      "cloudtrail_kms_encryption_enabled", "cloudtrail_cloudwatch_logging_enabled")),
+    ("aws", "kms", "AwsKmsKey", "arn:aws:kms:{region}:{account}:key/{uuid}",
+     ("kms_cmk_rotation_enabled", "kms_cmk_are_used")),
     ("azure", "network", "Microsoft.Network/networkSecurityGroups",
-     "network_ssh_internet_access_restricted",
      "/subscriptions/{uuid}/resourceGroups/rg-{word}/providers/Microsoft.Network/"
-     "networkSecurityGroups/{name}"),
-    ("azure", "storage", "Microsoft.Storage/storageAccounts", "storage_secure_transfer_required",
+     "networkSecurityGroups/{name}",
+     ("network_ssh_internet_access_restricted", "network_rdp_internet_access_restricted",
+      "network_http_internet_access_restricted", "network_udp_internet_access_restricted")),
+    ("azure", "storage", "Microsoft.Storage/storageAccounts",
      "/subscriptions/{uuid}/resourceGroups/rg-{word}/providers/Microsoft.Storage/"
-     "storageAccounts/{word}{hex}"),
-    ("gcp", "compute", "compute.googleapis.com/Firewall",
-     "compute_firewall_rdp_access_from_the_internet_allowed", "{digits}"),
-    ("gcp", "cloudstorage", "storage.googleapis.com/Bucket", "cloudstorage_bucket_public_access",
-     "{name}"),
+     "storageAccounts/{word}{hex}",
+     ("storage_secure_transfer_required", "storage_blob_public_access_level_is_disabled",
+      "storage_default_network_access_rule_is_denied", "storage_ensure_minimum_tls_version_12",
+      "storage_infrastructure_encryption_is_enabled")),
+    ("gcp", "compute", "compute.googleapis.com/Firewall", "{digits}",
+     ("compute_firewall_rdp_access_from_the_internet_allowed",
+      "compute_firewall_ssh_access_from_the_internet_allowed")),
+    ("gcp", "cloudstorage", "storage.googleapis.com/Bucket", "{name}",
+     ("cloudstorage_bucket_public_access", "cloudstorage_bucket_uniform_bucket_level_access",
+      "cloudstorage_bucket_log_retention_policy_lock")),
 )
 _REGIONS = {"aws": ("eu-west-1", "us-east-1", "ap-southeast-2", "eu-central-1"),
             "azure": ("westeurope", "eastus", "northeurope"),
@@ -85,38 +104,47 @@ def _mapping(rnd: random.Random) -> dict[str, list[str]]:
     return out
 
 
-_COMPLIANCE = {check[3]: _mapping(random.Random(check[3])) for check in _CHECKS}
+_COMPLIANCE = {check: _mapping(random.Random(check)) for kind in _TYPES for check in kind[4]}
 
 
 def _pick(rnd: random.Random, weighted: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
     return rnd.choices(weighted, weights=[w[-1] for w in weighted])[0]
 
 
-def _result(rnd: random.Random, i: int) -> dict[str, Any]:
-    """One check result's values, shared by its OCSF record and its CSV row."""
-    provider, service, rtype, check, template = rnd.choice(_CHECKS)
-    region = rnd.choice(_REGIONS[provider])
-    account = rnd.choice(_ACCOUNTS[provider])
-    name = f"{rnd.choice(_WORDS)}-{rnd.choice(['prod', 'stage', 'dev'])}-{i:06d}"
-    uid = template.format(region=region, account=account, name=name, word=rnd.choice(_WORDS),
-                          hex=f"{rnd.getrandbits(64):016x}", digits=str(rnd.getrandbits(60)),
-                          uuid=f"{rnd.getrandbits(32):08x}-0000-4aaa-8bbb-{i:012d}")
-    severity, severity_id, _ = _pick(rnd, _SEVERITIES)
-    status = _pick(rnd, _STATUSES)[0]
-    second = rnd.randint(0, 59)
-    return {
-        "provider": provider, "service": service, "rtype": rtype, "check": check,
-        "region": region, "account": account, "name": name, "uid": uid,
-        "severity": severity, "severity_id": severity_id, "status": status,
-        "muted": rnd.random() < 0.05,
-        "time": f"2025-03-04T10:{second // 10:02d}:{second:02d}.123456+00:00",
-        "fid": f"prowler-{provider}-{check}-{account}-{region}-{name}",
-        "title": check.replace("_", " ").capitalize(),
-        "detail": f"{name} {'fails' if status == 'FAIL' else 'passes'} {check} in {region}.",
-        "compliance": _COMPLIANCE[check],
-        "categories": ["internet-exposed"] if "internet" in check or "public" in check else [],
-        "tags": {"env": rnd.choice(["prod", "stage", "dev"]), "team": rnd.choice(_WORDS)},
-    }
+def _results(rnd: random.Random, *, resource_per_row: bool = False
+             ) -> Iterator[dict[str, Any]]:
+    """Check results without end: each resource with every check of its type (or, with
+    ``resource_per_row``, one check of it: every row a resource of its own, the most assets
+    a file of this size can hold)."""
+    i = 0
+    while True:
+        provider, service, rtype, template, checks = rnd.choice(_TYPES)
+        region = rnd.choice(_REGIONS[provider])
+        account = rnd.choice(_ACCOUNTS[provider])
+        name = f"{rnd.choice(_WORDS)}-{rnd.choice(['prod', 'stage', 'dev'])}-{i:06d}"
+        uid = template.format(region=region, account=account, name=name,
+                              word=rnd.choice(_WORDS), hex=f"{rnd.getrandbits(64):016x}",
+                              digits=str(rnd.getrandbits(60)),
+                              uuid=f"{rnd.getrandbits(32):08x}-0000-4aaa-8bbb-{i:012d}")
+        tags = {"env": rnd.choice(["prod", "stage", "dev"]), "team": rnd.choice(_WORDS)}
+        for check in (rnd.choice(checks),) if resource_per_row else checks:
+            severity, severity_id, _ = _pick(rnd, _SEVERITIES)
+            status = _pick(rnd, _STATUSES)[0]
+            second = rnd.randint(0, 59)
+            yield {
+                "provider": provider, "service": service, "rtype": rtype, "check": check,
+                "region": region, "account": account, "name": name, "uid": uid,
+                "severity": severity, "severity_id": severity_id, "status": status,
+                "muted": rnd.random() < 0.05,
+                "time": f"2025-03-04T10:{second // 10:02d}:{second:02d}.123456+00:00",
+                "fid": f"prowler-{provider}-{check}-{account}-{region}-{name}",
+                "title": check.replace("_", " ").capitalize(),
+                "detail": f"{name} {'fails' if status == 'FAIL' else 'passes'} {check} in "
+                          f"{region}.",
+                "compliance": _COMPLIANCE[check],
+                "categories": ["internet-exposed"] if "internet" in check or "public" in check
+                else [], "tags": tags}
+            i += 1
 
 
 def _ocsf(r: dict[str, Any]) -> dict[str, Any]:
@@ -193,31 +221,40 @@ def _cell(value: str) -> str:
     return value
 
 
-def generate(folder: Path, mb: float, seed: int = 7) -> tuple[Path, Path, int, int]:
-    """Write scan.ocsf.json and scan.csv of about ``mb`` MB each; their record counts."""
+def generate(folder: Path, mb: float, seed: int = 7, *, resource_per_row: bool = False
+             ) -> tuple[Path, Path, int, int]:
+    """Write scan.ocsf.json and scan.csv of about ``mb`` MB each (the same results); their
+    record counts."""
     target = int(mb * 1_000_000)
-    rnd = random.Random(seed)
     ocsf_path, csv_path = folder / "scan.ocsf.json", folder / "scan.csv"
+    results = _results(random.Random(seed), resource_per_row=resource_per_row)
     with ocsf_path.open("w") as fh:
         fh.write("[")
         size, n_json = 1, 0
         while size < target:
-            text = ("," if n_json else "") + json.dumps(_ocsf(_result(rnd, n_json)))
+            text = ("," if n_json else "") + json.dumps(_ocsf(next(results)))
             fh.write(text)
             size += len(text)
             n_json += 1
         fh.write("]")
-    rnd = random.Random(seed)
-    with csv_path.open("w") as fh:
+    n_csv = write_csv(csv_path, mb, seed, resource_per_row=resource_per_row)
+    return ocsf_path, csv_path, n_json, n_csv
+
+
+def write_csv(path: Path, mb: float, seed: int = 7, *, resource_per_row: bool = False) -> int:
+    """Write a Prowler CSV of about ``mb`` MB; its row count."""
+    target = int(mb * 1_000_000)
+    results = _results(random.Random(seed), resource_per_row=resource_per_row)
+    with path.open("w") as fh:
         header = ";".join(CSV_COLUMNS) + "\n"
         fh.write(header)
-        size, n_csv = len(header), 0
+        size, rows = len(header), 0
         while size < target:
-            line = _csv_row(_result(rnd, n_csv)) + "\n"
+            line = _csv_row(next(results)) + "\n"
             fh.write(line)
             size += len(line)
-            n_csv += 1
-    return ocsf_path, csv_path, n_json, n_csv
+            rows += 1
+    return rows
 
 
 def _rss_mb() -> float:
@@ -237,9 +274,10 @@ def _child(reader: str, path: str) -> None:
     before = _rss_mb()
     start, cpu_start = time.perf_counter(), time.process_time()
     loaded: Any  # (kept until the clock stops: a user keeps what they load)
+    assets = None
     if reader == "load_path":
         loaded = load_path(Path(path))
-        rows = len(loaded.findings)
+        rows, assets = len(loaded.findings), len(loaded.assets)
     elif reader == "csv row by row":  # the CSV reader before its column-wise path
         from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv_by_row
 
@@ -255,7 +293,7 @@ def _child(reader: str, path: str) -> None:
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "cpu_s": cpu, "peak_mb": max(peak - before, 0.0),
-                      "rows": rows}))
+                      "rows": rows, "assets": assets}))
     del loaded
 
 
@@ -271,7 +309,8 @@ def _summary(reader: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"reader": reader, "seconds": statistics.median(r["seconds"] for r in runs),
             "rounds_s": [round(r["seconds"], 3) for r in runs],
             "cpu_s": statistics.median(r["cpu_s"] for r in runs),
-            "peak_mb": statistics.median(r["peak_mb"] for r in runs), "rows": runs[0]["rows"]}
+            "peak_mb": statistics.median(r["peak_mb"] for r in runs), "rows": runs[0]["rows"],
+            "assets": runs[0].get("assets")}
 
 
 def _measure_pair(reader: str, peer: str, path: Path, rounds: int
@@ -287,8 +326,11 @@ def _measure_pair(reader: str, peer: str, path: Path, rounds: int
 def run(mb: float, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="cloudg-bench-loaders-") as tmp:
         ocsf_path, csv_path, n_json, n_csv = generate(Path(tmp), mb)
+        spread = Path(tmp) / "resource-per-row.csv"
+        n_spread = write_csv(spread, mb, resource_per_row=True)
         files = [("Prowler OCSF", ocsf_path, n_json, "load_path", "pandas.read_json"),
                  ("Prowler CSV", csv_path, n_csv, "load_path", "pandas.read_csv"),
+                 ("CSV 1 row/res", spread, n_spread, "load_path", "pandas.read_csv"),
                  ("CSV by row", csv_path, n_csv, "csv row by row", "pandas.read_csv")]
         rows = []
         for label, path, records, reader, peer in files:
@@ -322,7 +364,7 @@ def _table(report: dict[str, Any]) -> str:
             lines.append(f"{row['file'] if side == 'ours' else '':<14}"
                          f"{row['mb'] if side == 'ours' else '':>6}"
                          f"{row['records'] if side == 'ours' else '':>9}  {m['reader']:<18}"
-                         f"{m['seconds']:>8.2f}{m['peak_mb']:>9.0f}{tail}")
+                         f"{m['seconds']:>8.3f}{m['peak_mb']:>9.0f}{tail}")
     env = report["environment"]
     lines.append(f"python {env['python']}, {env['cpus']} CPUs; peak MB = peak RSS minus RSS "
                  "before the load; rounds alternate the two readers")
