@@ -29,7 +29,10 @@ def test_json_report_has_both_files_with_positive_figures_for_both_readers() -> 
     for row in rows:
         assert row["records"] > 0 and 0 < row["findings"] < row["records"], row
         assert row["ours"]["seconds"] > 0 and row["pandas"]["seconds"] > 0, row
-        assert row["ratio"] > 0 and isinstance(row["pass"], bool), row
+        assert row["ratio"] > 0, row
+    # the three load_path rows carry the target; the row path is a reference
+    assert [r["pass"] is None for r in rows] == [False, False, False, True]
+    assert all(isinstance(r["pass"], bool) and r["target"] == 3.0 for r in rows[:3])
     # resources checked several times, as Prowler writes them; then a resource per row
     checked, spread = rows[1]["ours"]["assets"], rows[2]["ours"]["assets"]
     assert 0 < 2 * checked < spread <= rows[2]["records"] + 10, (checked, spread)
@@ -42,5 +45,6 @@ def test_table_prints_a_line_per_reader_with_the_ratio_and_target() -> None:
     assert "time ratio" in lines[1] and "peak MB" in lines[1]
     ours = [line for line in lines if "load_path" in line]
     assert len(ours) == 3 and all("<= 3x" in line for line in ours)
+    assert sum("reference" in line for line in lines if "csv row by row" in line) == 1
     assert sum("pandas.read_json" in line for line in lines) == 1
     assert sum("pandas.read_csv" in line for line in lines) == 3  # two CSVs, one by both paths
