@@ -1,5 +1,7 @@
-"""One pass over a Prowler CSV before Arrow parses it (``prowler_csv_parse``): whether the whole
-file is UTF-8, and a row boundary near its middle where two readers can split the parse.
+"""One pass over a Prowler CSV before Arrow parses it (``prowler_csv_parse``): a row boundary a
+little past its middle where two readers can split the parse, and whether the file is UTF-8 up
+to there (the second reader's thread checks the rest, ``utf8_from``; a file without a boundary
+is checked whole).
 
 A newline ends a row unless it lies in a quoted cell, and counting quotes tells which when every
 quote in the file before it is one the CSV writer put there: one that opens a cell (after a
