@@ -20,7 +20,7 @@ import pyarrow.csv as pa_csv
 
 from .on_thread import OnThread
 from .prowler_csv_cells import READ_SET
-from .prowler_csv_scan import scan, utf8_from
+from .prowler_csv_scan import Scan, scan
 
 __all__ = ["POOL", "read_cells"]
 
@@ -55,7 +55,7 @@ def read_cells(path: Path, plain: frozenset[str]
     try:
         header = _plain_header(path)
         if header is not None and (shape := scan(path)) is not None:
-            cells = _arrow_cells(path, header, plain, shape.size, shape.split)
+            cells = _arrow_cells(path, header, plain, shape)
             if cells is not None:
                 return cells
     except OSError:
@@ -95,11 +95,13 @@ def _plain_header(path: Path) -> _Header | None:
     return _Header(names, wanted)
 
 
-def _arrow_cells(path: Path, header: _Header, plain: frozenset[str], size: int,
-                 split: int | None) -> tuple[dict[str, pa.ChunkedArray], int] | None:
-    """Arrow's parse of the file, by two readers (this thread and one more) when ``split``
-    is where a row starts (``prowler_csv_scan``); None when Arrow refuses the file (a row
-    of another width, an unterminated quote): pandas then reads it, as it reads such files."""
+def _arrow_cells(path: Path, header: _Header, plain: frozenset[str], shape: Scan
+                 ) -> tuple[dict[str, pa.ChunkedArray], int] | None:
+    """Arrow's parse of the file, by two readers (this thread and one more) when the scan
+    found where a row starts near the middle (``prowler_csv_scan``); None when Arrow refuses
+    the file (a row of another width, an unterminated quote) or it is not UTF-8 past that
+    row: pandas then reads it, as it reads such files."""
+    size, split = shape.size, shape.split
     wanted = header.wanted
     types = {c: pa.string() if c in plain else _CODED for c in wanted}
     options = {
@@ -113,24 +115,19 @@ def _arrow_cells(path: Path, header: _Header, plain: frozenset[str], size: int,
         read = pa_csv.ReadOptions(use_threads=False, column_names=names)
         return pa_csv.read_csv(source, read_options=read, **options)
 
-    def parse_rest(source: pa.NativeFile, start: int) -> pa.Table | None:
-        """The rows from ``start`` on, if those bytes are UTF-8 (the scan checked those
-        before)."""
-        return parse(source, header.names) if utf8_from(path, start) else None
-
     try:
         with pa.OSFile(str(path)) as source:  # (a path's suffix could ask to decompress)
             if split is None:
                 table = parse(source)
             else:  # (each reader reads its part with ``pread``, and parses without the GIL)
-                second = OnThread(parse_rest, source.get_stream(split, size - split), split,
+                second = OnThread(parse, source.get_stream(split, size - split), header.names,
                                   name="cloudg-csv-parse")
                 try:
                     first = parse(source.get_stream(0, split))
                 finally:
                     rest = second.result()  # (the file stays open until both are done)
-                if rest is None:
-                    return None  # (not UTF-8: pandas refuses it too)
+                if not shape.rest_is_utf8():
+                    return None  # (pandas refuses it too)
                 table = pa.concat_tables([first, rest]) if first.column_names == wanted \
                     else first
         if table.column_names != wanted:

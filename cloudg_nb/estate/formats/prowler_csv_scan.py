@@ -1,7 +1,7 @@
-"""One pass over a Prowler CSV before Arrow parses it (``prowler_csv_parse``): a row boundary a
-little past its middle where two readers can split the parse, and whether the file is UTF-8 up
-to there (the second reader's thread checks the rest, ``utf8_from``; a file without a boundary
-is checked whole).
+"""One pass over a Prowler CSV before Arrow parses it (``prowler_csv_parse``): a row boundary
+near its middle where two readers can split the parse, and whether the file is UTF-8 (up to the
+boundary here, the rest on a thread of its own meanwhile; a file without a boundary is checked
+whole here).
 
 A newline ends a row unless it lies in a quoted cell, and counting quotes tells which when every
 quote in the file before it is one the CSV writer put there: one that opens a cell (after a
@@ -17,11 +17,13 @@ from __future__ import annotations
 import codecs
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import FileIO
 from pathlib import Path
 
 import numpy as np
+
+from .on_thread import OnThread
 
 __all__ = ["SPLIT_FROM", "Scan", "scan", "utf8_from"]
 
@@ -51,9 +53,14 @@ class Scan:
     #: The file's size in bytes.
     size: int
     #: Where a second reader can start (the first byte of a row, past the header), or None.
-    #: The bytes from there on are not yet known to be UTF-8: ``utf8_from`` tells (on the
-    #: second reader's thread).
     split: int | None
+    #: With a ``split``: whether the bytes from there on are UTF-8, told by a thread of its
+    #: own that checked them while the scan ran.
+    _rest: OnThread[bool] | None = field(default=None, repr=False)
+
+    def rest_is_utf8(self) -> bool:
+        """Whether the bytes from ``split`` on are UTF-8 (the scan checked those before)."""
+        return self._rest.result() if self._rest is not None else True
 
 
 def scan(path: Path) -> Scan | None:
@@ -64,22 +71,31 @@ def scan(path: Path) -> Scan | None:
     with path.open("rb", buffering=0) as fh:
         size = os.fstat(fh.fileno()).st_size
         splitting = size >= max(SPLIT_FROM, 1)
+        # the bytes from the first newline past the middle on, checked meanwhile on a thread
+        # of their own (the boundary can only lie there or further)
+        rest = OnThread(_utf8_past, path, _middle(size), size,
+                        name="cloudg-csv-utf8") if splitting else None
         # the quotes that can lie before the boundary: those up to _REACH past the middle
         quotes = _Quotes(_middle(size) + _REACH if splitting else 0)
         text = _Utf8()
         chunks = _chunks(fh)
-        for chunk in chunks:
-            quotes.add(chunk)
-            if not text.add(chunk):
+        split: int | None = None
+        try:
+            for chunk in chunks:
+                quotes.add(chunk)
+                if not text.add(chunk):
+                    return None
+                if splitting and quotes.end >= quotes.until:
+                    break
+            split = _row_start(fh.fileno(), size, quotes) if splitting else None
+            if split is not None:  # (a newline precedes it: no character is cut in two)
+                return Scan(size, split, rest)
+            if not all(text.add(chunk) for chunk in chunks) or not text.add(b"", final=True):
                 return None
-            if splitting and quotes.end >= quotes.until:
-                break
-        split = _row_start(fh.fileno(), size, quotes) if splitting else None
-        if split is not None:  # (a newline precedes it: no character is cut in two)
-            return Scan(size, split)
-        if not all(text.add(chunk) for chunk in chunks) or not text.add(b"", final=True):
-            return None
-        return Scan(size, None)
+            return Scan(size, None)
+        finally:
+            if rest is not None and split is None:
+                rest.result()  # (not needed: the file is checked here, or refused)
 
 
 def utf8_from(path: Path, start: int) -> bool:
@@ -89,6 +105,14 @@ def utf8_from(path: Path, start: int) -> bool:
     with path.open("rb", buffering=0) as fh:
         fh.seek(start)
         return all(text.add(chunk) for chunk in _chunks(fh)) and text.add(b"", final=True)
+
+
+def _utf8_past(path: Path, start: int, size: int) -> bool:
+    """Whether the bytes of the file from the first newline at or past ``start`` on are
+    UTF-8 (True when there is none: no boundary lies past ``start`` then)."""
+    with path.open("rb", buffering=0) as fh:
+        newline = _newline(fh.fileno(), start, size)
+    return newline < 0 or utf8_from(path, newline)
 
 
 def _chunks(fh: FileIO) -> Iterator[bytearray]:
@@ -184,9 +208,9 @@ def _row_start(fd: int, size: int, quotes: _Quotes) -> int | None:
 
 
 def _middle(size: int) -> int:
-    """Where the second reader's part should start: a little past the middle, since its
-    thread first checks that part is UTF-8 (~1/10 of the time a parse takes)."""
-    return size * 21 // 40
+    """Where the boundary is looked for: the middle of the file (the two readers then parse
+    about as much; the second one's part was checked as UTF-8 during the scan)."""
+    return size // 2
 
 
 def _newline(fd: int, start: int, size: int) -> int:

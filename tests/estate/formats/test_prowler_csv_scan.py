@@ -50,7 +50,7 @@ def test_the_split_starts_the_first_row_past_the_middle(tmp_path: Path,
     data = path.read_bytes()
     found = scan(path)
     assert found is not None and found.size == len(data) and found.split is not None
-    middle = prowler_csv_scan._middle(len(data))  # (a little past the middle)
+    middle = prowler_csv_scan._middle(len(data))
     assert data[found.split - 1:found.split] == b"\n"
     assert b"\n" not in data[middle:found.split - 1]  # (the first newline from there)
     cells, rows = read_cells(path, frozenset())  # type: ignore[misc]
@@ -124,7 +124,7 @@ def test_a_file_that_is_not_utf8_is_refused_by_the_scan(tmp_path: Path) -> None:
 
 def test_bytes_past_the_split_that_are_not_utf8_are_refused_like_the_row_path(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the scan reads a little past the middle; the second reader's thread checks the rest
+    # the scan reads a little past the middle; a thread of its own checks the rest meanwhile
     for name, value in (("SPLIT_FROM", 0), ("_CHUNK", 61), ("_REACH", 2000)):
         monkeypatch.setattr(prowler_csv_scan, name, value)
     path = _csv(tmp_path, _rows(30))
