@@ -128,8 +128,7 @@ def _arrow_cells(path: Path, header: _Header, plain: frozenset[str], shape: Scan
                     rest = second.result()  # (the file stays open until both are done)
                 if not shape.rest_is_utf8():
                     return None  # (pandas refuses it too)
-                table = pa.concat_tables([first, rest]) if first.column_names == wanted \
-                    else first
+                table = pa.concat_tables([first, rest])  # (names differ: Arrow refuses)
         if table.column_names != wanted:
             return None
     except (pa.ArrowException, OSError):

@@ -101,10 +101,8 @@ def scan(path: Path) -> Scan | None:
 def utf8_from(path: Path, start: int) -> bool:
     """Whether the bytes of the file from ``start`` (a character's first byte) on are
     UTF-8."""
-    text = _Utf8()
     with path.open("rb", buffering=0) as fh:
-        fh.seek(start)
-        return all(text.add(chunk) for chunk in _chunks(fh)) and text.add(b"", final=True)
+        return _utf8_rest(fh, start)
 
 
 def _utf8_past(path: Path, start: int, size: int) -> bool:
@@ -112,7 +110,14 @@ def _utf8_past(path: Path, start: int, size: int) -> bool:
     UTF-8 (True when there is none: no boundary lies past ``start`` then)."""
     with path.open("rb", buffering=0) as fh:
         newline = _newline(fh.fileno(), start, size)
-    return newline < 0 or utf8_from(path, newline)
+        return newline < 0 or _utf8_rest(fh, newline)
+
+
+def _utf8_rest(fh: FileIO, start: int) -> bool:
+    """Whether the bytes of ``fh`` from ``start`` on are UTF-8."""
+    text = _Utf8()
+    fh.seek(start)
+    return all(text.add(chunk) for chunk in _chunks(fh)) and text.add(b"", final=True)
 
 
 def _chunks(fh: FileIO) -> Iterator[bytearray]:
@@ -160,23 +165,26 @@ class _Quotes:
         self.end = 0  # where the chunks read end
         self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._last = -1  # the byte that ends the chunks read
+        self._pending: np.ndarray | None = None  # ``after`` whose last byte the next chunk's
 
     def add(self, chunk: bytearray) -> None:
         """Note the quotes of the next chunk of the file (or only count it, past ``until``)."""
         start, self.end = self.end, self.end + len(chunk)
         if start >= self.until or not chunk:
             return
-        if self._parts and self._parts[-1][2][-1:].tolist() == [-2]:
-            self._parts[-1][2][-1] = chunk[0]  # (a quote that ended the chunk before)
+        if self._pending is not None:  # (a quote ended the chunk before)
+            self._pending[-1], self._pending = chunk[0], None
         if chunk.find(b'"') >= 0:  # (a memchr: most chunks of most files hold none)
             data = np.frombuffer(chunk, dtype=np.uint8)
             found = np.flatnonzero(data == _QUOTE)
             before = data[found - 1].astype(np.int16)
             if found[0] == 0:
                 before[0] = self._last
-            after = np.full(len(found), -2, dtype=np.int16)  # (-2: the next chunk's first)
+            after = np.full(len(found), -1, dtype=np.int16)
             inside = found + 1 < len(data)
             after[inside] = data[found[inside] + 1]
+            if not inside[-1]:
+                self._pending = after
             self._parts.append((found + start, before, after))
         self._last = chunk[-1]
 
@@ -186,7 +194,6 @@ class _Quotes:
             none = np.zeros(0, dtype=np.int64)
             return none, none, none
         positions, before, after = (np.concatenate(p) for p in zip(*self._parts, strict=True))
-        after[after == -2] = -1
         return positions, before, after
 
 
