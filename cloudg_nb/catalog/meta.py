@@ -27,8 +27,10 @@ def list_capabilities(ctx: ToolContext) -> dict[str, Any]:
     layer = ctx.layer
     assert layer is not None
     p = ctx.principal
+    routed = getattr(layer.policy, "policy_for", None)  # a PolicyRouter: the caller's policy
+    policy = routed(p).name if callable(routed) else layer.policy.name
     return {
-        "server": {"name": layer.name, "version": layer.version, "policy": layer.policy.name},
+        "server": {"name": layer.name, "version": layer.version, "policy": policy},
         "tools": [
             {"name": layer.exposed_name(s.name), "title": s.title, "category": s.category}
             for s in layer.list_tools(p)

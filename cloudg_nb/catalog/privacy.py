@@ -18,6 +18,7 @@ from ..layer.errors import NotFoundError
 from ..layer.registry import Registry
 from ..layer.specs import ToolSpec
 from ..policy.engine import Policy
+from ..policy.router import PolicyRouter
 from ..transforms.pipeline import TransformContext
 from ..transforms.strategies import StrategyTable
 from .choices import one_of
@@ -35,6 +36,8 @@ AUDIT_DECISIONS: tuple[AuditDecision, ...] = get_args(AuditDecision)
 def _policy(ctx: ToolContext) -> Policy:
     """The layer's policy; these tools describe a ``Policy`` (profiles, rules, vault)."""
     policy = ctx.layer.policy if ctx.layer is not None else None
+    if isinstance(policy, PolicyRouter):  # the policy that governs this caller
+        policy = policy.policy_for(ctx.principal)
     if not isinstance(policy, Policy):
         raise RuntimeError("privacy tools describe a cloudg_nb Policy; this layer runs "
                            f"{type(policy).__name__}")

@@ -12,7 +12,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -43,6 +43,7 @@ LOG_LEVELS: dict[str, int] = {
 }
 
 ProgressCallback = Callable[[float, float | None, str | None], Any]
+ElicitUrl = Callable[[str, str, str], Awaitable[str]]
 LogCallback = Callable[[str, Any, str | None], Any]
 
 
@@ -120,6 +121,11 @@ class ToolContext:
     cancel_reason: str | None = None
     #: Set on a completion request's context (``kind == "completion"``); None otherwise.
     completion: Completion | None = None
+    #: ``await elicit_url(message, url, elicitation_id) -> "accept" | "decline" | "cancel"``:
+    #: ask the client to show ``url`` (MCP URL-mode elicitation); None when it cannot.
+    elicit_url: ElicitUrl | None = None
+    #: ``await elicit_complete(elicitation_id)``: tell the client that elicitation is over.
+    elicit_complete: Callable[[str], Awaitable[None]] | None = None
     _last_progress: float | None = field(default=None, repr=False)
     _pending: list[concurrent.futures.Future[Any]] = field(default_factory=list, repr=False)
 

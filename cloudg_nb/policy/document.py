@@ -39,10 +39,11 @@ ROLE_KEYS = RULE_KEYS - {"match"}
 MATCH_KEYS = ("roles", "principals", "names", "categories", "tags", "kinds", "sensitivity",
               "capabilities")
 VAULT_KEYS = ("key", "key_env", "path", "namespace", "max_entries")
+APPROVAL_KEYS = ("tools", "capabilities", "timeout")
 KNOWN_KEYS = frozenset(
     (*ACCESS_KEYS, "name", "description", "extends", "hide_denied", "audit", "audit_size",
      "transforms", "input_transforms", "transform_options", "detectors", "disabled_detectors",
-     "roles", "rules", "rate_limits", "vault")
+     "roles", "rules", "rate_limits", "vault", "approval")
 )
 _CONCATENATED = ("rules", "detectors", "rate_limits", "disabled_detectors")
 _REPLACED = ("transforms", "input_transforms")
@@ -279,6 +280,30 @@ def validate_document(doc: dict[str, Any], label: str = "document") -> None:
             raise _fail(label, "vault.max_entries", "must be a positive integer")
     if "extends" in doc and not isinstance(doc["extends"], str):
         raise _fail(label, "", "'extends' must name one profile or file")
+    _validate_approval(doc.get("approval"), label)
+
+
+def _validate_approval(approval: Any, label: str) -> None:
+    """``approval``: which assistant calls wait for the analyst (``tools``: names or globs,
+    ``capabilities``) and for how long (``timeout``, seconds)."""
+    if approval is None:
+        return
+    if not isinstance(approval, dict):
+        raise _fail(label, "approval", "must be a mapping (tools, capabilities, timeout)")
+    _unknown(approval, APPROVAL_KEYS, label, "approval")
+    if approval.get("tools") is not None and approval["tools"] != []:
+        _string_list(approval["tools"], label, "approval.tools", globs=True)
+    for cap in _string_list(approval.get("capabilities") or [], label,
+                            "approval.capabilities") if approval.get("capabilities") else ():
+        try:
+            Capability.parse(cap)
+        except ValueError as exc:
+            raise _fail(label, "approval.capabilities", f"{cap!r}: {exc}") from None
+    timeout = approval.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or not 0 < timeout <= 86_400):
+        raise _fail(label, "approval.timeout", "must be a number of seconds, above 0 and at "
+                    "most 86400")
 
 
 # -- merging ---------------------------------------------------------------------------------

@@ -143,6 +143,9 @@ class Policy:
                 raise
             raise PolicyError(f"Policy {label}: {exc}") from None
         self.vault = Vault.from_config(doc.get("vault"))
+        #: The document's ``approval`` mapping (which assistant calls wait for the analyst),
+        #: None when it says nothing (``ApprovalRule.parse`` reads it).
+        self.approval: dict[str, Any] | None = doc.get("approval")
         self._limiter = RateLimiter()
         self._by_principal = any(r.match.uses_principals for r in self._rules)
         self._open = self._base.empty and not any(

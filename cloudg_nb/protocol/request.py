@@ -116,8 +116,31 @@ def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
     return send
 
 
+def _url_elicitation(sdk_ctx: Any) -> tuple[Any, Any]:
+    """``(elicit_url, elicit_complete)`` callbacks for a client that declared URL-mode
+    elicitation (``capabilities.elicitation.url``), else ``(None, None)``. Both ride the
+    stream of the request that asks."""
+    session = getattr(sdk_ctx, "session", None)
+    capabilities = getattr(session, "client_capabilities", None)
+    if getattr(getattr(capabilities, "elicitation", None), "url", None) is None:
+        return None, None
+    related = getattr(sdk_ctx, "request_id", None)
+
+    async def elicit_url(message: str, url: str, elicitation_id: str) -> str:
+        result = await session.elicit_url(message, url, elicitation_id,  # type: ignore[union-attr]
+                                          related_request_id=related)
+        return str(getattr(result, "action", "cancel"))
+
+    async def elicit_complete(elicitation_id: str) -> None:
+        await session.send_elicit_complete(elicitation_id,  # type: ignore[union-attr]
+                                           related_request_id=related)
+
+    return elicit_url, elicit_complete
+
+
 def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> ToolContext:
     """A layer ``ToolContext`` for one SDK request."""
+    elicit_url, elicit_complete = _url_elicitation(sdk_ctx)
     return ToolContext(
         layer=layer,
         principal=principal,
@@ -125,6 +148,8 @@ def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> 
         progress_callback=_progress_callback(sdk_ctx),
         log_callback=_log_callback(sdk_ctx),
         meta={"request": request_meta(sdk_ctx)},
+        elicit_url=elicit_url,
+        elicit_complete=elicit_complete,
     )
 
 

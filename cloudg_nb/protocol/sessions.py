@@ -194,6 +194,23 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         for flight in list(self._in_flight):
             await flight.end()
 
+    async def close_sessions_of(self, owner: str) -> int:
+        """End every session and request in flight of ``owner`` (a revoked credential):
+        open streams end, calls in flight are answered "cancelled". Returns how many
+        sessions and requests were ended."""
+        ended = 0
+        for flight in [f for f in self._in_flight if f.owner == owner]:
+            await flight.end()
+            ended += 1
+        for session_id in list(self._book.by_owner.get(owner, ())):
+            transport = self._server_instances.get(session_id)
+            if transport is not None:
+                await self._discard_session(session_id, transport)
+                ended += 1
+            else:
+                self._book.remove(session_id)
+        return ended
+
     # -- screening ------------------------------------------------------------------------
 
     async def _screen_request(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -239,7 +256,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         token = _current.set(note)
         if session_id is not None:
             self._book.enter(session_id)
-        flight = _InFlight(send, body)
+        flight = _InFlight(send, body, note.owner)
         self._in_flight.add(flight)
         try:
             with flight.scope:
@@ -371,9 +388,10 @@ class _InFlight:
     """One request being served: its response guard, its body (a POST's), and the scope that
     cancels it."""
 
-    def __init__(self, send: _CompletionGuard, body: bytes) -> None:
+    def __init__(self, send: _CompletionGuard, body: bytes, owner: str | None = None) -> None:
         self.send = send
         self.body = body
+        self.owner = owner
         self.scope = anyio.CancelScope()
 
     def _shutdown_answer(self) -> bytes | None:

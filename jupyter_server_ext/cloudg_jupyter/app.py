@@ -32,8 +32,11 @@ from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler, shared_sec
 if TYPE_CHECKING:
     from jupyter_server.auth.identity import User
 
+    from cloudg_nb.assistants import AssistantRecord, AssistantStore
     from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry
     from cloudg_nb.layer.middleware import AuditLogMiddleware
+    from cloudg_nb.oversight import ActivityLog, Approval, ApprovalDesk
+    from cloudg_nb.policy.router import PolicyRouter
     from cloudg_nb.protocol import RequestInfo
     from cloudg_nb.protocol.binding import LayerBinding
     from cloudg_nb.protocol.sessions import LimitedSessionManager
@@ -100,6 +103,22 @@ class CloudGExtension(ExtensionApp):
     max_sessions_per_user = Int(100, config=True, help=(
         "Open MCP sessions one Jupyter user may hold; at the cap the longest-idle one is "
         "closed to make room (0: no cap)."))
+    assistant_policy = Unicode("assistant", config=True, help=(
+        "Policy profile (or file) that assistants connected with their own credential run "
+        "under, unless their credential names another. The analyst keeps `policy`."))
+    assistant_store = Unicode("", config=True, help=(
+        "The assistant credential store (token digests only). Default: "
+        "cloudg/assistants.json under the Jupyter data dir."))
+    approval_timeout = Float(120.0, config=True, help=(
+        "Seconds an assistant's sensitive call waits for the analyst's approval before it "
+        "is refused (a profile's approval.timeout wins)."))
+    require_approval = List(Unicode(), default_value=None, allow_none=True, config=True,
+                            help=(
+        "Tool names (globs) whose calls by an assistant wait for the analyst, for profiles "
+        "without an `approval` section. Default: reveal, export, load/unload and "
+        "suppression tools. An empty list: nothing waits."))
+    activity_size = Int(1000, config=True, help=(
+        "Calls the live activity feed (cloudg://activity) keeps."))
     show_token = Bool(False, config=True, help=(
         "Print the real Jupyter token in the ready-to-paste client command of the start "
         "log (default: $JUPYTER_TOKEN stands in for it)."))
@@ -120,6 +139,12 @@ class CloudGExtension(ExtensionApp):
         self._requests: set[asyncio.Task[Any]] = set()
         self._started_at = time.monotonic()
         self._scopes: dict[str, dict[str, Any]] = {}
+        self.store: AssistantStore | None = None
+        self.router: PolicyRouter | None = None
+        self.activity: ActivityLog | None = None
+        self.desk: ApprovalDesk | None = None
+        self._last_used: dict[str, float] = {}
+        self._known_assistants: set[str] = set()
 
     # -- Jupyter hooks -------------------------------------------------------------------
 
@@ -140,10 +165,21 @@ class CloudGExtension(ExtensionApp):
     def initialize_handlers(self) -> None:
         if not self.enabled:
             return
+        from .assistant_auth import guard_routes
+        from .oversight_handlers import ApprovalPageHandler, AssistantsHandler
+
+        ext = {"extension": self}
         self.handlers.extend([
-            ("cloudg/mcp", MCPHandler, {"extension": self}),
-            ("cloudg/api/status", StatusHandler, {"extension": self}),
+            ("cloudg/mcp", MCPHandler, ext),
+            ("cloudg/api/status", StatusHandler, ext),
+            ("cloudg/api/assistants", AssistantsHandler, ext),
+            (r"cloudg/api/assistants/([a-z0-9][a-z0-9._-]{0,47})", AssistantsHandler, ext),
+            (r"cloudg/approvals/([A-Za-z0-9_-]{1,32})", ApprovalPageHandler, ext),
         ])
+        web_app = getattr(self.serverapp, "web_app", None)
+        if web_app is not None:  # assistant tokens: refused on every route but the endpoint
+            base_url = getattr(self.serverapp, "base_url", "/")
+            guard_routes(web_app, url_path_join(base_url, "cloudg/mcp"))
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
         if not self.enabled:
@@ -177,6 +213,8 @@ class CloudGExtension(ExtensionApp):
             runner.cancel()
             await asyncio.wait([runner], timeout=STOP_TIMEOUT)
         await _stop_sse_watchers()
+        if self.activity is not None:
+            self.activity.close()
         self._close_audit()
 
     # -- building ------------------------------------------------------------------------
@@ -187,12 +225,21 @@ class CloudGExtension(ExtensionApp):
 
     def _build(self) -> None:
         from cloudg_nb.assembly import build_layer
+        from cloudg_nb.assistants import AssistantStore, is_assistant
         from cloudg_nb.config import CloudGConfig
-        from cloudg_nb.policy import PolicyError
+        from cloudg_nb.oversight import ActivityLog, ApprovalDesk
+        from cloudg_nb.oversight.catalog import register as register_oversight
+        from cloudg_nb.policy import Policy, PolicyError
+        from cloudg_nb.policy.approval import ApprovalRule
+        from cloudg_nb.policy.router import PolicyRouter
         from cloudg_nb.protocol import PrincipalResolver, bind_layer
         from cloudg_nb.protocol.http import session_manager
         from cloudg_nb.protocol.sessions import SessionLimits
 
+        self.store = AssistantStore(Path(self.assistant_store).expanduser()
+                                    if self.assistant_store else None)
+        self.activity = ActivityLog(max(1, self.activity_size))
+        self.desk = ApprovalDesk(audit=self._audit_event)
         root = self._root_dir()
         config = CloudGConfig(
             allowed_roots=[Path(p).expanduser() for p in self.allowed_roots] or [root],
@@ -200,10 +247,12 @@ class CloudGExtension(ExtensionApp):
             else root / "cloudg-output",
         )
         try:
+            registry = register_oversight(self._registry(), activity=self.activity,
+                                          desk=self.desk, assistants=self)
             layer = build_layer(
                 config,
                 policy=self.policy or None,
-                registry=self._registry(),
+                registry=registry,
                 prefix=self.prefix,
                 default_timeout=self.default_timeout or None,
                 max_output_chars=self.max_output_chars or None,
@@ -213,7 +262,17 @@ class CloudGExtension(ExtensionApp):
         except ValueError as exc:
             setting = "CloudGExtension.prefix" if "prefix" in str(exc) else "the layer"
             raise SetupProblem(f"{setting}: {exc}") from None
-        self._add_middleware(layer)
+        default_rule = (ApprovalRule.of_tools(self.require_approval)
+                        if self.require_approval is not None else ApprovalRule())
+        assert isinstance(layer.policy, Policy)
+        self.router = PolicyRouter(layer.policy, assistant_default=self.assistant_policy,
+                                   default_approval=default_rule)
+        try:
+            self.router.check_profile(self.assistant_policy)
+        except PolicyError as exc:
+            raise SetupProblem(f"CloudGExtension.assistant_policy: {exc}") from None
+        layer.policy = self.router
+        self._add_middleware(layer, is_assistant)
         self.layer = layer
         self.binding = bind_layer(layer, resolver=PrincipalResolver(custom=_scope_principal))
         limits = SessionLimits(
@@ -250,15 +309,23 @@ class CloudGExtension(ExtensionApp):
             return Path(jupyter_data_dir()) / "cloudg" / "audit.jsonl"
         return Path(self.audit_log).expanduser() if self.audit_log else None
 
-    def _add_middleware(self, layer: CloudGMCPLayer) -> None:
+    def _add_middleware(self, layer: CloudGMCPLayer, is_assistant: Callable[[Any], bool],
+                        ) -> None:
+        """Activity (outermost: its durations include waits), call log, audit, the
+        approval gate, then the concurrency limit (a call waiting for the analyst holds no
+        slot) and the cache."""
         from cloudg_nb.layer.middleware import (
             AuditLogMiddleware,
             CachingMiddleware,
             ConcurrencyLimitMiddleware,
         )
+        from cloudg_nb.oversight import ACTIVITY_URI, APPROVALS_URI, ActivityMiddleware
+        from cloudg_nb.oversight.approvals import ApprovalGate
 
         from .call_log import CallLogMiddleware
 
+        assert self.activity is not None and self.desk is not None and self.router is not None
+        layer.use(ActivityMiddleware(self.activity, is_assistant))
         layer.use(CallLogMiddleware(self.log))
         path = self._audit_path()
         if path is not None:
@@ -268,10 +335,13 @@ class CloudGExtension(ExtensionApp):
                 raise SetupProblem(
                     f"CloudGExtension.audit_log: cannot write {path} ({exc.strerror})") from None
             layer.use(self._audit)
+        layer.use(ApprovalGate(self.desk, self.router.approval_rule,
+                               timeout=self.approval_timeout, url_for=self.approval_url))
         if self.max_concurrency > 0:
             layer.use(ConcurrencyLimitMiddleware(limit=self.max_concurrency))
         if self.cache_ttl > 0:
-            layer.use(CachingMiddleware(ttl=self.cache_ttl))
+            layer.use(CachingMiddleware(ttl=self.cache_ttl,
+                                        keep_on=(ACTIVITY_URI, APPROVALS_URI)))
 
     async def _load_datasets(self) -> None:
         """Load ``datasets`` through the layer's own tools (as the local user); a failure is
@@ -319,12 +389,19 @@ class CloudGExtension(ExtensionApp):
             await self._load_datasets()
             async with manager.run():
                 self.ready.set()
+                watcher = asyncio.create_task(self._watch_store(),
+                                              name="cloudg-assistant-store-watch")
                 # The server's startup objects (and the loaded estates) live until it stops:
                 # keep them out of the collector's full passes, which otherwise pause every
                 # request for 0.1-0.3 s on a Jupyter-sized heap.
                 gc.collect()
                 gc.freeze()
-                await self._stop.wait()
+                try:
+                    await self._stop.wait()
+                finally:
+                    watcher.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await watcher
         except Exception:
             self.setup_problem = "its session manager stopped unexpectedly (see the log above)"
             self.log.exception("cloudg: the MCP session manager stopped unexpectedly")
@@ -385,6 +462,147 @@ class CloudGExtension(ExtensionApp):
         if len(self._scopes) < MAX_CACHED_USERS:
             self._scopes[name] = entries
         return entries
+
+    # -- assistants ----------------------------------------------------------------------
+
+    def authenticate_assistant(self, token: str) -> AssistantRecord | None:
+        """The assistant a token belongs to (None: unknown or revoked); notes its use."""
+        store = self.store
+        record = store.verify(token) if store is not None else None
+        if record is not None:
+            self._last_used[record.name] = time.time()
+            self._known_assistants.add(record.name)
+        return record
+
+    def assistant_scope(self, record: AssistantRecord, origin: str) -> dict[str, Any]:
+        """ASGI scope entries for a request by assistant ``record``: its principal (with the
+        server address it used, for approval links) and an SDK user that binds its MCP
+        sessions to it."""
+        key = f"{record.token_sha256}|{record.profile}|{origin}"
+        cached = self._scopes.get(key)
+        if cached is not None:
+            return cached
+        from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+        from mcp.server.auth.provider import AccessToken
+
+        from cloudg_nb.assistants import assistant_principal
+
+        principal = assistant_principal(record, origin=origin)
+        token = AccessToken(token=f"assistant:{record.token_sha256[:16]}",
+                            client_id=principal.id, scopes=sorted(principal.roles),
+                            subject=principal.id)
+        entries = {PRINCIPAL_SCOPE_KEY: principal, "user": AuthenticatedUser(token)}
+        if len(self._scopes) >= 4 * MAX_CACHED_USERS:
+            self._scopes.clear()
+        self._scopes[key] = entries
+        return entries
+
+    def mint_assistant(self, name: str, *, client: str = "other", profile: str | None = None,
+                       ) -> tuple[str, AssistantRecord, bool]:
+        """A new credential for assistant ``name`` (replacing one of that name); raises
+        AssistantStoreError for a bad name or a profile that does not load."""
+        from cloudg_nb.assistants import AssistantStoreError
+        from cloudg_nb.policy import PolicyError
+
+        if self.store is None or self.router is None:
+            raise AssistantStoreError("The cloudg endpoint is not available: "
+                                      f"{self.setup_problem or 'not started'}.")
+        if profile:
+            try:
+                self.router.check_profile(profile)
+            except PolicyError as exc:
+                raise AssistantStoreError(f"profile: {exc}") from None
+        token, record, replaced = self.store.mint(name, client=client, profile=profile or "")
+        if replaced:
+            self._end_assistant_later(record.principal_id, "its credential was replaced")
+        self._known_assistants.add(record.name)
+        self._audit_event({"event": "assistant.minted", "assistant": record.principal_id,
+                           "client": record.client, "profile": record.profile or None,
+                           "replaced": replaced})
+        return token, record, replaced
+
+    def describe_assistants(self) -> list[dict[str, Any]]:
+        store = self.store
+        if store is None:
+            return []
+        out = []
+        for record in store.records():
+            item = record.public()
+            item["profile"] = record.profile or self.assistant_policy
+            used = self._last_used.get(record.name)
+            item["last_used"] = (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(used))
+                                 if used else None)
+            item["sessions"] = (self.session_manager.sessions_by_owner().get(
+                record.principal_id, 0) if self.session_manager is not None else 0)
+            out.append(item)
+        return out
+
+    async def revoke_assistant(self, name: str, by: str) -> dict[str, Any] | None:
+        """Revoke ``name``: its token is refused from the next request on, its open sessions
+        and requests end, its calls waiting for approval are denied."""
+        store = self.store
+        record = store.revoke(name) if store is not None else None
+        if record is None:
+            return None
+        ended, denied = await self._end_assistant(record.principal_id,
+                                                  "its credential was revoked")
+        self._audit_event({"event": "assistant.revoked", "assistant": record.principal_id,
+                           "by": by, "sessions_ended": ended, "calls_denied": denied})
+        return {"revoked": record.name, "principal": record.principal_id,
+                "sessions_ended": ended, "calls_denied": denied}
+
+    async def _end_assistant(self, principal_id: str, reason: str) -> tuple[int, int]:
+        self._scopes = {k: v for k, v in self._scopes.items()
+                        if getattr(v.get(PRINCIPAL_SCOPE_KEY), "id", None) != principal_id}
+        denied = self.desk.cancel_for(principal_id, reason) if self.desk is not None else 0
+        ended = 0
+        if self.session_manager is not None and self.ready.is_set():
+            ended = await self.session_manager.close_sessions_of(principal_id)
+        self._known_assistants.discard(principal_id.partition(":")[2])
+        return ended, denied
+
+    def _end_assistant_later(self, principal_id: str, reason: str) -> None:
+        with contextlib.suppress(RuntimeError):
+            task = asyncio.get_running_loop().create_task(
+                self._end_assistant(principal_id, reason))
+            self._requests.add(task)
+            task.add_done_callback(self._requests.discard)
+
+    async def _watch_store(self, every: float = 2.0) -> None:
+        """End the sessions of assistants whose credential disappeared from the store file
+        (revoked by ``cloudg-nb assistants revoke`` from a shell, not through this server)."""
+        while True:
+            await asyncio.sleep(every)
+            store = self.store
+            if store is None:
+                continue
+            try:
+                live = {r.name for r in store.records()}
+            except Exception:
+                self.log.debug("cloudg: reading the assistant store failed", exc_info=True)
+                continue
+            for name in sorted(self._known_assistants - live):
+                ended, denied = await self._end_assistant(f"assistant:{name}",
+                                                          "its credential was revoked")
+                self._audit_event({"event": "assistant.revoked", "assistant":
+                                   f"assistant:{name}", "by": "store file",
+                                   "sessions_ended": ended, "calls_denied": denied})
+
+    # -- approvals ------------------------------------------------------------------------
+
+    def approval_url(self, approval: Approval, principal: Principal) -> str:
+        """The approval page, at the server address the assistant used (else the server's
+        own URL)."""
+        origin = principal.claims.get("origin") if principal.claims else None
+        base = origin if isinstance(origin, str) and origin else getattr(
+            self.serverapp, "connection_url", "/")
+        return url_path_join(base, "cloudg/approvals", approval.id)
+
+    def _audit_event(self, fields: dict[str, Any]) -> None:
+        if self._audit is not None:
+            self._audit.record_event(fields)
+        self.log.info("cloudg: %s", " ".join(f"{k}={v}" for k, v in fields.items()
+                                             if v is not None))
 
     def _close_audit(self) -> None:
         """Close the audit file (the layer holds nothing to close: its worker threads are

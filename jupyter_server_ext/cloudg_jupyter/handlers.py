@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
+from jupyter_server.base.call_context import CallContext
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from tornado import web
 
 from .asgi import TornadoASGIBridge
+from .assistant_auth import presented_assistant_token
 
 if TYPE_CHECKING:
     from .app import CloudGExtension
@@ -46,6 +48,11 @@ _FOREIGN_ORIGIN = (
     "--ServerApp.allow_origin=<origin> to accept it."
 )
 _NOT_ALLOWED = "Forbidden: this Jupyter user may not use the cloudg MCP endpoint."
+_UNKNOWN_ASSISTANT = (
+    "Forbidden: this assistant token is unknown or was revoked. Ask the analyst for a new "
+    "one: cloudg-nb config --client CLIENT --jupyter --name NAME (cloudg-nb assistants "
+    "list shows the live ones)."
+)
 
 
 def shared_secret_auth(provider: Any) -> bool:
@@ -71,6 +78,8 @@ class MCPHandler(JupyterHandler):
         self.extension = extension
         #: The ASGI bridge of the request being forwarded (it builds the scope the SDK sees).
         self.bridge: TornadoASGIBridge | None = None
+        #: Scope entries of an assistant's request (None: a Jupyter user's).
+        self.assistant_scope: dict[str, Any] | None = None
 
     def skip_check_origin(self) -> bool:
         """Check Origin for token requests too (the MCP transport rule), with Jupyter's
@@ -90,6 +99,10 @@ class MCPHandler(JupyterHandler):
                 and not self.check_origin():
             raise web.HTTPError(403, reason="Forbidden origin")
         if self.request.method != "OPTIONS":
+            token = presented_assistant_token(self.request)
+            if token is not None:
+                self._accept_assistant(token)
+                return
             self._accept_server_token()
         await super().prepare(_redirect_to_login=False)
         if self.request.method == "OPTIONS":
@@ -99,6 +112,27 @@ class MCPHandler(JupyterHandler):
         if not self.authorizer.is_authorized(self, self.current_user, "execute",
                                              self.auth_resource):
             raise web.HTTPError(403, reason="Not allowed")
+
+    def _accept_assistant(self, token: str) -> None:
+        """An assistant's own token: checked against the credential store on every request
+        (a revoked one fails at once), then the request acts as ``assistant:NAME``. Jupyter's
+        identity provider and authorizer are not asked: the analyst authorised this token by
+        minting it, and it opens this endpoint only."""
+        from jupyter_server.auth.identity import User
+
+        CallContext.set(CallContext.JUPYTER_HANDLER, self)
+        if not self.check_host():
+            raise web.HTTPError(403)
+        record = self.extension.authenticate_assistant(token)
+        if record is None:
+            raise web.HTTPError(403, reason="Unknown assistant")
+        user = User(username=record.principal_id, name=record.name,
+                    display_name=f"assistant {record.name}")
+        self.current_user = self._jupyter_current_user = user
+        self._token_authenticated = True
+        self.set_cors_headers()
+        origin = f"{self.request.protocol}://{self.request.host}{self.base_url}"
+        self.assistant_scope = self.extension.assistant_scope(record, origin)
 
     def _accept_server_token(self) -> None:
         """A request that carries the server's own token (built-in identity providers) is the
@@ -120,8 +154,8 @@ class MCPHandler(JupyterHandler):
         exc = kwargs.get("exc_info", (None, None, None))[1]
         reason = getattr(exc, "reason", None) or ""
         if status_code == 403:
-            message = {"Forbidden origin": _FOREIGN_ORIGIN, "Not allowed": _NOT_ALLOWED}.get(
-                reason, _FORBIDDEN)
+            message = {"Forbidden origin": _FOREIGN_ORIGIN, "Not allowed": _NOT_ALLOWED,
+                       "Unknown assistant": _UNKNOWN_ASSISTANT}.get(reason, _FORBIDDEN)
         else:
             message = reason or HTTPStatus(status_code).phrase
         self.set_header("Content-Type", "application/json")
@@ -158,7 +192,8 @@ class MCPHandler(JupyterHandler):
         extension.track_request(task)
         try:
             if await self._available():
-                self.bridge = TornadoASGIBridge(self, extension.request_scope(self.current_user))
+                scope = self.assistant_scope or extension.request_scope(self.current_user)
+                self.bridge = TornadoASGIBridge(self, scope)
                 await self.bridge.run(extension.asgi_app)  # type: ignore[arg-type]
         except asyncio.CancelledError:
             if not extension.stopping:

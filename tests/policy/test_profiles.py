@@ -1,7 +1,8 @@
 """The built-in profiles (YAML data files in the package): each loads; ``open`` transforms
 nothing; ``standard`` (the default) redacts secrets and guards inputs; ``strict``
 pseudonymises and restricts; ``read_only`` and ``audit`` deny writes; ``analyst-team`` gives
-each role its own access and view."""
+each role its own access and view; ``assistant`` (what an assistant with its own credential
+gets) is ``standard`` without reveal, file writes, cloud access or code, whatever its roles."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from cloudg_nb.policy import Policy
 from cloudg_nb.policy.document import profile_names
 from cloudg_nb.transforms import TransformContext
 
-PROFILES = ["analyst-team", "audit", "open", "read_only", "standard", "strict"]
+PROFILES = ["analyst-team", "assistant", "audit", "open", "read_only", "standard", "strict"]
 
 
 def _tool(name: str = "t", **kw) -> ToolSpec:
@@ -118,3 +119,26 @@ def test_analyst_team_admin_sees_restricted_data() -> None:
     policy = Policy.load("analyst-team")
     restricted = _tool(sensitivity=Sensitivity.RESTRICTED)
     assert policy.decide(restricted, Principal("x", frozenset({"admin"}))) is None
+
+
+@pytest.mark.parametrize("roles", [{"assistant"}, {"assistant", "admin"}])
+def test_assistant_profile_denies_reveal_and_file_writes_whatever_the_roles(roles) -> None:
+    policy = Policy.load("assistant")
+    who = Principal("assistant:x", frozenset(roles))
+    reveal = _tool("reveal_token", capabilities={Capability.READ_STATE, Capability.REVEAL})
+    export = _tool("export_dataset", capabilities={Capability.READ_STATE, Capability.WRITE_FS})
+    assert policy.decide(reveal, who) is not None
+    assert policy.decide(export, who) is not None
+    assert policy.decide(_tool("find_assets"), who) is None
+
+
+def test_assistant_profile_redacts_secrets_as_standard_does() -> None:
+    value = {"connection": "postgres://app:Sup3rS3cretPassw0rd@db.internal:5432/app"}
+    assert _out(Policy.load("assistant"), value) == _out(Policy.load("standard"), value)
+    assert "Sup3rS3cretPassw0rd" not in str(_out(Policy.load("assistant"), value))
+
+
+def test_assistant_profile_names_the_calls_that_wait_for_approval() -> None:
+    approval = Policy.load("assistant").approval or {}
+    assert {"reveal_token", "export_dataset", "load_dataset", "unload_dataset",
+            "suppress_findings", "unsuppress_findings"} <= set(approval["tools"])

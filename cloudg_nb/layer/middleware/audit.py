@@ -135,9 +135,22 @@ class AuditLogMiddleware:
                 line["transforms"] = transforms
         return line
 
+    def record_event(self, fields: dict[str, Any]) -> None:
+        """Write one line that is not a request (an approval decision, a revoked credential):
+        ``fields`` plus the time; names and ids only, never argument values."""
+        self._emit({"ts": _timestamp(), **fields})
+
     def _write(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
         try:
-            text = _LINE.encode(self._line(info, result, error))
+            line = self._line(info, result, error)
+        except Exception:
+            logger.debug("audit write failed", exc_info=True)
+            return
+        self._emit(line)
+
+    def _emit(self, line: dict[str, Any]) -> None:
+        try:
+            text = _LINE.encode(line)
             with self._lock:
                 if self._file is not None:
                     self._file.write(text + "\n")

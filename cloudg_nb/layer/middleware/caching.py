@@ -4,7 +4,8 @@ The key is (principal id, sorted roles, kind, name, canonical arguments). A hit 
 admitted by the request's plan (access, rate-limit token, audit) and returns a deep copy marked
 ``cloudg/cache: "hit"``. Errors are never stored, completions never cached. A call to a
 tool that is not read-only clears the cache, and so does every workspace change once the
-middleware is attached to a layer.
+middleware is attached to a layer (but for events about the resources named in ``keep_on``,
+such as the activity feed, which say nothing about the data).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..calls import CallInfo, Handler
@@ -34,8 +35,10 @@ class CachingMiddleware:
         maxsize: int = 256,
         predicate: Callable[[Any], bool] | None = None,
         cache_resources: bool = False,
+        keep_on: Iterable[str] = (),
     ) -> None:
         self.ttl = ttl
+        self.keep_on = frozenset(keep_on)
         self.maxsize = maxsize
         self.predicate = predicate
         self.cache_resources = cache_resources
@@ -51,8 +54,13 @@ class CachingMiddleware:
         with self._lock:
             self._entries.clear()
 
+    def _on_change(self, kind: str, uri: str | None = None) -> None:
+        if kind == "resource" and uri in self.keep_on:
+            return
+        self.clear()
+
     def attach(self, layer: CloudGMCPLayer) -> None:
-        layer.on_change(self.clear)
+        layer.on_change(self._on_change)
 
     def _cacheable(self, info: CallInfo) -> bool:
         if isinstance(info.spec, ToolSpec):

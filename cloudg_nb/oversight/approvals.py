@@ -1,0 +1,304 @@
+"""Analyst approval of an assistant's sensitive calls: the desk of pending requests and the gate.
+
+``ApprovalGate`` (middleware, inside the audit and outside the concurrency limit) stops a call
+that its caller's ``ApprovalRule`` names, shows it on the ``ApprovalDesk`` (tool, caller, and
+the arguments as the caller's policy shows them), reports progress "waiting for analyst
+approval", optionally asks the client to open the approval page (MCP URL-mode elicitation),
+and waits — on the loop, holding no worker thread or concurrency slot — for a decision. An
+approval lets the call through; a denial, a timeout, a cancelled call or a revoked credential
+ends it as an error result. Every decision is written to the audit hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..layer.calls import CallInfo, Handler
+from ..layer.errors import AccessDeniedError, NotFoundError
+from ..layer.results import to_jsonable
+
+if TYPE_CHECKING:
+    from ..layer.context import Principal
+    from ..layer.layer import CloudGMCPLayer
+    from ..policy.approval import ApprovalRule
+
+__all__ = ["APPROVALS_URI", "Approval", "ApprovalDesk", "ApprovalGate", "DEFAULT_TIMEOUT"]
+
+logger = logging.getLogger("cloudg.oversight")
+
+APPROVALS_URI = "cloudg://approvals"
+#: Seconds a call waits for the analyst unless the profile or the server says otherwise.
+DEFAULT_TIMEOUT = 120.0
+#: Decided requests the desk still shows (newest last).
+RECENT = 50
+#: The most characters of arguments an approval shows (the rest is cut, and says so).
+MAX_SHOWN_CHARS = 4000
+
+PENDING, APPROVED, DENIED, TIMED_OUT, CANCELLED = (
+    "pending", "approved", "denied", "timed out", "cancelled")
+
+
+@dataclass(eq=False)
+class Approval:
+    """One call waiting for (or decided by) the analyst."""
+
+    id: str
+    principal: str
+    tool: str
+    arguments: Any  #: as the caller's policy shows them (redacted), possibly cut
+    timeout: float
+    created: float = field(default_factory=time.time)
+    state: str = PENDING
+    decided_by: str | None = None
+    decided_at: float | None = None
+    reason: str | None = None
+    url: str | None = None
+    _decided: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    @property
+    def waited(self) -> float:
+        return round((self.decided_at or time.time()) - self.created, 3)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "principal": self.principal, "tool": self.tool,
+            "arguments": self.arguments, "state": self.state,
+            "created": _iso(self.created), "timeout_seconds": self.timeout,
+            "expires_in": max(0.0, round(self.created + self.timeout - time.time(), 1))
+            if self.state == PENDING else 0.0,
+            "decided_by": self.decided_by, "reason": self.reason, "url": self.url,
+        }
+
+
+def _iso(at: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+def _shown(arguments: Any) -> Any:
+    """The arguments for display, cut to ``MAX_SHOWN_CHARS`` of JSON."""
+    value = to_jsonable(arguments)
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    if len(text) <= MAX_SHOWN_CHARS:
+        return value
+    return {"(cut)": f"{len(text)} characters of arguments; the first {MAX_SHOWN_CHARS}: "
+                     f"{text[:MAX_SHOWN_CHARS]}"}
+
+
+class ApprovalDesk:
+    """Pending and recently decided approvals; the analyst decides them here.
+
+    ``on_change()`` is called (on the loop) whenever the set of pending approvals or a
+    decision changes; ``audit(event)`` receives one dict per decision.
+    """
+
+    def __init__(self, *, on_change: Callable[[], None] | None = None,
+                 audit: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.on_change = on_change
+        self.audit = audit
+        self._pending: dict[str, Approval] = {}
+        self._recent: deque[Approval] = deque(maxlen=RECENT)
+
+    def attach(self, layer: CloudGMCPLayer) -> None:
+        if self.on_change is None:
+            self.on_change = lambda: layer.notify_change("resource", APPROVALS_URI)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def get(self, approval_id: str) -> Approval | None:
+        found = self._pending.get(approval_id)
+        if found is not None:
+            return found
+        return next((a for a in self._recent if a.id == approval_id), None)
+
+    def pending(self, principal: str | None = None) -> list[Approval]:
+        return [a for a in self._pending.values() if principal in (None, a.principal)]
+
+    def recent(self, principal: str | None = None) -> list[Approval]:
+        return [a for a in self._recent if principal in (None, a.principal)]
+
+    # -- the call's side --------------------------------------------------------------------
+
+    def open(self, principal: str, tool: str, arguments: Any, timeout: float) -> Approval:
+        approval = Approval(id=secrets.token_urlsafe(9), principal=principal, tool=tool,
+                            arguments=_shown(arguments), timeout=timeout)
+        self._pending[approval.id] = approval
+        self._changed()
+        return approval
+
+    async def wait(self, approval: Approval) -> str:
+        """The decision (approved, denied, timed out or cancelled)."""
+        try:
+            await asyncio.wait_for(approval._decided.wait(), approval.timeout)
+        except TimeoutError:
+            self._close(approval, TIMED_OUT, None, f"no decision within {approval.timeout:g} s")
+        except asyncio.CancelledError:
+            self._close(approval, CANCELLED, None, "the call was cancelled")
+            raise
+        return approval.state
+
+    # -- the analyst's side -----------------------------------------------------------------
+
+    def decide(self, approval_id: str, approve: bool, by: str, reason: str | None = None,
+               ) -> Approval:
+        """Approve or deny a pending call. Unknown or already decided: NotFoundError."""
+        approval = self._pending.get(approval_id)
+        if approval is None:
+            done = self.get(approval_id)
+            if done is not None:
+                raise NotFoundError(
+                    f"That call is no longer waiting: it was {done.state}"
+                    + (f" by {done.decided_by}" if done.decided_by else "") + ".",
+                    data={"kind": "approval", "state": done.state})
+            raise NotFoundError("No call waits for approval under that id; %cloudg approvals "
+                                "lists the waiting ones.", data={"kind": "approval"})
+        self._close(approval, APPROVED if approve else DENIED, by,
+                    (reason or "")[:300] or None)
+        return approval
+
+    def cancel_for(self, principal: str, reason: str) -> int:
+        """Deny every pending call of ``principal`` (its credential was revoked)."""
+        mine = [a for a in self._pending.values() if a.principal == principal]
+        for approval in mine:
+            self._close(approval, DENIED, None, reason)
+        return len(mine)
+
+    def _close(self, approval: Approval, state: str, by: str | None, reason: str | None,
+               ) -> None:
+        if approval.state != PENDING:
+            return
+        approval.state, approval.decided_by, approval.reason = state, by, reason
+        approval.decided_at = time.time()
+        self._pending.pop(approval.id, None)
+        self._recent.append(approval)
+        approval._decided.set()
+        if self.audit is not None:
+            try:
+                self.audit({"event": "approval.decision", "approval": approval.id,
+                            "principal": approval.principal, "tool": approval.tool,
+                            "decision": state, "decided_by": by, "reason": reason,
+                            "waited_s": approval.waited})
+            except Exception:
+                logger.debug("auditing an approval decision failed", exc_info=True)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception:
+                logger.debug("approval change listener failed", exc_info=True)
+
+
+#: ``url_for(approval, principal) -> str | None``: the approval page for one request.
+UrlFor = Callable[["Approval", "Principal"], "str | None"]
+
+
+class ApprovalGate:
+    """Hold a caller's calls that its rule names until the analyst decides them.
+
+    ``rule_for(principal)`` gives the caller's ``ApprovalRule`` (None: nothing waits);
+    ``timeout`` is the wait when the rule sets none; ``url_for`` names the approval page
+    sent in progress messages and URL-mode elicitations.
+    """
+
+    def __init__(self, desk: ApprovalDesk, rule_for: Callable[[Principal], ApprovalRule | None],
+                 *, timeout: float = DEFAULT_TIMEOUT, url_for: UrlFor | None = None) -> None:
+        self.desk = desk
+        self.rule_for = rule_for
+        self.timeout = timeout
+        self.url_for = url_for
+
+    def attach(self, layer: CloudGMCPLayer) -> None:
+        self.desk.attach(layer)
+
+    def _needs_approval(self, info: CallInfo) -> ApprovalRule | None:
+        if info.kind != "tool":
+            return None
+        rule = self.rule_for(info.principal)
+        if rule is None or not rule.applies(info.spec.name, info.spec.capabilities):
+            return None
+        access = info.plan.access if info.plan is not None else None
+        if getattr(access, "deny", None) is not None:
+            return None  # the policy refuses it anyway: nothing for the analyst to decide
+        return rule
+
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
+        rule = self._needs_approval(info)
+        if rule is None:
+            return await call_next(info)
+        shown = info.arguments
+        if info.plan is not None:
+            shown, _ = info.plan.transform(dict(info.arguments or {}))
+        approval = self.desk.open(info.principal.id, info.name, shown,
+                                  rule.timeout or self.timeout)
+        info.context.meta["cloudg/approval"] = approval
+        if self.url_for is not None:
+            with contextlib.suppress(Exception):
+                approval.url = self.url_for(approval, info.principal)
+        where = f" or at {approval.url}" if approval.url else ""
+        await info.context.report_progress(
+            0, None, f"waiting for analyst approval (up to {approval.timeout:g} s): the "
+                     f"analyst approves or denies it in the notebook{where}")
+        asking = self._elicit(info, approval)
+        try:
+            decision = await self.desk.wait(approval)
+        finally:
+            if asking is not None and not asking.done():
+                asking.cancel()
+        await self._elicitation_done(info, approval)
+        if decision == APPROVED:
+            return await call_next(info)
+        raise AccessDeniedError(_refusal(approval), data={
+            "approval": approval.id, "decision": decision, "tool": info.name,
+            **({"reason": approval.reason} if approval.reason else {})})
+
+    def _elicit(self, info: CallInfo, approval: Approval) -> asyncio.Task[None] | None:
+        """Ask a client that supports URL-mode elicitation to show the approval page; a
+        decline there denies the call, a dismissal leaves it waiting for the notebook."""
+        elicit = info.context.elicit_url
+        if elicit is None or not approval.url:
+            return None
+
+        async def ask() -> None:
+            try:
+                action = await elicit(
+                    f"{info.principal.id} wants to run {info.name}; the analyst approves or "
+                    "denies it on this page (Jupyter login needed).", approval.url or "",
+                    approval.id)
+            except Exception:
+                logger.debug("URL elicitation failed", exc_info=True)
+                return
+            if action == "decline" and approval.state == PENDING:
+                self.desk.decide(approval.id, False, info.principal.id,
+                                 "declined in the assistant's client")
+
+        return asyncio.get_running_loop().create_task(ask(), name="cloudg-approval-elicit")
+
+    @staticmethod
+    async def _elicitation_done(info: CallInfo, approval: Approval) -> None:
+        done = info.context.elicit_complete
+        if done is not None and approval.url:
+            with contextlib.suppress(Exception):
+                await done(approval.id)
+
+
+def _refusal(approval: Approval) -> str:
+    if approval.state == TIMED_OUT:
+        return (f"The analyst did not approve {approval.tool} within {approval.timeout:g} s, "
+                "so it did not run. Ask the analyst to watch for the approval in the notebook "
+                "(%cloudg approvals) and call it again.")
+    if approval.state == CANCELLED:
+        return f"The call of {approval.tool} was cancelled while it waited for approval."
+    by = "The analyst" if approval.decided_by else "cloudg"
+    why = f" ({approval.reason})" if approval.reason else ""
+    return (f"{by} denied this call of {approval.tool}{why}, so it did not run. Do not retry "
+            "it unchanged; ask the analyst what to do instead.")

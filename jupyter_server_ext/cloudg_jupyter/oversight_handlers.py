@@ -1,0 +1,183 @@
+"""The analyst's pages: assistant credentials (``cloudg/api/assistants``) and approvals.
+
+``{base_url}cloudg/api/assistants`` (GET list, POST mint) and ``…/assistants/NAME`` (DELETE
+revoke) are JSON for ``cloudg-nb config --jupyter`` and ``cloudg-nb assistants``. The
+approval page ``{base_url}cloudg/approvals/ID`` is what a URL-mode elicitation opens: it
+needs the analyst's Jupyter login (a browser session, whose form posts carry ``_xsrf``), and
+an assistant token never reaches it (``assistant_auth``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import TYPE_CHECKING, Any
+
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from tornado import web
+
+from cloudg_nb.assistants import AssistantStoreError, is_assistant
+
+from .assistant_auth import presented_assistant_token
+
+if TYPE_CHECKING:
+    from .app import CloudGExtension
+
+__all__ = ["ApprovalPageHandler", "AssistantsHandler"]
+
+#: Longest JSON body the mint endpoint reads.
+MAX_BODY = 4096
+
+
+class _Owner:
+    """The analyst's pages refuse assistant tokens themselves too (the route guard already
+    does: this holds if another extension reorders the routes)."""
+
+    extension: CloudGExtension
+
+    def _refuse_assistants(self: Any) -> None:
+        if presented_assistant_token(self.request) is not None or is_assistant(
+                self.extension.principal_for(self.current_user)):
+            raise web.HTTPError(403, reason="Not allowed")
+
+
+class AssistantsHandler(_Owner, APIHandler):
+    """List, mint and revoke assistant credentials (the analyst only)."""
+
+    auth_resource = "cloudg"
+
+    def initialize(self, extension: CloudGExtension) -> None:
+        self.extension = extension
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(body, default=str))
+
+    @web.authenticated
+    def get(self, name: str | None = None) -> None:
+        self._refuse_assistants()
+        found = self.extension.describe_assistants()
+        if name is not None:
+            found = [a for a in found if a["name"] == name]
+            if not found:
+                self._send(404, {"message": "No assistant has that name."})
+                return
+        self._send(200, {"assistants": found, "endpoint": self.extension.endpoint_url()})
+
+    @web.authenticated
+    def post(self, name: str | None = None) -> None:
+        self._refuse_assistants()
+        if len(self.request.body) > MAX_BODY:
+            self._send(413, {"message": "The request body is too large."})
+            return
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or not isinstance(body.get("name", name), str):
+            self._send(400, {"message": 'Send JSON: {"name": NAME, "client": CLIENT, '
+                                        '"profile": PROFILE} (client and profile optional).'})
+            return
+        try:
+            token, record, replaced = self.extension.mint_assistant(
+                str(body.get("name", name)), client=str(body.get("client") or "other"),
+                profile=body.get("profile"))
+        except AssistantStoreError as exc:
+            self._send(400, {"message": str(exc)})
+            return
+        self._send(201, {"token": token, "assistant": record.public(), "replaced": replaced,
+                         "endpoint": self.extension.endpoint_url()})
+
+    @web.authenticated
+    async def delete(self, name: str | None = None) -> None:
+        self._refuse_assistants()
+        if not name:
+            self._send(400, {"message": "Name the assistant: DELETE .../assistants/NAME"})
+            return
+        who = self.extension.principal_for(self.current_user).id
+        revoked = await self.extension.revoke_assistant(name, who)
+        if revoked is None:
+            self._send(404, {"message": "No assistant has that name."})
+            return
+        self._send(200, revoked)
+
+
+_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>cloudg: approve an assistant's call</title>
+<style>
+body{{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}}
+pre{{background:#f4f4f4;padding:.75rem;overflow:auto;max-height:24rem}}
+button{{font-size:1rem;padding:.4rem 1.2rem;margin-right:.6rem}}
+.state{{font-weight:bold}}
+</style></head><body>
+<h1>An assistant's call waits for you</h1>
+<p><b>{principal}</b> wants to run <b>{tool}</b>.</p>
+<p>Arguments, as its policy shows them:</p>
+<pre>{arguments}</pre>
+<p class="state" id="cloudg-approval-state">{state}</p>
+{form}
+</body></html>
+"""
+
+_FORM = """<form method="post">{xsrf}
+<label>Reason (told to the assistant if you deny): <input name="reason" maxlength="300">
+</label><p>
+<button type="submit" name="decision" value="approve" id="cloudg-approve">Approve</button>
+<button type="submit" name="decision" value="deny" id="cloudg-deny">Deny</button></p>
+</form>"""
+
+
+class ApprovalPageHandler(_Owner, JupyterHandler):
+    """One waiting call: what it is, and Approve / Deny (browser login with XSRF)."""
+
+    auth_resource = "cloudg"
+
+    def initialize(self, extension: CloudGExtension) -> None:
+        self.extension = extension
+
+    def _page(self, approval_id: str, note: str | None = None) -> None:
+        desk = self.extension.desk
+        approval = desk.get(approval_id) if desk is not None else None
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
+                        "form-action 'self'")
+        if approval is None:
+            self.set_status(404)
+            self.finish("<!doctype html><p>No call waits for approval under that id (it may "
+                        "have been decided or timed out).</p>")
+            return
+        waiting = approval.state == "pending"
+        state = note or (f"Waiting for your decision (for {approval.public()['expires_in']:g} "
+                         "s more)." if waiting else f"This call was {approval.state}"
+                         + (f" by {approval.decided_by}." if approval.decided_by else "."))
+        self.finish(_PAGE.format(
+            principal=html.escape(approval.principal), tool=html.escape(approval.tool),
+            arguments=html.escape(json.dumps(approval.arguments, indent=2, default=str)),
+            state=html.escape(state),
+            form=_FORM.format(xsrf=self.xsrf_form_html()) if waiting else ""))
+
+    @web.authenticated
+    def get(self, approval_id: str) -> None:
+        self._refuse_assistants()
+        self._page(approval_id)
+
+    @web.authenticated
+    def post(self, approval_id: str) -> None:
+        self._refuse_assistants()
+        decision = self.get_body_argument("decision", "")
+        if decision not in ("approve", "deny"):
+            raise web.HTTPError(400, reason="decision must be approve or deny")
+        desk = self.extension.desk
+        if desk is None:
+            raise web.HTTPError(503, reason="approvals are not available")
+        from cloudg_nb.layer.errors import NotFoundError
+
+        who = self.extension.principal_for(self.current_user).id
+        try:
+            approval = desk.decide(approval_id, decision == "approve", who,
+                                   self.get_body_argument("reason", "") or None)
+        except NotFoundError as exc:
+            self._page(approval_id, note=exc.message)
+            return
+        self._page(approval_id, note=f"You {approval.state} this call.")
