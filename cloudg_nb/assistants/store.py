@@ -83,7 +83,7 @@ class AssistantRecord:
     client: str
     profile: str  #: the policy profile its calls run under ("": the server's default)
     token_sha256: str
-    hint: str  #: ``cgat_AbCd…``: enough to tell tokens apart, useless to an attacker
+    hint: str  #: ``cgat_AbCd...``: enough to tell tokens apart, useless to an attacker
     created: str  #: UTC, ISO 8601
 
     @property
@@ -185,7 +185,7 @@ class AssistantStore:
         token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
         record = AssistantRecord(
             name=name, client=str(client)[:40], profile=str(profile)[:200],
-            token_sha256=_digest(token), hint=token[:len(TOKEN_PREFIX) + 4] + "…",
+            token_sha256=_digest(token), hint=token[:len(TOKEN_PREFIX) + 4] + "...",
             created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         )
         with self._editing() as records:

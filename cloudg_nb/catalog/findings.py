@@ -198,7 +198,9 @@ def register(registry: Registry) -> None:
                   **f)
     registry.tool(suppress_findings, title="Suppress findings",
                   capabilities={Capability.WRITE_STATE},
-                  output_schema=_mutation_schema("suppressed"), **f)
+                  output_schema=_mutation_schema("suppressed"),
+                  annotations={"destructive": False, "idempotent": True}, **f)
     registry.tool(unsuppress_findings, title="Unsuppress findings",
                   capabilities={Capability.WRITE_STATE},
-                  output_schema=_mutation_schema("unsuppressed"), **f)
+                  output_schema=_mutation_schema("unsuppressed"),
+                  annotations={"destructive": False, "idempotent": True}, **f)

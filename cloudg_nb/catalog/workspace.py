@@ -4,7 +4,8 @@ unloading, exporting, and what changed between two datasets.
 Mutations go through ``Workspace`` (which fires the change events: resource updates for
 ``cloudg://workspace``, ``cloudg://datasets``, the dataset's summary/assets/findings and the
 active-dataset resources when it is involved, plus a resources list change when a name
-appears or goes). ``unload_dataset`` is the only destructive tool.
+appears or goes). Destructive: ``unload_dataset``, loads that may replace a dataset of the
+same name, and ``export_dataset`` (it overwrites its files).
 """
 
 from __future__ import annotations
@@ -339,6 +340,11 @@ _EXPORTED = obj({"dataset": STR, "version": INT, "format": STR, "folder": STR,
                  "files": arr(STR)})
 
 
+#: Loading may replace a dataset of the same name (``replace=true``), dropping its
+#: suppressions; each load makes a new version.
+_REPLACES = {"destructive": True, "idempotent": False}
+
+
 def register(registry: Registry) -> None:
     read = {"category": "workspace"}
     write = {"category": "workspace", "capabilities": {Capability.WRITE_STATE}}
@@ -353,17 +359,22 @@ def register(registry: Registry) -> None:
                   **read)
     registry.tool(load_dataset, title="Load an estate dataset", sensitivity=Sensitivity.INTERNAL,
                   output_schema=_LOADED, category="workspace",
-                  capabilities={Capability.READ_FS, Capability.WRITE_STATE})
+                  capabilities={Capability.READ_FS, Capability.WRITE_STATE},
+                  annotations=_REPLACES)
     registry.tool(sample_estate, title="Load a sample estate", sensitivity=Sensitivity.INTERNAL,
-                  output_schema=_LOADED, lane="heavy", **write)
+                  output_schema=_LOADED, lane="heavy", annotations=_REPLACES, **write)
     registry.tool(select_dataset, title="Select the active dataset",
-                  sensitivity=Sensitivity.INTERNAL, output_schema=_SELECTED, **write)
+                  sensitivity=Sensitivity.INTERNAL, output_schema=_SELECTED,
+                  annotations={"destructive": False, "idempotent": True}, **write)
     registry.tool(unload_dataset, title="Unload a dataset", sensitivity=Sensitivity.INTERNAL,
-                  output_schema=_UNLOADED, annotations={"destructive": True}, **write)
+                  output_schema=_UNLOADED,
+                  annotations={"destructive": True, "idempotent": True}, **write)
     registry.tool(snapshot_dataset, title="Snapshot a dataset",
                   sensitivity=Sensitivity.INTERNAL, output_schema=_SNAPSHOT, lane="heavy",
-                  **write)
+                  annotations={"destructive": False, "idempotent": False}, **write)
     registry.tool(export_dataset, title="Export a dataset to files", output_schema=_EXPORTED,
                   category="workspace",
-                  capabilities={Capability.READ_STATE, Capability.WRITE_FS})
+                  capabilities={Capability.READ_STATE, Capability.WRITE_FS},
+                  # Writes the same files again for the same arguments, over what was there.
+                  annotations={"destructive": True, "idempotent": True})
 

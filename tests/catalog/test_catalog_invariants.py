@@ -95,9 +95,33 @@ def test_hints_agree_with_capabilities(name: str) -> None:
     writes = bool(WRITES & spec.capabilities)
     assert ann.read_only is (not writes)
     assert ann.open_world is bool({Capability.CLOUD_ACCESS, Capability.EXEC} & spec.capabilities)
-    assert ann.destructive is (name == "unload_dataset")
+    assert ann.destructive is (name in DESTRUCTIVE)
     if ann.read_only:
         assert ann.idempotent is True
+    else:  # a writing tool says whether repeating it changes anything more
+        assert ann.idempotent is not None
+
+
+#: Tools that may remove or overwrite what exists: unloading, loads that may replace a dataset
+#: of the same name (and its suppressions), exports that overwrite their files.
+DESTRUCTIVE = {"unload_dataset", "load_dataset", "sample_estate", "export_dataset"}
+
+
+async def test_tools_hinted_idempotent_change_nothing_more_when_repeated() -> None:
+    from cloudg_nb.assembly import build_layer
+
+    layer = build_layer(policy="open")
+    await layer.call_tool("sample_estate", {"name": "demo"})
+    calls = {"suppress_findings": {"ids": ["f-001"], "reason": "accepted"},
+             "unsuppress_findings": {"ids": ["f-001"]},
+             "select_dataset": {"name": "demo"}}
+    for tool, args in calls.items():
+        assert REGISTRY.tools[tool].annotations.idempotent is True
+        await layer.call_tool(tool, args)
+        version = layer.workspace.get("demo").version
+        again = await layer.call_tool(tool, args)
+        assert not again.is_error
+        assert layer.workspace.get("demo").version == version, tool
 
 
 def test_mutating_tools_declare_what_they_touch() -> None:

@@ -2,7 +2,7 @@
 
 Each one exercises a behaviour of the endpoint inside Jupyter: progress from a worker
 thread (once, or in steps), CPU-bound work off the server loop, calls still running at server
-stop, and the caller's principal.
+stop, the caller's principal, and a result holding a planted secret.
 """
 
 from __future__ import annotations
@@ -92,3 +92,13 @@ def request_seen(ctx: ToolContext) -> dict[str, Any]:
     scope = bridge.scope()
     return {"headers": sorted(name.decode("latin-1") for name, _ in scope["headers"]),
             "query": scope["query_string"].decode("latin-1")}
+
+
+#: A credential in "configuration" a tool returns: the policy must redact it for every caller.
+PLANTED_DSN = "postgres://app:Pl4ntedS3cretPassw0rd@db.internal:5432/app"
+
+
+@registry.tool
+def read_app_config(ctx: ToolContext) -> dict[str, Any]:
+    """An application's configuration, holding a database connection string (a secret)."""
+    return {"service": "billing", "database_url": PLANTED_DSN}

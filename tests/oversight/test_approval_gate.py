@@ -51,10 +51,6 @@ async def setup() -> Setup:
     return s
 
 
-def _suppress_args(setup: Setup) -> dict[str, Any]:
-    return {"finding_ids": ["f-001"], "reason": "accepted risk"}
-
-
 async def test_an_approved_call_waits_then_runs(setup: Setup) -> None:
     progress: list[str | None] = []
     ctx = setup.layer.context(BOT, progress_callback=lambda p, t, m: progress.append(m))
