@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from jupyter_core.paths import jupyter_data_dir
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Dict, Float, Int, List, Unicode
+from traitlets import Bool, Dict, Float, Int, List, Unicode, default
 
 from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler, shared_secret_auth
 
@@ -112,16 +112,24 @@ class CloudGExtension(ExtensionApp):
     approval_timeout = Float(120.0, config=True, help=(
         "Seconds an assistant's sensitive call waits for the analyst's approval before it "
         "is refused (a profile's approval.timeout wins)."))
-    require_approval = List(Unicode(), default_value=None, allow_none=True, config=True,
-                            help=(
+    require_approval = List(Unicode(), config=True, help=(
         "Tool names (globs) whose calls by an assistant wait for the analyst, for profiles "
-        "without an `approval` section. Default: reveal, export, load/unload and "
-        "suppression tools. An empty list: nothing waits."))
+        "without an `approval` section. Default: revealing, exporting, loading/unloading "
+        "and suppression tools (and any tool that reveals or writes files). An empty list: "
+        "nothing waits."))
     activity_size = Int(1000, config=True, help=(
         "Calls the live activity feed (cloudg://activity) keeps."))
     show_token = Bool(False, config=True, help=(
-        "Print the real Jupyter token in the ready-to-paste client command of the start "
-        "log (default: $JUPYTER_TOKEN stands in for it)."))
+        "Also print a client command holding the real Jupyter token in the start log (the "
+        "escape hatch of `cloudg-nb config --jupyter --server-token`: that token opens files "
+        "and kernels too). Default: the log suggests `cloudg-nb config --jupyter`, which "
+        "gives the assistant a credential of its own."))
+
+    @default("require_approval")
+    def _default_require_approval(self) -> list[str]:
+        from cloudg_nb.policy.approval import SENSITIVE_TOOLS
+
+        return list(SENSITIVE_TOOLS)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -230,7 +238,7 @@ class CloudGExtension(ExtensionApp):
         from cloudg_nb.oversight import ActivityLog, ApprovalDesk
         from cloudg_nb.oversight.catalog import register as register_oversight
         from cloudg_nb.policy import Policy, PolicyError
-        from cloudg_nb.policy.approval import ApprovalRule
+        from cloudg_nb.policy.approval import SENSITIVE_TOOLS, ApprovalRule
         from cloudg_nb.policy.router import PolicyRouter
         from cloudg_nb.protocol import PrincipalResolver, bind_layer
         from cloudg_nb.protocol.http import session_manager
@@ -262,8 +270,8 @@ class CloudGExtension(ExtensionApp):
         except ValueError as exc:
             setting = "CloudGExtension.prefix" if "prefix" in str(exc) else "the layer"
             raise SetupProblem(f"{setting}: {exc}") from None
-        default_rule = (ApprovalRule.of_tools(self.require_approval)
-                        if self.require_approval is not None else ApprovalRule())
+        default_rule = (ApprovalRule() if list(self.require_approval) == list(SENSITIVE_TOOLS)
+                        else ApprovalRule.of_tools(self.require_approval))
         assert isinstance(layer.policy, Policy)
         self.router = PolicyRouter(layer.policy, assistant_default=self.assistant_policy,
                                    default_approval=default_rule)
@@ -619,13 +627,18 @@ class CloudGExtension(ExtensionApp):
         if self.setup_problem is not None:
             return
         url = self.endpoint_url()
-        provider = getattr(self.serverapp, "identity_provider", None)
-        token = getattr(provider, "token", "") or ""
-        shown = token if (self.show_token and token) else "$JUPYTER_TOKEN"
         self.log.info("cloudg: MCP endpoint at %s", url)
         self.log.info(
-            "cloudg: add it to Claude Code with: claude mcp add --transport http cloudg %s "
-            "--header \"Authorization: Bearer %s\"", url, shown)
+            "cloudg: connect an assistant with a credential of its own (MCP endpoint only, "
+            "revocable): cloudg-nb config --client claude-code --jupyter (or cursor, vscode, "
+            "claude-desktop, jupyter-ai)")
+        provider = getattr(self.serverapp, "identity_provider", None)
+        token = getattr(provider, "token", "") or ""
+        if self.show_token and token:
+            self.log.warning(
+                "cloudg: (show_token) with the server's own token, which also opens files and "
+                "kernels: claude mcp add --transport http cloudg %s "
+                "--header \"Authorization: Bearer %s\"", url, token)
 
     def status(self, user: Any) -> dict[str, Any]:
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
@@ -652,6 +665,14 @@ class CloudGExtension(ExtensionApp):
                 for item in workspace["loaded"]
             ],
             "tools": len(self.layer.list_tools(self.principal_for(user))),
+            "assistants": {
+                "policy": self.assistant_policy,
+                "credentials": len(self.store.records()) if self.store is not None else 0,
+                "approval": (self.router.default_approval.describe()
+                             if self.router is not None else None),
+                "approval_timeout": self.approval_timeout,
+                "waiting": len(self.desk.pending()) if self.desk is not None else 0,
+            },
             "sessions": (self.session_manager.open_sessions
                          if self.session_manager is not None else 0),
             "clients": self.binding.fanout.describe_sessions() if self.binding else [],

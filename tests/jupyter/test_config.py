@@ -20,7 +20,8 @@ from .test_auth import mcp
 TRAITLETS = ("enabled", "policy", "prefix", "datasets", "allowed_roots", "output_dir",
              "default_timeout", "max_output_chars", "audit_log", "max_concurrency",
              "cache_ttl", "roles", "default_roles", "registry", "show_token",
-             "session_idle_timeout", "max_sessions_per_user")
+             "session_idle_timeout", "max_sessions_per_user", "assistant_policy",
+             "assistant_store", "approval_timeout", "require_approval", "activity_size")
 
 
 def _run(tmp_path: Path, *argv: str) -> str:

@@ -136,9 +136,3 @@ def test_assistant_profile_redacts_secrets_as_standard_does() -> None:
     value = {"connection": "postgres://app:Sup3rS3cretPassw0rd@db.internal:5432/app"}
     assert _out(Policy.load("assistant"), value) == _out(Policy.load("standard"), value)
     assert "Sup3rS3cretPassw0rd" not in str(_out(Policy.load("assistant"), value))
-
-
-def test_assistant_profile_names_the_calls_that_wait_for_approval() -> None:
-    approval = Policy.load("assistant").approval or {}
-    assert {"reveal_token", "export_dataset", "load_dataset", "unload_dataset",
-            "suppress_findings", "unsuppress_findings"} <= set(approval["tools"])
