@@ -19,8 +19,7 @@ from tornado.routing import Matcher, Rule
 
 from cloudg_nb.assistants import TOKEN_PREFIX
 
-__all__ = ["AssistantRefusedHandler", "guard_routes", "presented_token",
-           "presented_assistant_token"]
+__all__ = ["AssistantRefusedHandler", "guard_routes", "presented_assistant_token"]
 
 _AUTH_HEADER = re.compile(r"^\s*(token|bearer)\s+(\S+)\s*$", re.IGNORECASE)
 
@@ -29,20 +28,6 @@ REFUSED = (
     "endpoint ({endpoint}); the rest of the Jupyter server (files, kernels, terminals, the "
     "UI) needs the analyst's own login."
 )
-
-
-def presented_token(request: httputil.HTTPServerRequest) -> str | None:
-    """The token a request carries: ``Authorization: token|Bearer T``, else ``?token=T``."""
-    header = request.headers.get("Authorization")
-    if header:
-        found = _AUTH_HEADER.match(header)
-        if found:
-            return found.group(2)
-    if "token=" in request.query:
-        for key, value in parse_qsl(request.query, keep_blank_values=False):
-            if key == "token":
-                return value
-    return None
 
 
 def presented_assistant_token(request: httputil.HTTPServerRequest) -> str | None:
