@@ -1,10 +1,9 @@
-"""The ``cloudg-nb`` console script: serve over MCP, client configs, and in-process commands.
+"""The ``cloudg-nb`` console script: the lab, MCP serving, client configs, in-process commands.
 
-``lab`` starts JupyterLab with the extension (the main job); ``serve`` runs the layer as an
-MCP server (stdio or HTTP); ``config`` prints a client configuration; ``demo``, ``tools``,
-``call`` and ``read`` use an in-process layer (no server; ``--dataset`` parses are cached on
-disk across runs). Answers go to stdout, messages to stderr; a failed call exits with status
-1, a bad command line or setup with status 2.
+``lab`` starts JupyterLab with the extension; ``serve`` runs the layer over stdio or HTTP;
+``config`` prints a client configuration (``--jupyter``: with an assistant credential the running
+server mints) and ``assistants`` lists or revokes those; ``demo``, ``tools``, ``call`` and ``read``
+use an in-process layer. Answers go to stdout, messages to stderr; exit 1: a failed call, 2: usage.
 """
 
 from __future__ import annotations
@@ -21,7 +20,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .assistants import AssistantStore
     from .estate.parse_cache import ParseCache
+    from .jupyter_discovery import JupyterEndpoint
     from .layer import CloudGMCPLayer, Registry
 
 __all__ = ["main", "build_parser", "load_registry"]
@@ -307,13 +308,34 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_config(args: argparse.Namespace) -> int:
-    from .protocol.client_config import client_config
+    from .protocol.client_config import HTTP_ONLY_CLIENTS, client_config
 
+    minting = args.jupyter and not args.server_token
+    if args.server_token and not args.jupyter:
+        raise UsageError("--server-token goes with --jupyter")
+    if args.show_token and not args.server_token:
+        raise UsageError("--show-token goes with --jupyter --server-token (an assistant's own "
+                         "token is always in the configuration; with --url, --token is "
+                         "printed as given)")
+    if args.profile is not None and not minting:
+        raise UsageError("--profile names the policy profile of an assistant credential: it "
+                         "goes with --jupyter (without --server-token)")
+    if args.name is not None and args.server_name is not None and not minting:
+        raise UsageError("--name and --server-name both name the client's server entry here; "
+                         "give only --server-name")
+    if args.client in HTTP_ONLY_CLIENTS:
+        if args.server_token:
+            raise UsageError(f"{args.client} runs inside the Jupyter server: give it a "
+                             "credential of its own (drop --server-token)")
+        if not args.jupyter and not args.url:
+            raise UsageError(f"{args.client} cannot launch a stdio server, it connects over "
+                             "HTTP: add --jupyter to give it a credential of its own on the "
+                             "running Jupyter server")
+    server_name = args.server_name or (None if minting else args.name) or "cloudg"
+    if minting:
+        return _config_for_assistant(args, server_name)
     if args.jupyter:
-        return _cmd_config_jupyter(args)
-    if args.show_token:
-        raise UsageError("--show-token goes with --jupyter (with --url, --token is printed as "
-                         "given)")
+        return _config_with_server_token(args, server_name)
     if args.token and not args.url:
         raise UsageError("--token goes with --url (a stdio server needs no token)")
 
@@ -322,7 +344,7 @@ def _cmd_config(args: argparse.Namespace) -> int:
         server_args += ["--policy", args.policy]
     if getattr(args, "registry", None):
         server_args += ["--registry", args.registry]
-    config = client_config(args.client, url=args.url, token=args.token, name=args.name,
+    config = client_config(args.client, url=args.url, token=args.token, name=server_name,
                            server_args=server_args)
     print(f"# {config.where}", file=sys.stderr)
     print(config.text)
@@ -354,22 +376,40 @@ def _probe_jupyter_endpoint(status_url: str, token: str | None) -> str | None:
                 "that crashed leaves its file behind; give the address with --url)")
 
 
-def _cmd_config_jupyter(args: argparse.Namespace) -> int:
-    """``config --jupyter``: the configuration for the running Jupyter server's endpoint."""
+def _find_server(args: argparse.Namespace) -> JupyterEndpoint:
+    """The running Jupyter server ``--url``/``--token`` name, else the one discovery finds."""
     from .jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
-    from .protocol.client_config import client_config
 
     try:
-        found = find_jupyter_endpoint(args.url, args.token)
+        return find_jupyter_endpoint(args.url, args.token)
     except JupyterServerNotFound as exc:
         raise UsageError(f"{exc}; for this command: --url http://127.0.0.1:8888/ --token "
                          "TOKEN") from None
     except ValueError as exc:
         raise UsageError(f"--url: {exc}") from None
+
+
+#: The warning ``config --jupyter --server-token`` prints (the escape hatch).
+SERVER_TOKEN_WARNING = (
+    "# WARNING: --server-token gives the assistant the Jupyter server's own token. That token "
+    "also opens /api/contents and /api/kernels (read and write every file the server serves, "
+    "run any code), so an assistant holding it can bypass the governed MCP layer altogether; "
+    "on the endpoint it acts as you, under your policy, and it cannot be revoked without "
+    "restarting the server with a new token. Drop --server-token to give the assistant a "
+    "credential of its own instead."
+)
+
+
+def _config_with_server_token(args: argparse.Namespace, server_name: str) -> int:
+    """``config --jupyter --server-token``: the escape hatch, refers to the server's token."""
+    from .protocol.client_config import client_config
+
+    found = _find_server(args)
     token_env = found.token_env or "JUPYTER_TOKEN"
     refer = found.token is not None and not args.show_token
-    config = client_config(args.client, url=found.url, token=found.token, name=args.name,
+    config = client_config(args.client, url=found.url, token=found.token, name=server_name,
                            token_env=token_env if refer else None)
+    print(SERVER_TOKEN_WARNING, file=sys.stderr)
     print(f"# MCP endpoint {found.url} (found from {found.found_by})", file=sys.stderr)
     warning = _probe_jupyter_endpoint(found.status_url, found.token)
     if warning:
@@ -382,6 +422,273 @@ def _cmd_config_jupyter(args: argparse.Namespace) -> int:
                   "shows it), or rerun with --show-token to include it", file=sys.stderr)
     print(f"# {config.where}", file=sys.stderr)
     print(config.text)
+    return 0
+
+
+class _Unreachable(Exception):
+    """Nothing answered at the Jupyter server's address (the text says why, in a few words)."""
+
+
+#: Characters of a server's error message repeated on the terminal.
+_MAX_SERVER_MESSAGE = 300
+
+
+def _owner_api(found: JupyterEndpoint, method: str, path: str,
+               body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+    """One request to the extension's owner-only API (``{server_url}cloudg/api/…``) with the
+    owner's token: ``(status, JSON body or {})``; raises ``_Unreachable``."""
+    import urllib.error
+    import urllib.request
+
+    headers = {"Accept": "application/json"}
+    if found.token:
+        headers["Authorization"] = f"token {found.token}"
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(f"{found.server_url}cloudg/api/{path}", data=data,
+                                     headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            status, raw = int(response.status), response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = int(exc.code), exc.read()
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        text = getattr(reason, "strerror", None) or type(reason).__name__
+        raise _Unreachable(str(text)) from None
+    try:
+        parsed = json.loads(raw or b"{}")
+    except ValueError:
+        parsed = {}
+    return status, parsed if isinstance(parsed, dict) else {}
+
+
+def _refusal(found: JupyterEndpoint, status: int, body: dict[str, Any], doing: str) -> str:
+    """A one-line UsageError text for an owner API answer that is not a success."""
+    message = " ".join(str(body.get("message") or "").split())[:_MAX_SERVER_MESSAGE]
+    if status in (401, 403):
+        if found.token is None:
+            return (f"the Jupyter server at {found.server_url} needs the owner's token to "
+                    f"{doing}: pass it with --token (`jupyter server list` shows it)")
+        return (f"the Jupyter server at {found.server_url} refused the token ({status}; "
+                f"server and token from {found.found_by}), so it did not {doing}: pass the "
+                "server's own token with --token (`jupyter server list` shows it)")
+    if status == 404 and not message:
+        return (f"the Jupyter server at {found.server_url} has no cloudg assistants API: "
+                "enable a cloudg_jupyter that has it (`jupyter server extension list`; pip "
+                "install -U cloudg-nb) and restart the server")
+    if status == 400 and message:
+        return f"the Jupyter server did not {doing}: {message}"
+    return (f"the Jupyter server at {found.server_url} answered {status} when asked to "
+            f"{doing}{': ' + message if message else ''}; see its log")
+
+
+def _owner_token_check(found: JupyterEndpoint) -> None:
+    from .assistants import looks_like_assistant_token
+
+    if looks_like_assistant_token(found.token):
+        raise UsageError(f"the token found from {found.found_by} is an assistant's token, "
+                         "which opens only the MCP endpoint: pass the Jupyter server's own "
+                         "token with --token (`jupyter server list` shows it)")
+
+
+def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
+    """``config --jupyter``: mint the assistant's own credential through the running server
+    and print (or, for Jupyter AI, write) the configuration holding that token."""
+    from pathlib import Path
+
+    from .assistants import TOKEN_PREFIX, valid_name
+    from .protocol.client_config import (
+        JUPYTER_AI_SETTINGS,
+        client_config,
+        merge_jupyter_ai_settings,
+        read_jupyter_ai_settings,
+    )
+
+    name = args.name or args.client
+    if not valid_name(name):
+        raise UsageError("--name: an assistant name is 1-48 lower-case letters, digits, '.', "
+                         "'_' or '-', starting with a letter or digit (for example "
+                         "'claude-code' or 'cursor-2')")
+    found = _find_server(args)
+    _owner_token_check(found)
+    settings = None
+    if args.client == "jupyter-ai":
+        # Jupyter does not serve hidden folders by default, so the token in .jupyter/ is not
+        # readable through /api/contents.
+        settings = Path(found.root_dir or os.getcwd()) / JUPYTER_AI_SETTINGS
+        try:  # before minting: a file we would not overwrite leaves no orphan credential
+            read_jupyter_ai_settings(settings)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    request: dict[str, Any] = {"name": name, "client": args.client}
+    if args.profile:
+        request["profile"] = args.profile
+    doing = f"mint a credential for assistant {name}"
+    try:
+        status, body = _owner_api(found, "POST", "assistants", request)
+    except _Unreachable as exc:
+        raise UsageError(f"cannot reach the Jupyter server at {found.server_url} ({exc}) to "
+                         f"{doing}: is it running? (`jupyter server list`; a server that "
+                         "crashed leaves its file behind; name one with --url URL --token "
+                         "TOKEN)") from None
+    token = body.get("token")
+    if status != 201 or not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
+        raise UsageError(_refusal(found, status, body, doing))
+    given = body.get("assistant")
+    record: dict[str, Any] = given if isinstance(given, dict) else {}
+    profile = record.get("profile") or "the server's assistant profile"
+    print(f"# MCP endpoint {found.url} (found from {found.found_by})", file=sys.stderr)
+    print(f"# minted a credential for assistant {name}: its calls act as "
+          f"{record.get('principal') or 'assistant:' + name} under {profile}, token "
+          f"{record.get('token_hint') or TOKEN_PREFIX + '...'}", file=sys.stderr)
+    if body.get("replaced"):
+        print(f"# assistant {name} already had a credential: it is replaced, the old token no "
+              "longer works and its open sessions end", file=sys.stderr)
+    config = client_config(args.client, url=found.url, token=token, name=server_name)
+    revoke = f"revoke with `cloudg-nb assistants revoke {name}`"
+    if settings is not None:
+        try:
+            merge_jupyter_ai_settings(settings, config)
+        except OSError as exc:
+            raise UsageError(f"cannot write {settings} ({exc.strerror}); the credential just "
+                             f"minted is unused: {revoke}") from None
+        print(f"# wrote the {server_name!r} entry with assistant {name}'s token into "
+              f"{settings} (mode 0600; other entries kept); the token is shown nowhere else; "
+              f"{revoke}", file=sys.stderr)
+        return 0
+    print(f"# the configuration below holds assistant {name}'s own token (it opens the MCP "
+          f"endpoint only): store it in the client; it is shown only now; {revoke}",
+          file=sys.stderr)
+    print(f"# {config.where}", file=sys.stderr)
+    print(config.text)
+    return 0
+
+
+def _assistants_server(args: argparse.Namespace) -> JupyterEndpoint | None:
+    """The server whose assistants the command manages; None: no server runs (the local
+    credential store file is used; said on stderr)."""
+    from .assistants import default_store_path
+    from .jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
+
+    try:
+        found = find_jupyter_endpoint(args.url, args.token)
+    except JupyterServerNotFound:
+        print(f"# no running Jupyter server found: using the credential store file "
+              f"{default_store_path()} (a server reads it again on its next request)",
+              file=sys.stderr)
+        return None
+    except ValueError as exc:
+        raise UsageError(f"--url: {exc}") from None
+    _owner_token_check(found)
+    return found
+
+
+def _api_or_store(args: argparse.Namespace, method: str, path: str, doing: str,
+                  ) -> tuple[JupyterEndpoint, int, dict[str, Any]] | None:
+    """The owner API's answer, or None when the command works on the local store instead
+    (no server found, or a discovered one that does not answer)."""
+    from .assistants import default_store_path
+
+    found = _assistants_server(args)
+    if found is None:
+        return None
+    try:
+        status, body = _owner_api(found, method, path)
+    except _Unreachable as exc:
+        if args.url:
+            raise UsageError(f"cannot reach the Jupyter server at {found.server_url} ({exc}) "
+                             f"to {doing}: check the address") from None
+        print(f"# the Jupyter server at {found.server_url} (from {found.found_by}) does not "
+              f"answer ({exc}): using the credential store file {default_store_path()} "
+              "instead", file=sys.stderr)
+        return None
+    return found, status, body
+
+
+def _local_store() -> AssistantStore:
+    from .assistants import AssistantStore
+
+    return AssistantStore()
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
+                     .rstrip() for row in rows)
+
+
+def _cmd_assistants_list(args: argparse.Namespace) -> int:
+    from .assistants import AssistantStoreError
+
+    answer = _api_or_store(args, "GET", "assistants", "list its assistants")
+    out: dict[str, Any]
+    if answer is not None:
+        found, status, body = answer
+        if status != 200 or not isinstance(body.get("assistants"), list):
+            raise UsageError(_refusal(found, status, body, "list its assistants"))
+        out = {"assistants": body["assistants"], "endpoint": body.get("endpoint") or found.url}
+    else:
+        store = _local_store()
+        try:
+            records = store.records()
+        except AssistantStoreError as exc:
+            raise UsageError(str(exc)) from None
+        out = {"assistants": [{**r.public(), "last_used": None, "sessions": None}
+                              for r in records], "store": str(store.path)}
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    items = [a for a in out["assistants"] if isinstance(a, dict)]
+    if not items:
+        print("# no assistant has a credential: mint one with `cloudg-nb config --client "
+              "CLIENT --jupyter`", file=sys.stderr)
+        return 0
+
+    def cell(value: Any, empty: str = "-") -> str:
+        return empty if value is None or value == "" else str(value)
+
+    rows = [("NAME", "CLIENT", "PROFILE", "TOKEN", "CREATED", "LAST USED", "SESSIONS")]
+    rows += [(cell(a.get("name")), cell(a.get("client")), cell(a.get("profile"), "(default)"),
+              cell(a.get("token_hint")), cell(a.get("created")), cell(a.get("last_used")),
+              cell(a.get("sessions"))) for a in items]
+    print(_table(rows))
+    return 0
+
+
+def _cmd_assistants_revoke(args: argparse.Namespace) -> int:
+    from .assistants import AssistantStoreError, valid_name
+
+    name = args.assistant
+    if not valid_name(name):
+        raise UsageError(f"no assistant can be named {name[:60]!r}: names are lower-case "
+                         "letters, digits, '.', '_' or '-' (`cloudg-nb assistants list` shows "
+                         "them)")
+    doing = f"revoke assistant {name}"
+    answer = _api_or_store(args, "DELETE", f"assistants/{name}", doing)
+    missing = (f"no assistant is named {name}: `cloudg-nb assistants list` shows the "
+               "assistants with a credential")
+    if answer is not None:
+        found, status, body = answer
+        if status == 404 and body.get("message"):
+            raise UsageError(missing)
+        if status != 200:
+            raise UsageError(_refusal(found, status, body, doing))
+        print(f"revoked assistant {name} ({body.get('principal') or 'assistant:' + name}): "
+              f"its token no longer works; {body.get('sessions_ended', 0)} open session(s) "
+              f"ended, {body.get('calls_denied', 0)} waiting call(s) denied")
+        return 0
+    store = _local_store()
+    try:
+        record = store.revoke(name)
+    except AssistantStoreError as exc:
+        raise UsageError(str(exc)) from None
+    if record is None:
+        raise UsageError(missing)
+    print(f"revoked assistant {name} ({record.principal_id}) in {store.path}: a running server "
+          "refuses its token from its next request and ends its sessions within seconds")
     return 0
 
 
@@ -441,7 +748,7 @@ def _count(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .protocol.client_config import CLIENTS
+    from .protocol.client_config import ALL_CLIENTS
 
     parser = argparse.ArgumentParser(
         prog="cloudg-nb", description="Analyse a cloud estate through a governed MCP layer."
@@ -511,20 +818,63 @@ def build_parser() -> argparse.ArgumentParser:
                             "callers together (default: 100 per principal, 200 anonymous)")
     serve.set_defaults(fn=_cmd_serve)
 
-    config = sub.add_parser("config", help="print a ready-to-paste MCP client configuration")
-    config.add_argument("--client", choices=CLIENTS, required=True)
-    config.add_argument("--url", help="connect to a running HTTP server instead of launching "
-                                      "a stdio one")
-    config.add_argument("--token", help="bearer token the client should send (with --url)")
-    config.add_argument("--name", default="cloudg", help="server name in the client")
+    config = sub.add_parser(
+        "config", help="print a ready-to-paste MCP client configuration",
+        description="Print an MCP client configuration. With --jupyter, the assistant gets a "
+                    "credential of its own from the running Jupyter server: a token that "
+                    "opens only the cloudg MCP endpoint, runs under the assistant policy "
+                    "profile and is revoked with `cloudg-nb assistants revoke NAME`. It is "
+                    "shown only once, in the configuration (jupyter-ai: written into the "
+                    "server's .jupyter/mcp_settings.json).")
+    config.add_argument("--client", choices=ALL_CLIENTS, required=True)
+    config.add_argument("--url", help="without --jupyter: connect to this running HTTP server "
+                                      "instead of launching a stdio one; with --jupyter: the "
+                                      "Jupyter server's address")
+    config.add_argument("--token", help="without --jupyter: the bearer token the client should "
+                                        "send (with --url); with --jupyter: the Jupyter "
+                                        "server's own token, used only to mint the credential")
+    config.add_argument("--name", default=None,
+                        help="with --jupyter: the assistant's name (default: the client "
+                             "name); a name that exists gets a new token and the old one "
+                             "stops working. Without --jupyter (and with --server-token): "
+                             "the server entry name in the client, as --server-name")
+    config.add_argument("--server-name", default=None, metavar="NAME",
+                        help="the server entry name in the client's configuration (default: "
+                             "cloudg)")
+    config.add_argument("--profile", default=None,
+                        help="with --jupyter: the policy profile the assistant's calls run "
+                             "under (default: the server's assistant profile)")
     config.add_argument("--jupyter", action="store_true",
                         help="connect to the cloudg endpoint of the running Jupyter server "
                              "(found from $CLOUDG_MCP_URL, Jupyter's server files or "
-                             "JupyterHub; --url names the server instead)")
+                             "JupyterHub; --url names the server instead) with a credential "
+                             "of the assistant's own")
+    config.add_argument("--server-token", action="store_true",
+                        help="with --jupyter: escape hatch, NOT recommended: give the "
+                             "assistant the Jupyter server's own token (referred to as "
+                             "$JUPYTER_TOKEN), which also opens files and kernels and "
+                             "bypasses the governed layer")
     config.add_argument("--show-token", action="store_true",
-                        help="with --jupyter: put the server's token itself in the "
-                             "configuration (default: refer to $JUPYTER_TOKEN)")
+                        help="with --jupyter --server-token: put the server's token itself "
+                             "in the configuration (default: refer to $JUPYTER_TOKEN)")
     config.set_defaults(fn=_cmd_config)
+
+    assistants = sub.add_parser(
+        "assistants", help="list or revoke the assistants' own credentials",
+        description="Manage the credentials `config --jupyter` mints: through the running "
+                    "Jupyter server when one is found, else in the local credential store "
+                    "file (a server reads it again on its next request).")
+    actions = assistants.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="the assistants with a credential (no tokens)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(fn=_cmd_assistants_list)
+    revoking = actions.add_parser("revoke", help="revoke an assistant's credential now")
+    revoking.add_argument("assistant", metavar="NAME")
+    revoking.set_defaults(fn=_cmd_assistants_revoke)
+    for action in (listing, revoking):
+        action.add_argument("--url", help="the Jupyter server's address (default: discovery, "
+                                          "as config --jupyter)")
+        action.add_argument("--token", help="the Jupyter server's own token")
     return parser
 
 

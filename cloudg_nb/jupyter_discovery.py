@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
@@ -40,6 +40,7 @@ class JupyterEndpoint:
     found_by: str  # one line for people: which source gave the URL
     server_url: str  # the Jupyter server's root including base_url, ending with "/"
     token_env: str | None = None  # the environment variable that conventionally holds it
+    root_dir: str | None = None  # the folder the server serves, when its server file says
 
     @property
     def status_url(self) -> str:
@@ -143,7 +144,8 @@ def _from_server_file(info: Mapping[str, Any], found_by: str,
     if token is None and env.get("JUPYTERHUB_API_TOKEN"):
         # A JupyterHub single-user server authenticates with the Hub's API token.
         token, token_env = env["JUPYTERHUB_API_TOKEN"], "JUPYTERHUB_API_TOKEN"
-    return JupyterEndpoint(root + ENDPOINT_PATH, token, found_by, root, token_env)
+    return JupyterEndpoint(root + ENDPOINT_PATH, token, found_by, root, token_env,
+                           str(info.get("root_dir") or "") or None)
 
 
 def _describe(info: Mapping[str, Any]) -> str:
@@ -210,7 +212,7 @@ def find_jupyter_endpoint(
 
     def chosen(found: JupyterEndpoint) -> JupyterEndpoint:
         if token:  # an explicit token wins over the discovered one
-            return JupyterEndpoint(found.url, token, found.found_by, found.server_url)
+            return replace(found, token=token, token_env=None)
         return found
 
     servers = _running_servers(runtime_dir)

@@ -2,8 +2,8 @@
 
 Starts ``python -m jupyter lab`` (loopback, fresh token, no browser: works over SSH) on
 ``notebooks/01-quickstart.ipynb``; once the MCP endpoint is ready, prints ``JupyterLab:``,
-``MCP endpoint:`` and ``Token:`` lines and a ``claude mcp add`` command, ending with ``Stop with
-Ctrl-C.``. Jupyter logs to a file in its runtime dir; Ctrl-C / SIGTERM stop it cleanly.
+``MCP endpoint:`` and ``Token:`` lines and the ``cloudg-nb config`` command that connects an
+assistant, ending with ``Stop with Ctrl-C.``. Jupyter logs to a file in its runtime dir.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import contextlib
 import json
 import os
 import secrets
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -149,15 +151,27 @@ def _stop(proc: subprocess.Popen[bytes]) -> int:
     return int(proc.returncode)
 
 
+def cli_command() -> str:
+    """How to run ``cloudg-nb`` from a shell: the name when PATH finds this installation,
+    else the script beside this interpreter (``make demo`` runs ``.venv/bin/cloudg-nb``)."""
+    beside = Path(sys.executable).parent / "cloudg-nb"
+    on_path = shutil.which("cloudg-nb")
+    if on_path and (not beside.is_file() or Path(on_path).resolve() == beside.resolve()):
+        return "cloudg-nb"
+    if beside.is_file():
+        with contextlib.suppress(ValueError):
+            return shlex.quote(str(beside.relative_to(Path.cwd())))
+        return shlex.quote(str(beside))
+    return f"{shlex.quote(sys.executable)} -m cloudg_nb"
+
+
 def banner(launch: LabLaunch, server_url: str, token: str, log_path: Path,
            notes: Sequence[str] = ()) -> str:
     """What the user reads once the server is ready (URLs, assistant command, SSH hint)."""
-    from .protocol.client_config import client_config
-
     endpoint = f"{server_url}cloudg/mcp"
     notebook_exists = bool(launch.notebook) and (launch.root_dir / launch.notebook).is_file()
     page = f"lab/tree/{quote(launch.notebook)}" if notebook_exists else "lab"
-    claude = client_config("claude-code", url=endpoint, token=token).text
+    cli = cli_command()
     port = server_url.rsplit(":", 1)[1].split("/", 1)[0]
     lines = [
         "",
@@ -165,12 +179,12 @@ def banner(launch: LabLaunch, server_url: str, token: str, log_path: Path,
         "",
         f"  JupyterLab:    {server_url}{page}?token={token}",
         f"  MCP endpoint:  {endpoint}",
-        f"  Token:         {token}   (send it as 'Authorization: Bearer <token>')",
+        f"  Token:         {token}   (the server's own: it opens files and kernels too)",
         "",
-        "Connect Claude Code (paste into a shell):",
-        f"  {claude}",
-        "Other assistants: cloudg-nb config --jupyter --show-token --client "
-        "cursor|vscode|claude-desktop",
+        "Connect Claude Code with a credential of its own (in a shell, in the folder served):",
+        f"  {cli} config --client claude-code --jupyter",
+        "  other assistants: --client cursor|vscode|claude-desktop|jupyter-ai",
+        f"  their credentials: {cli} assistants list, {cli} assistants revoke NAME",
         "",
         f"Over SSH: ssh -N -L {port}:127.0.0.1:{port} USER@THIS-HOST on your machine, "
         "then open the JupyterLab URL there.",

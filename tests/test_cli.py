@@ -219,3 +219,44 @@ def test_stdio_configs_pin_the_readable_roots(client: str, key: str, capsys,
     assert main(["config", "--client", client]) == 0
     entry = json.loads(capsys.readouterr().out)[key]["cloudg"]
     assert entry["env"] == {"CLOUDG_MCP_ALLOWED_ROOTS": str(tmp_path)}
+
+
+def test_server_name_names_the_entry_and_name_still_does_without_jupyter(capsys) -> None:
+    assert main(["config", "--client", "cursor", "--server-name", "estate"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["mcpServers"]) == ["estate"]
+    assert main(["config", "--client", "cursor", "--name", "legacy"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["mcpServers"]) == ["legacy"]
+
+
+def test_claude_desktop_over_http_passes_the_token_through_mcp_remote_env(capsys) -> None:
+    url = "http://127.0.0.1:8765/mcp"
+    assert main(["config", "--client", "claude-desktop", "--url", url, "--token", "tok"]) == 0
+    entry = json.loads(capsys.readouterr().out)["mcpServers"]["cloudg"]
+    assert entry == {"command": "npx",
+                     "args": ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
+                     "env": {"AUTH_HEADER": "Bearer tok"}}
+
+
+def test_jupyter_ai_over_http_is_an_mcp_settings_entry_with_the_header(capsys) -> None:
+    url = "http://127.0.0.1:8765/mcp"
+    assert main(["config", "--client", "jupyter-ai", "--url", url, "--token", "tok"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"mcp_servers": [{
+        "type": "http", "name": "cloudg", "url": url,
+        "headers": [{"name": "Authorization", "value": "Bearer tok"}]}]}
+    assert ".jupyter/mcp_settings.json" in captured.err
+
+
+def test_jupyter_ai_without_a_server_is_a_usage_error_that_says_to_add_jupyter(capsys) -> None:
+    assert main(["config", "--client", "jupyter-ai"]) == 2
+    err = capsys.readouterr().err
+    assert "--jupyter" in err and "Traceback" not in err
+
+
+def test_help_says_what_name_means_with_and_without_jupyter(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["config", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "with --jupyter: the assistant's name (default: the client name)" in text
+    assert "Without --jupyter (and with --server-token): the server entry name" in text
+    assert "--server-name" in text and "--server-token" in text

@@ -1,5 +1,6 @@
 """The main job: ``make demo`` (the README's command) serves JupyterLab with the extension and
-the demo estate, and prints a lab URL, the MCP endpoint and an assistant command that work."""
+the demo estate, and prints a lab URL, the MCP endpoint and an assistant command that work (it
+mints the assistant a credential of its own)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ class Launched:
     """A running ``make demo`` (or ``cloudg-nb lab``) and what it printed."""
 
     proc: subprocess.Popen[str]
+    env: dict[str, str] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     seconds_to_banner: float = 0.0
 
@@ -86,7 +88,7 @@ def launched(argv: list[str], env: dict[str, str]) -> Iterator[Launched]:
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
-    run = Launched(proc)
+    run = Launched(proc, env)
     lines: queue.Queue[str] = queue.Queue()
 
     def drain() -> None:
@@ -149,16 +151,21 @@ def test_make_demo_is_ready_within_a_minute(make_demo: Launched) -> None:
     print(f"make demo: banner after {make_demo.seconds_to_banner:.1f} s")
 
 
-def test_the_printed_claude_code_command_connects_an_mcp_client_that_lists_the_tools(
+def test_the_printed_assistant_command_gives_claude_code_a_credential_that_lists_the_tools(
         make_demo: Launched) -> None:
     endpoint = make_demo.field("MCP endpoint")
     token = make_demo.field("Token")
-    command = next(line for line in make_demo.lines if "claude mcp add" in line)
-    argv = shlex.split(command)
+    line = next(line for line in make_demo.lines if "config --client claude-code" in line)
+    assert token not in line
+    minted = subprocess.run(shlex.split(line), cwd=ROOT, env=make_demo.env,
+                            capture_output=True, text=True, timeout=120)
+    assert minted.returncode == 0, minted.stderr
+    assert token not in minted.stdout + minted.stderr
+    argv = shlex.split(minted.stdout.strip())
     assert argv[:6] == ["claude", "mcp", "add", "--transport", "http", "cloudg"]
     assert argv[6] == endpoint
     header_name, _, header_value = argv[argv.index("--header") + 1].partition(": ")
-    assert header_value == f"Bearer {token}"
+    assert header_value.startswith("Bearer cgat_")
 
     with open_session(endpoint, "2025", headers={header_name: header_value}) as session:
         tools = {tool.name for tool in session.list_tools().tools}

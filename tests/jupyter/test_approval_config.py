@@ -52,7 +52,7 @@ def test_a_profiles_own_section_wins(server: JupyterServer) -> None:
     token = mint(server, "trusted", profile=profile)
     assert not _waits(server, token, "list_datasets", {})
     assert _waits(server, token, "count_assets", {"group_by": "provider"})
-    status, _, raw = request(server, "GET", "/user/alice/cloudg/api/assistants",
+    _, _, raw = request(server, "GET", "/user/alice/cloudg/api/assistants",
                              headers={"Authorization": f"token {server.token}"})
     listed = {a["name"]: a for a in json.loads(raw)["assistants"]}
     assert listed["trusted"]["profile"] == profile and listed["default-bot"]["profile"] == (

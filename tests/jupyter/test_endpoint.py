@@ -124,9 +124,10 @@ def test_status_endpoint_names_each_session_client(jupyter: JupyterServer) -> No
     assert not [c for c in clients() if c["client"] == "probe-client"]
 
 
-def test_start_log_names_the_endpoint_and_a_client_command(jupyter: JupyterServer) -> None:
+def test_start_log_names_the_endpoint_and_the_command_that_mints_an_assistant_credential(
+        jupyter: JupyterServer) -> None:
     log = jupyter.log()
     assert f"MCP endpoint at {jupyter.endpoint}" in log
-    assert (f"claude mcp add --transport http cloudg {jupyter.endpoint} "
-            '--header "Authorization: Bearer $JUPYTER_TOKEN"') in log
+    assert "cloudg-nb config --client claude-code --jupyter" in log
+    assert "claude mcp add" not in log  # no command that would hand out the server's token
     assert jupyter.token not in log
