@@ -1,6 +1,7 @@
 """The kernel side of cloudg-nb: the ``Client`` (remote or local), ``%cloudg`` magics,
-progress displays and LiveFrames. Names load on first use, so importing this package (or
-``cloudg_nb``) imports neither mcp, IPython nor ipywidgets.
+progress displays, LiveFrames and the oversight displays (ActivityFeed, ApprovalPanel).
+Names load on first use, so importing this package (or ``cloudg_nb``) imports neither mcp,
+IPython nor ipywidgets.
 """
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["CloudGError", "Client", "ErrorInfo", "LiveFrame", "Result", "connect",
-           "default_client", "load_ipython_extension", "local", "set_default_client",
-           "unload_ipython_extension"]
+__all__ = ["ActivityFeed", "ApprovalPanel", "CloudGError", "Client", "ErrorInfo", "LiveFrame",
+           "Result", "connect", "default_client", "load_ipython_extension", "local",
+           "set_default_client", "unload_ipython_extension"]
 
 _LAZY = {
     "Client": "client",
@@ -22,6 +23,8 @@ _LAZY = {
     "ErrorInfo": "result",
     "CloudGError": "result",
     "LiveFrame": "live",
+    "ActivityFeed": "activity_feed",
+    "ApprovalPanel": "approval_panel",
     "load_ipython_extension": "magics",
     "unload_ipython_extension": "magics",
 }

@@ -19,11 +19,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .backends import Backend, ProgressFn
 from .loop import LoopThread, shared_loop
+from .oversight import (
+    ACTIVITY_URI,
+    APPROVALS_URI,
+    activity_frame,
+    assistants_frame,
+    call_oversight,
+    decide,
+    read_oversight,
+)
 from .result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
 
 if TYPE_CHECKING:
     import pandas
 
+    from .activity_feed import ActivityFeed
+    from .approval_panel import ApprovalPanel
     from .live import LiveFrame
     from .progress import ProgressDisplay
     from .remote import RemoteBackend
@@ -251,7 +262,28 @@ class Client:
             status["workspace"] = await self._read("cloudg://workspace")
         except CloudGError as exc:
             status["workspace_error"] = str(exc.error)
+        with contextlib.suppress(CloudGError):  # served where assistants connect (remote)
+            status["approvals_waiting"] = len(await self._approvals())
         return status
+
+    async def _activity(self, limit: int | None) -> pandas.DataFrame:
+        value = await read_oversight(self, ACTIVITY_URI)
+        entries = value.get("entries") if isinstance(value, dict) else None
+        rows = [e for e in entries or () if isinstance(e, dict)]
+        if limit is not None:
+            rows = rows[-limit:] if limit > 0 else []
+        return activity_frame(rows)
+
+    async def _approvals(self) -> list[dict[str, Any]]:
+        value = await read_oversight(self, APPROVALS_URI)
+        pending = value.get("pending") if isinstance(value, dict) else None
+        return [a for a in pending or () if isinstance(a, dict)]
+
+    async def _assistants(self) -> pandas.DataFrame:
+        result = await call_oversight(self, "list_assistants", {})
+        if result.is_error:
+            raise CloudGError(result.error or ErrorInfo("error", result.text))
+        return assistants_frame(result.data)
 
     async def _close(self) -> None:
         await self._backend.close()
@@ -339,6 +371,54 @@ class Client:
         from .live import LiveFrame
 
         return LiveFrame(self, tool, dict(args))
+
+    # -- oversight of assistants (served by the Jupyter server) ----------------------------------
+
+    def activity(self, limit: int | None = None) -> pandas.DataFrame:
+        """Every call to the shared workspace, newest last (the newest ``limit``): time,
+        principal, assistant (bool), kind, name, outcome, duration_ms, redacted, approval,
+        error_code; never an argument or a value. Raises CloudGError (``local_mode`` in an
+        in-process workspace: assistants connect to the Jupyter server)."""
+        return self._run(self._activity(limit))
+
+    def activity_feed(self) -> ActivityFeed:
+        """An ActivityFeed: the activity as one table that follows the server live."""
+        from .activity_feed import ActivityFeed
+
+        return ActivityFeed(self)
+
+    def approvals(self) -> list[dict[str, Any]]:
+        """The assistants' calls waiting for your approval (id, principal, tool, arguments
+        as their policy shows them, expires_in, url ...). Raises CloudGError."""
+        return self._run(self._approvals())
+
+    def approve(self, approval_id: str, reason: str | None = None) -> Result:
+        """Let a waiting call run. An unknown id, or a call no longer waiting, is an error
+        Result (as every tool error)."""
+        self.last = self._run(decide(self, approval_id, "approve", reason))
+        return self.last
+
+    def deny(self, approval_id: str, reason: str | None = None) -> Result:
+        """Refuse a waiting call: the assistant gets an error (with ``reason``)."""
+        self.last = self._run(decide(self, approval_id, "deny", reason))
+        return self.last
+
+    def approval_panel(self) -> ApprovalPanel:
+        """An ApprovalPanel: waiting calls with Approve / Deny buttons, following the server."""
+        from .approval_panel import ApprovalPanel
+
+        return ApprovalPanel(self)
+
+    def assistants(self) -> pandas.DataFrame:
+        """The assistant credentials: name, principal, client, profile, token_hint, created,
+        last_used, sessions (never a token). Raises CloudGError."""
+        return self._run(self._assistants())
+
+    def revoke_assistant(self, name: str) -> Result:
+        """Revoke an assistant's credential: its sessions end, its waiting calls are denied,
+        its token is refused from then on. An unknown name is an error Result."""
+        self.last = self._run(call_oversight(self, "revoke_assistant", {"name": name}))
+        return self.last
 
     def tools(self) -> list[dict[str, Any]]:
         """The tools (wire dicts: name, title, description, inputSchema, _meta); cached until
@@ -430,6 +510,38 @@ class Client:
 
     async def atools(self) -> list[dict[str, Any]]:
         return await self._on_loop(self._tools_now())
+
+    async def aactivity(self, limit: int | None = None) -> pandas.DataFrame:
+        return await self._on_loop(self._activity(limit))
+
+    async def aactivity_feed(self) -> ActivityFeed:
+        from .activity_feed import ActivityFeed
+
+        return await ActivityFeed.aopen(self)
+
+    async def aapprovals(self) -> list[dict[str, Any]]:
+        return await self._on_loop(self._approvals())
+
+    async def aapprove(self, approval_id: str, reason: str | None = None) -> Result:
+        self.last = await self._on_loop(decide(self, approval_id, "approve", reason))
+        return self.last
+
+    async def adeny(self, approval_id: str, reason: str | None = None) -> Result:
+        self.last = await self._on_loop(decide(self, approval_id, "deny", reason))
+        return self.last
+
+    async def aapproval_panel(self) -> ApprovalPanel:
+        from .approval_panel import ApprovalPanel
+
+        return await ApprovalPanel.aopen(self)
+
+    async def aassistants(self) -> pandas.DataFrame:
+        return await self._on_loop(self._assistants())
+
+    async def arevoke_assistant(self, name: str) -> Result:
+        self.last = await self._on_loop(call_oversight(self, "revoke_assistant",
+                                                       {"name": name}))
+        return self.last
 
     async def adatasets(self) -> pandas.DataFrame:
         return await self._on_loop(self._datasets())

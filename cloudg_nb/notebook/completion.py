@@ -1,7 +1,8 @@
 """Tab completion for ``%cloudg`` / ``%%cloudg`` lines through IPython's completer (a v2
-context matcher): subcommands, tool names, categories, argument names from the tool's input
-schema, and argument values — enum and boolean values from the schema, the rest through the
-client's ``complete()`` (MCP ``completion/complete``: asset refs, datasets, finding ids ...).
+context matcher): subcommands, tool names, categories, waiting approval ids, assistant names,
+argument names from the tool's input schema, and argument values — enum and boolean values
+from the schema, the rest through the client's ``complete()`` (MCP ``completion/complete``:
+asset refs, datasets, finding ids ...).
 
 The tools' schemas carry no machine-readable "this is an asset ref" marker, so an argument's
 value kind comes from its name, then from its description (``_value_kind``).
@@ -162,6 +163,12 @@ class MagicCompleter:
             return current, self._values("dataset", current, None, {})
         if sub == "help" and position == 1:
             return current, _starting_with(self.subcommands, current)
+        if sub in ("approve", "deny") and position == 1:
+            return current, _starting_with(self._waiting_ids(), current)
+        if sub == "assistants" and position == 1:
+            return current, _starting_with(["revoke"], current)
+        if sub == "assistants" and position == 2 and words[1] == "revoke":
+            return current, _starting_with(self._assistant_names(), current)
         if sub in _ARGUMENT_SUBCOMMANDS and position >= 2:
             return self._complete_argument(words[1], words[2:], current)
         if sub == "prompt" and position >= 2 and "=" in current:
@@ -210,6 +217,21 @@ class MagicCompleter:
 
     def _tool_names(self) -> list[str]:
         return [str(t.get("name")) for t in self._tools()]
+
+    def _waiting_ids(self) -> list[str]:
+        """Ids of the calls waiting for approval (none where the server serves none)."""
+        client = self._client()
+        try:
+            return [str(a.get("id")) for a in client.approvals()] if client is not None else []
+        except Exception:
+            return []
+
+    def _assistant_names(self) -> list[str]:
+        client = self._client()
+        try:
+            return [str(n) for n in client.assistants()["name"]] if client is not None else []
+        except Exception:
+            return []
 
     def _categories(self) -> list[str]:
         found = [str((t.get("_meta") or {}).get("cloudg/category") or "") for t in self._tools()]

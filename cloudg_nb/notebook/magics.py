@@ -62,6 +62,12 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "local": ("local [--policy P]", "use an in-process workspace (demo estate loaded)"),
     "live": ("live TOOL key=value ... [-o VAR]",
              "a table that updates itself when the workspace changes"),
+    "activity": ("activity [-o VAR]", "every call by assistants and you, live (no values)"),
+    "approvals": ("approvals [-o VAR]", "assistants' calls waiting for you: Approve / Deny"),
+    "approve": ("approve ID [REASON]", "let an assistant's waiting call run"),
+    "deny": ("deny ID [REASON]", "refuse an assistant's waiting call (it is told REASON)"),
+    "assistants": ("assistants [revoke NAME] [-o VAR]",
+                   "the assistants' credentials; revoke ends one's access"),
     "help": ("help [SUBCOMMAND]", "this help"),
 }
 
@@ -87,6 +93,8 @@ Examples:
     %cloudg call list_findings severities=["HIGH","CRITICAL"]
     %cloudg next
     %cloudg live list_findings severities=["HIGH"] -o lf
+    %cloudg approvals                 (assistants' calls waiting for you)
+    %cloudg deny Xy3k9 not on prod
 
 -o VAR stores the DataFrame of a list result, else the result's data; an error stores nothing.
 The same API from Python: cloudg_nb.connect() / cloudg_nb.local() -> Client.call(...).
@@ -115,6 +123,8 @@ class CloudGMagics(Magics):
             "use": self._use, "load": self._load, "status": self._status,
             "policy": self._policy, "audit": self._audit, "next": self._next,
             "connect": self._connect, "local": self._local, "live": self._live,
+            "activity": self._activity, "approvals": self._approvals,
+            "approve": self._approve, "deny": self._deny, "assistants": self._assistants,
             "help": self._help,
         }
 
@@ -423,6 +433,71 @@ class CloudGMagics(Magics):
         tool, arguments = self._tool_and_arguments(parsed, cell, "live")
         frame = self.client.live(tool, **arguments)
         display(frame)
+        self._store(parsed, frame)
+
+    # -- oversight of assistants ---------------------------------------------------------------
+
+    def _activity(self, parsed: ParsedLine, cell: str | None) -> None:
+        usage = SUBCOMMANDS["activity"][0]
+        self._words(parsed, usage, 0, 0)
+        self._no_arguments(parsed, usage)
+        feed = self.client.activity_feed()
+        display(feed)
+        self._store(parsed, feed)
+
+    def _approvals(self, parsed: ParsedLine, cell: str | None) -> None:
+        usage = SUBCOMMANDS["approvals"][0]
+        self._words(parsed, usage, 0, 0)
+        self._no_arguments(parsed, usage)
+        panel = self.client.approval_panel()
+        display(panel)
+        self._store(parsed, panel)
+
+    def _approve(self, parsed: ParsedLine, cell: str | None) -> None:
+        self._decide(parsed, "approve")
+
+    def _deny(self, parsed: ParsedLine, cell: str | None) -> None:
+        self._decide(parsed, "deny")
+
+    def _decide(self, parsed: ParsedLine, decision: str) -> None:
+        usage = SUBCOMMANDS[decision][0]
+        words = self._words(parsed, usage, 1, max(1, len(parsed.words)))
+        if set(parsed.arguments) - {"reason"}:
+            self._no_arguments(parsed, usage)
+        reason = " ".join(words[1:]) or parsed.arguments.get("reason")
+        client = self.client
+        decide = client.approve if decision == "approve" else client.deny
+        result = decide(words[0], str(reason) if reason else None)
+        if result.is_error:
+            display(render_result(result))
+            return
+        data = result.data if isinstance(result.data, dict) else {}
+        display(render_note(f"{data.get('state', decision)}: {data.get('tool')} for "
+                            f"{data.get('principal')}"
+                            + (f" ({data['reason']})" if data.get("reason") else "")))
+        self._store(parsed, data)
+
+    def _assistants(self, parsed: ParsedLine, cell: str | None) -> None:
+        usage = SUBCOMMANDS["assistants"][0]
+        words = self._words(parsed, usage, 0, 2)
+        self._no_arguments(parsed, usage)
+        if words:
+            if words[0].lower() != "revoke" or len(words) != 2:
+                raise MagicArgumentError(f"Usage: %cloudg {usage}")
+            result = self.client.revoke_assistant(words[1])
+            if result.is_error:
+                display(render_result(result))
+                return
+            done = result.data if isinstance(result.data, dict) else {}
+            display(render_note(
+                f"revoked {done.get('principal')}: its token no longer works; "
+                f"{done.get('sessions_ended', 0)} session(s) ended, "
+                f"{done.get('calls_denied', 0)} waiting call(s) denied"))
+            self._store(parsed, done)
+            return
+        frame = self.client.assistants()
+        display(render_table(frame, f"{len(frame)} assistants · "
+                                    "%cloudg assistants revoke NAME ends one's access"))
         self._store(parsed, frame)
 
 

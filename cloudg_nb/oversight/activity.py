@@ -30,6 +30,8 @@ __all__ = ["ACTIVITY_URI", "ActivityEntry", "ActivityLog", "ActivityMiddleware",
 ACTIVITY_URI = "cloudg://activity"
 #: Resources whose reads are not recorded (reading the feed must not feed the feed).
 QUIET_URIS = frozenset({ACTIVITY_URI, "cloudg://approvals"})
+#: So are reads of the feed's templates (``cloudg://activity/since/{seq}``).
+QUIET_PREFIX = ACTIVITY_URI + "/"
 #: Report keys of the privacy transforms that replaced a value (``transforms.strategies``).
 REPLACING_KEYS = ("redacted", "masked", "hashed", "pseudonymized", "generalized", "dropped")
 
@@ -175,7 +177,8 @@ class ActivityMiddleware:
             self.log.attach(layer)
 
     async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
-        if info.kind == "completion" or (info.kind == "resource" and info.name in QUIET_URIS):
+        if info.kind == "completion" or (info.kind == "resource" and (
+                info.name in QUIET_URIS or info.name.startswith(QUIET_PREFIX))):
             return await call_next(info)
         try:
             result = await call_next(info)

@@ -45,7 +45,7 @@ def texts(ip: InteractiveShell, text: str) -> list[str]:
 
 def test_subcommands_complete_after_the_magic_name(ip: InteractiveShell) -> None:
     assert texts(ip, "%cloudg ") == list(SUBCOMMANDS)
-    assert texts(ip, "%cloudg de") == ["describe"]
+    assert texts(ip, "%cloudg de") == ["describe", "deny"]
 
 
 def test_tool_names_complete_after_call(ip: InteractiveShell) -> None:

@@ -85,6 +85,15 @@ async def test_reading_the_feed_is_not_itself_recorded() -> None:
     assert len(log) == 0
 
 
+async def test_reading_what_is_new_is_not_itself_recorded() -> None:
+    log = ActivityLog()
+    layer = _layer(log)
+    await layer.call_tool("list_datasets", {}, principal=ANALYST)
+    for _ in range(3):  # a live feed's incremental reads must not make entries to read
+        await layer.read_resource(f"cloudg://activity/since/{log.latest}", principal=ANALYST)
+    assert [e.name for e in log.entries()] == ["list_datasets"]
+
+
 async def test_new_entries_are_read_since_a_number() -> None:
     log = ActivityLog()
     layer = _layer(log)

@@ -1,0 +1,240 @@
+"""Follower: the base of displays following one resource (activity feed, approvals). It
+subscribes, then reads; on ``resources/updated`` it refreshes on the client loop, one at a
+time, ``debounce`` after the change and at most once per ``min_interval`` (changes coalesce);
+a failed refresh keeps what was shown. Subclasses make widgets on the constructing thread
+(``_make_widgets``) and change them only by trait assignment on the loop (``_render``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from .progress import kernel_shell
+from .result import CloudGError, ErrorInfo
+
+if TYPE_CHECKING:
+    from .client import Client
+    from .loop import LoopThread
+
+__all__ = ["Follower"]
+
+logger = logging.getLogger("cloudg.notebook")
+F = TypeVar("F", bound="Follower")
+
+
+class Follower:
+    """Follow ``uri`` of ``client``: ``refreshes`` and ``renders`` count what happened,
+    ``error`` holds the last failed refresh's error; ``pause()``, ``resume()``, ``refresh()``
+    and ``close()``."""
+
+    #: The resource followed.
+    uri: ClassVar[str] = ""
+    #: What ``refresh`` after ``close`` tells the user to make instead.
+    remake: ClassVar[str] = ""
+
+    def __init__(self, client: Client, *, min_interval: float, debounce: float = 0.03,
+                 widget: bool | None = None, start: bool = True) -> None:
+        self.client = client
+        self.min_interval = min_interval
+        self.debounce = debounce
+        self.refreshes = 0
+        self.renders = 0
+        self.error: ErrorInfo | None = None
+        self.widget: Any = None
+        self._paused = self._closed = self._stale = self._dirty = False
+        self._last_refresh = float("-inf")
+        self._timer: asyncio.TimerHandle | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._lock: asyncio.Lock | None = None
+        self._unsubscribe: Callable[[], Awaitable[None]] | None = None
+        if widget if widget is not None else kernel_shell() is not None:
+            self._make_widgets()
+        if start:
+            try:
+                self._loop.run(self._start())
+            except BaseException:
+                self._loop.run(self._stop())
+                self._drop_widgets()
+                raise
+
+    @classmethod
+    async def aopen(cls: type[F], client: Client, **options: Any) -> F:
+        """Build one from async code: widgets made on the calling thread, the first read
+        awaited without blocking its loop."""
+        made = cls(client, start=False, **options)
+        try:
+            await asyncio.wrap_future(made._loop.submit(made._start()))
+        except BaseException:
+            await asyncio.wrap_future(made._loop.submit(made._stop()))
+            made._drop_widgets()
+            raise
+        return made
+
+    # -- public ----------------------------------------------------------------------------
+
+    @property
+    def _loop(self) -> LoopThread:
+        return self.client.loop
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def refresh(self) -> None:
+        """Read now (blocks until done); a failure keeps what is shown and sets ``error``."""
+        if self._closed:
+            raise RuntimeError(f"this {type(self).__name__} is closed; make a new one with "
+                               f"{self.remake}")
+        self._loop.run(self._refresh())
+
+    def pause(self) -> None:
+        """Stop following (changes are remembered)."""
+        self._paused = True
+        self._loop.call_soon(self._render_caption)
+
+    def resume(self) -> None:
+        """Follow again; reads now if something changed while paused."""
+        self._paused = False
+        self._loop.call_soon(self._resumed)
+
+    def close(self) -> None:
+        """Unsubscribe and stop for good; what was last shown stays."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._loop.alive:
+            self._loop.run(self._stop())
+
+    def state(self) -> str:
+        """``closed``, ``paused (changes waiting)``, ``refresh failed: ...`` or ""."""
+        parts: list[str] = []
+        if self._closed:
+            parts.append("closed")
+        elif self._paused:
+            parts.append("paused" + (" (changes waiting)" if self._stale else ""))
+        if self.error is not None:
+            parts.append(f"refresh failed: {self.error.message}")
+        return " · ".join(parts)
+
+    def _drop_widgets(self) -> None:
+        """Close the widget tree of one that failed to start (it is never shown)."""
+        def close(widget: Any) -> None:
+            for child in getattr(widget, "children", ()):
+                close(child)
+            for part in ("layout", "style"):
+                inner = getattr(widget, part, None)
+                if inner is not None and hasattr(inner, "close"):
+                    inner.close()
+            widget.close()
+
+        if self.widget is not None:
+            close(self.widget)
+            self.widget = None
+
+    # -- for subclasses --------------------------------------------------------------------
+
+    def _make_widgets(self) -> None:
+        raise NotImplementedError
+
+    async def _read(self) -> None:
+        """Read the resource and update the subclass's state (on the loop)."""
+        raise NotImplementedError
+
+    def _render(self) -> None:
+        """Show the current state (on the loop; trait assignments only)."""
+        raise NotImplementedError
+
+    def _render_caption(self) -> None:
+        """Show a changed state line (paused, closed, failed) without re-rendering all."""
+        self._render()
+
+    # -- on the client loop ----------------------------------------------------------------
+
+    async def _start(self) -> None:
+        self._lock = asyncio.Lock()
+        self._unsubscribe = await self.client.asubscribe(self.uri, self._changed)
+        await self._refresh(raise_errors=True)
+
+    async def _refresh(self, *, raise_errors: bool = False) -> None:
+        assert self._lock is not None
+        async with self._lock:
+            self._dirty = False
+            self._last_refresh = self._loop.loop.time()
+            try:
+                await self._read()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if raise_errors:
+                    raise
+                self.error = exc.error if isinstance(exc, CloudGError) else ErrorInfo(
+                    "connection", f"{type(exc).__name__}: {exc}")
+                self._render_caption()
+                return
+            self.error = None
+            self.refreshes += 1
+            self.renders += 1
+            self._render()
+
+    def _changed(self, uri: str) -> None:
+        if self._closed:
+            return
+        if self._paused:
+            self._stale = True
+            self._render_caption()
+            return
+        self._dirty = True
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._timer is not None or (self._task is not None and not self._task.done()):
+            return
+        loop = self._loop.loop
+        wait = max(self.debounce, self._last_refresh + self.min_interval - loop.time())
+        self._timer = loop.call_later(wait, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        if self._closed or self._paused:
+            return
+        self._task = self._loop.loop.create_task(self._refresh_dirty())
+
+    async def _refresh_dirty(self) -> None:
+        try:
+            await self._refresh()
+        except Exception:
+            logger.exception("cloudg: %s refresh failed", type(self).__name__)
+        self._task = None
+        if self._dirty and not self._closed and not self._paused:
+            self._schedule()
+
+    def _resumed(self) -> None:
+        if self._closed:
+            return
+        if self._stale:
+            self._stale = False
+            self._changed(self.uri)
+        else:
+            self._render_caption()
+
+    async def _stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._task is not None and not self._task.done() and \
+                self._task is not asyncio.current_task():
+            self._task.cancel()
+        unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if unsubscribe is not None:
+            try:
+                await unsubscribe()
+            except Exception:
+                logger.debug("unsubscribing %s failed", self.uri, exc_info=True)
+        self._render_caption()

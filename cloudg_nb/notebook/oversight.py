@@ -1,0 +1,105 @@
+"""The analyst's oversight of assistants as the client reads it: ``cloudg://activity``,
+``cloudg://approvals``, ``decide_approval``, ``list_assistants``, ``revoke_assistant``.
+Coroutines run on the client loop. An in-process layer serves none of these, so there they
+fail with code ``local_mode``, saying that assistants connect to the Jupyter server.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .result import CloudGError, ErrorInfo, Result, error_result
+
+if TYPE_CHECKING:
+    import pandas
+
+    from .client import Client
+
+__all__ = ["ACTIVITY_COLUMNS", "ACTIVITY_URI", "APPROVALS_URI", "ASSISTANT_COLUMNS",
+           "LOCAL_MODE", "activity_frame", "assistants_frame", "decide", "read_oversight",
+           "since_uri"]
+
+ACTIVITY_URI = "cloudg://activity"
+APPROVALS_URI = "cloudg://approvals"
+#: The columns of ``client.activity()`` (and of ``ActivityFeed.df``), in this order.
+ACTIVITY_COLUMNS = ["seq", "time", "principal", "assistant", "kind", "name", "outcome",
+                    "duration_ms", "redacted", "approval", "error_code"]
+ASSISTANT_COLUMNS = ["name", "principal", "client", "profile", "token_hint", "created",
+                     "last_used", "sessions"]
+LOCAL_MODE = ("This is a local (in-process) workspace: assistants connect to the Jupyter "
+              "server's cloudg endpoint, so their activity, approvals and credentials live "
+              "there. Use %cloudg connect (or cloudg_nb.connect()) to see them.")
+
+
+def since_uri(seq: int) -> str:
+    """The entries after number ``seq``."""
+    return f"{ACTIVITY_URI}/since/{seq}"
+
+
+def _local_error() -> ErrorInfo:
+    return ErrorInfo("local_mode", LOCAL_MODE, data={"kind": "mode"})
+
+
+def _unknown(error: ErrorInfo | None, kind: str) -> bool:
+    return error is not None and error.data.get("kind") == kind and (
+        error.code in ("not_found", -32602, -32002))
+
+
+async def read_oversight(client: Client, uri: str) -> Any:
+    """Read an oversight resource; on a local layer that does not serve it, CloudGError
+    ``local_mode``."""
+    try:
+        return await client._read(uri)
+    except CloudGError as exc:
+        if client.mode == "local" and _unknown(exc.error, "resource"):
+            raise CloudGError(_local_error()) from None
+        raise
+
+
+async def call_oversight(client: Client, tool: str, arguments: dict[str, Any]) -> Result:
+    """Call an owner-only oversight tool; a local layer's "unknown tool" becomes
+    ``local_mode``."""
+    result = await client._call(tool, arguments, None)
+    if result.is_error and client.mode == "local" and _unknown(result.error, "tool"):
+        return error_result(tool, arguments, "local_mode", LOCAL_MODE, data={"kind": "mode"})
+    return result
+
+
+async def decide(client: Client, approval_id: str, decision: str, reason: str | None,
+                 ) -> Result:
+    """Approve or deny a waiting call: the approval's public dict, or an error Result (an
+    unknown id, a call no longer waiting, local mode)."""
+    arguments: dict[str, Any] = {"approval_id": str(approval_id), "decision": decision}
+    if reason:
+        arguments["reason"] = str(reason)
+    return await call_oversight(client, "decide_approval", arguments)
+
+
+def _utc(text: Any) -> Any:
+    """An entry's time as pandas parses it (the log writes ``...T21:29:18Z.403``)."""
+    if isinstance(text, str) and "Z." in text:
+        head, _, millis = text.partition("Z.")
+        return f"{head}.{millis}Z"
+    return text
+
+
+def activity_frame(entries: list[dict[str, Any]]) -> pandas.DataFrame:
+    """Activity entries as a DataFrame (``ACTIVITY_COLUMNS``, ``time`` as UTC datetimes),
+    in the order given."""
+    import pandas
+
+    frame = pandas.DataFrame.from_records(entries, columns=ACTIVITY_COLUMNS)
+    frame["time"] = pandas.to_datetime([_utc(t) for t in frame["time"]], utc=True,
+                                       format="ISO8601")
+    return frame
+
+
+def assistants_frame(data: Any) -> pandas.DataFrame:
+    """``list_assistants`` data as a DataFrame (``ASSISTANT_COLUMNS`` first)."""
+    import pandas
+
+    rows = data.get("assistants") if isinstance(data, dict) else None
+    rows = [r for r in rows or [] if isinstance(r, dict)]
+    extra = [k for r in rows for k in r if k not in ASSISTANT_COLUMNS]
+    return pandas.DataFrame.from_records(rows, columns=[*ASSISTANT_COLUMNS,
+                                                        *dict.fromkeys(extra)])
