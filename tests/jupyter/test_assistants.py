@@ -206,6 +206,19 @@ def test_revoking_through_the_store_file_is_seen_on_the_next_request(
     assert status == 403
 
 
+def test_credentials_and_revocations_survive_a_server_restart(tmp_path: Path) -> None:
+    with jupyter_server(tmp_path, base_url=BASE, extra_args=[FIXTURE_REGISTRY]) as first:
+        kept, dropped = mint(first, "kept"), mint(first, "dropped")
+        revoke(first, "dropped")
+    with jupyter_server(tmp_path, base_url=BASE, extra_args=[FIXTURE_REGISTRY]) as second:
+        with open_session(second.endpoint, "2025", headers=bearer(kept)) as session:
+            who = session.call_tool("who_am_i", {}).structured_content
+        assert who["id"] == "assistant:kept"
+        status, _, _ = request(second, "POST", f"{BASE}cloudg/mcp", INITIALIZE,
+                               {**MCP_HEADERS, **bearer(dropped)})
+        assert status == 403
+
+
 def test_credentials_are_listed_without_tokens(server: JupyterServer) -> None:
     token = mint(server, "listed", profile="strict")
     status, _, raw = request(server, "GET", f"{BASE}cloudg/api/assistants",
