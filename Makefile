@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean browser-deps
+.PHONY: demo test lint typecheck bench clean browser-deps client-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,11 +52,41 @@ browser-deps:
 	  rm -f "$$log"; \
 	fi
 
-test: lint typecheck browser-deps
+# The MCP client frameworks tests/clients/ connects to the Jupyter endpoint, at the versions
+# the README's compatibility table names. Their mcp pins disagree with ours (and with each
+# other: langchain-mcp-adapters wants mcp<2), so the Python ones live in venvs of their own,
+# each rebuilt only when its requirements file changes; the npm ones come from package-lock.json.
+CLIENTS := tests/clients
+define client_venv
+	rm -rf $(@D)
+	$(PYTHON) -m venv $(@D)
+	$(@D)/bin/python -m pip install --quiet --upgrade pip
+	$(@D)/bin/pip install --quiet --requirement $<
+	touch $@
+endef
+
+.venv-clients/.installed: $(CLIENTS)/python/requirements.txt
+	$(client_venv)
+
+.venv-clients-langchain/.installed: $(CLIENTS)/python/requirements-langchain.txt
+	$(client_venv)
+
+$(CLIENTS)/node/node_modules/.installed: $(CLIENTS)/node/package.json \
+		$(CLIENTS)/node/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "client-deps: npm (Node.js 18 or later) is" \
+	  "needed for the TypeScript SDK and mcp-remote tests; install Node.js"; exit 1; }
+	cd $(CLIENTS)/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+client-deps: .venv-clients/.installed .venv-clients-langchain/.installed \
+	$(CLIENTS)/node/node_modules/.installed
+
+test: lint typecheck browser-deps client-deps
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/layer_overhead.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-clients .venv-clients-langchain $(CLIENTS)/node/node_modules \
+	  .pytest_cache .ruff_cache

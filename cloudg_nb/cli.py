@@ -501,6 +501,7 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
 
     from .assistants import TOKEN_PREFIX, valid_name
     from .protocol.client_config import (
+        COMPACT_PROFILES,
         JUPYTER_AI_SETTINGS,
         client_config,
         merge_jupyter_ai_settings,
@@ -524,8 +525,9 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     request: dict[str, Any] = {"name": name, "client": args.client}
-    if args.profile:
-        request["profile"] = args.profile
+    compact = None if args.profile else COMPACT_PROFILES.get(args.client)
+    if args.profile or compact:
+        request["profile"] = args.profile or compact
     doing = f"mint a credential for assistant {name}"
     try:
         status, body = _owner_api(found, "POST", "assistants", request)
@@ -544,6 +546,10 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     print(f"# minted a credential for assistant {name}: its calls act as "
           f"{record.get('principal') or 'assistant:' + name} under {profile}, token "
           f"{record.get('token_hint') or TOKEN_PREFIX + '...'}", file=sys.stderr)
+    if compact:
+        print(f"# {args.client} takes only so many tools: the {compact} profile lists a "
+              "smaller set of them (--profile NAME picks another; assistant lists every tool)",
+              file=sys.stderr)
     if body.get("replaced"):
         print(f"# assistant {name} already had a credential: it is replaced, the old token no "
               "longer works and its open sessions end", file=sys.stderr)
@@ -843,7 +849,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "cloudg)")
     config.add_argument("--profile", default=None,
                         help="with --jupyter: the policy profile the assistant's calls run "
-                             "under (default: the server's assistant profile)")
+                             "under (default: the server's assistant profile; for cursor, "
+                             "which takes about 40 tools, assistant-compact)")
     config.add_argument("--jupyter", action="store_true",
                         help="connect to the cloudg endpoint of the running Jupyter server "
                              "(found from $CLOUDG_MCP_URL, Jupyter's server files or "

@@ -233,7 +233,8 @@ def test_claude_desktop_over_http_passes_the_token_through_mcp_remote_env(capsys
     assert main(["config", "--client", "claude-desktop", "--url", url, "--token", "tok"]) == 0
     entry = json.loads(capsys.readouterr().out)["mcpServers"]["cloudg"]
     assert entry == {"command": "npx",
-                     "args": ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
+                     "args": ["-y", "mcp-remote", url, "--transport", "http-only",
+                              "--header", "Authorization:${AUTH_HEADER}"],
                      "env": {"AUTH_HEADER": "Bearer tok"}}
 
 

@@ -21,8 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from cloudg_nb.catalog import default_registry
 from cloudg_nb.cli import main
+from cloudg_nb.policy import Policy
 from tests.jupyter.server import JupyterServer, jupyter_server
+from tests.protocol.harness import open_session
 
 TOKEN = "s3cr3t-jupyter-token"
 BASE = "/user/alice/"
@@ -127,9 +130,36 @@ def test_claude_desktop_reads_the_token_from_mcp_remote_env(alice: JupyterServer
     entry = json.loads(mint(alice, "claude-desktop", "--name", "desktop-2").stdout)[
         "mcpServers"]["cloudg"]
     assert entry["command"] == "npx"
-    assert entry["args"] == ["-y", "mcp-remote", alice.endpoint, "--header",
-                             "Authorization:${AUTH_HEADER}"]
+    assert entry["args"] == ["-y", "mcp-remote", alice.endpoint, "--transport", "http-only",
+                             "--header", "Authorization:${AUTH_HEADER}"]
     assert entry["env"]["AUTH_HEADER"].startswith("Bearer cgat_")
+
+
+def test_cursors_token_lists_a_tool_set_that_fits_its_tool_limit(alice: JupyterServer) -> None:
+    # Cursor uses about 40 tools across all its MCP servers; the catalog has more.
+    ran = mint(alice, "cursor", "--name", "cursor-compact")
+    assert "under assistant-compact" in ran.stderr and "--profile NAME picks another" in ran.stderr
+    authorization = authorization_in("cursor", ran.stdout)
+    with open_session(alice.endpoint, "2025", headers={"Authorization": authorization}) as s:
+        listed = [tool.name for tool in s.list_tools().tools]
+        paths = s.call_tool("attack_paths", {"target": "customers-db"})
+        refused = s.call_tool("list_regions", {})
+    compact = Policy.load("assistant-compact")
+    assert listed == [n for n in default_registry().tools if n in set(compact.tool_set or ())]
+    assert len(listed) <= 40 < len(default_registry().tools)
+    assert not paths.is_error and paths.structured_content["count"] > 0
+    assert refused.is_error
+    assert refused.content[0].text.startswith(
+        "Access denied by policy 'assistant-compact': this tool is not in the policy's tool set")
+
+
+def test_another_profile_gives_cursor_every_tool(alice: JupyterServer) -> None:
+    ran = mint(alice, "cursor", "--name", "cursor-full", "--profile", "assistant")
+    assert "under assistant," in ran.stderr and "takes only so many tools" not in ran.stderr
+    authorization = authorization_in("cursor", ran.stdout)
+    with open_session(alice.endpoint, "2025", headers={"Authorization": authorization}) as s:
+        listed = [tool.name for tool in s.list_tools().tools]
+    assert listed == list(default_registry().tools)
 
 
 def test_claude_code_command_registers_the_token_when_run_in_a_shell(
@@ -371,8 +401,8 @@ def test_server_token_claude_desktop_config_leaves_a_placeholder_for_the_token(
 ) -> None:
     out, err = _server_token_config("claude-desktop", capsys)
     entry = json.loads(out)["mcpServers"]["cloudg"]
-    assert entry["args"] == ["-y", "mcp-remote", server_file, "--header",
-                             "Authorization:${AUTH_HEADER}"]
+    assert entry["args"] == ["-y", "mcp-remote", server_file, "--transport", "http-only",
+                             "--header", "Authorization:${AUTH_HEADER}"]
     assert entry["env"]["AUTH_HEADER"].startswith("Bearer <")
     assert TOKEN not in out + err and "replace" in err
 

@@ -64,7 +64,10 @@ class LayerPolicy(Protocol):
 
 class PlannedAccess(Protocol):
     """What a policy decided about one spec for one caller, made once and reused: whether it
-    is visible, its input and output pipelines, and the check each request passes."""
+    is visible, its input and output pipelines, and the check each request passes.
+
+    It may also say ``listed`` (a bool; True when absent): False keeps a visible spec out of
+    the caller's listings (outside a smaller tool set), and its ``admit`` says why."""
 
     @property
     def visible(self) -> bool:

@@ -29,6 +29,7 @@ from .collaborators import (
     IdentifyingWorkspace,
     LayerPolicy,
     LearnsIdentifiers,
+    PlannedAccess,
     PlansAccess,
     WatchedWorkspace,
 )
@@ -89,6 +90,13 @@ def _caller(principal: Principal | None, context: ToolContext | None) -> Princip
     if context is not None and context.principal is not None:
         return context.principal
     return Principal.local()
+
+
+def _listed(plan: CallPlan | PlannedAccess) -> bool:
+    """Whether the spec of ``plan`` (the layer's, or the policy's own) is in the caller's
+    listings: visible, unless the policy's plan says it is not ``listed``."""
+    access = plan.access if isinstance(plan, CallPlan) else plan
+    return bool(plan.visible and getattr(access, "listed", True))
 
 
 class CloudGMCPLayer:
@@ -361,6 +369,14 @@ class CloudGMCPLayer:
     def _visible(self, spec: AnySpec, principal: Principal) -> bool:
         return bool(self.policy.is_allowed(spec, principal))
 
+    def _listed(self, spec: AnySpec, principal: Principal) -> bool:
+        """Visible, and not left out of the listings by the policy's plan (a spec outside a
+        smaller tool set stays resolvable: its plan refuses a request and says why)."""
+        planner = self._planner
+        if planner is None:
+            return self._visible(spec, principal)
+        return _listed(planner.access_plan(spec, principal))
+
     def _record_hidden(self, kind: str, name: str, principal: Principal) -> None:
         try:
             self.policy.record_hidden(kind, name, principal)
@@ -369,19 +385,19 @@ class CloudGMCPLayer:
 
     def list_tools(self, principal: Principal | None = None) -> list[ToolSpec]:
         p = principal or Principal.local()
-        return [s for s in self.registry.tools.values() if self._visible(s, p)]
+        return [s for s in self.registry.tools.values() if self._listed(s, p)]
 
     def list_resources(self, principal: Principal | None = None) -> list[ResourceSpec]:
         p = principal or Principal.local()
-        return [s for s in self.registry.resources.values() if self._visible(s, p)]
+        return [s for s in self.registry.resources.values() if self._listed(s, p)]
 
     def list_templates(self, principal: Principal | None = None) -> list[ResourceTemplateSpec]:
         p = principal or Principal.local()
-        return [s for s in self.registry.templates.values() if self._visible(s, p)]
+        return [s for s in self.registry.templates.values() if self._listed(s, p)]
 
     def list_prompts(self, principal: Principal | None = None) -> list[PromptSpec]:
         p = principal or Principal.local()
-        return [s for s in self.registry.prompts.values() if self._visible(s, p)]
+        return [s for s in self.registry.prompts.values() if self._listed(s, p)]
 
     def tools_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:
         """Tool definitions; ``outputSchema`` is withheld when outputs get transformed."""
@@ -389,7 +405,7 @@ class CloudGMCPLayer:
         plans = ((spec, self.plan(spec, p)) for spec in self.registry.tools.values())
         return [
             spec.to_wire(self.exposed_name(spec.name), output_schema=not plan.output)
-            for spec, plan in plans if plan.visible
+            for spec, plan in plans if _listed(plan)
         ]
 
     def resources_wire(self, principal: Principal | None = None) -> list[dict[str, Any]]:

@@ -4,8 +4,9 @@ Every document is validated on its own (unknown keys, bad globs, bad rates, unkn
 transforms, ``extends`` cycles are errors naming the source and the place, e.g.
 ``rules[1].match.names``) and merged along ``extends``: scalars of the child win, mappings
 merge (recursively), deny lists are united, rules / detectors / rate limits are
-concatenated, transforms and allow lists are replaced. A relative ``extends`` path is
-resolved against the extending file's folder.
+concatenated, transforms, allow lists and the tool set are replaced. A relative ``extends``
+path is resolved against the extending file's folder. ``tool_set`` (tool names or globs) is
+the smaller set of tools a profile lists, for clients that take only so many.
 """
 
 from __future__ import annotations
@@ -42,11 +43,11 @@ VAULT_KEYS = ("key", "key_env", "path", "namespace", "max_entries")
 APPROVAL_KEYS = ("tools", "capabilities", "timeout")
 KNOWN_KEYS = frozenset(
     (*ACCESS_KEYS, "name", "description", "extends", "hide_denied", "audit", "audit_size",
-     "transforms", "input_transforms", "transform_options", "detectors", "disabled_detectors",
-     "roles", "rules", "rate_limits", "vault", "approval")
+     "tool_set", "transforms", "input_transforms", "transform_options", "detectors",
+     "disabled_detectors", "roles", "rules", "rate_limits", "vault", "approval")
 )
 _CONCATENATED = ("rules", "detectors", "rate_limits", "disabled_detectors")
-_REPLACED = ("transforms", "input_transforms")
+_REPLACED = ("transforms", "input_transforms", "tool_set")
 
 
 class PolicyError(ValueError):
@@ -216,6 +217,8 @@ def validate_document(doc: dict[str, Any], label: str = "document") -> None:
     """Raise PolicyError for the first problem in one (unmerged) document."""
     _unknown(doc, KNOWN_KEYS, label, "")
     _validate_access(doc, label, "")
+    if doc.get("tool_set") is not None:
+        _string_list(doc["tool_set"], label, "tool_set", globs=True)
     for key in ("hide_denied", "audit"):
         if key in doc and not isinstance(doc[key], bool):
             raise _fail(label, "", f"{key!r} must be true or false")

@@ -5,11 +5,13 @@ This is the surface ``CloudGMCPLayer`` calls (``access_plan``, or ``is_allowed``
 ``record_rejection``, ``vault``, ``name``, ``audit_log``). What the policy decides depends
 only on the spec and the caller's roles (and id, when a rule matches principals), so it is
 worked out once per pair, in one pass over the matching rules, as an ``AccessPlan`` (deny
-reason, rate limits, input and output pipelines) that every other method reads.
+reason, whether it is listed, rate limits, input and output pipelines) that every other
+method reads. A ``tool_set`` leaves the tools outside it unlisted, and refuses their calls.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import os
 from collections.abc import Mapping
@@ -61,6 +63,9 @@ class AccessPlan:
     pool: tuple[RateLimit, ...]
     #: Whether ``spec`` reveals (de-pseudonymises): every use of it is audited.
     reveals: bool = False
+    #: False for a tool outside the policy's ``tool_set``: left out of listings (its calls
+    #: are refused by ``deny``, which says why).
+    in_tool_set: bool = True
     #: The limits of ``pool`` that apply to ``spec`` for each kind asked so far.
     limits: dict[str, list[RateLimit]] = field(default_factory=dict)
 
@@ -68,6 +73,11 @@ class AccessPlan:
     def visible(self) -> bool:
         """Whether ``spec`` is listed (and resolvable) for the caller (see ``is_allowed``)."""
         return self.deny is None or not self.policy.hide_denied
+
+    @property
+    def listed(self) -> bool:
+        """Whether ``spec`` appears in the caller's listings: visible and in the tool set."""
+        return self.in_tool_set and self.visible
 
     def limits_for(self, kind: str) -> list[RateLimit]:
         """The rate limits that apply to a request of ``kind`` (``completion`` or the spec's
@@ -112,6 +122,10 @@ class Policy:
         self.name: str = str(doc.get("name") or "custom")
         self.description: str = str(doc.get("description") or "")
         self.hide_denied: bool = bool(doc.get("hide_denied", False))
+        #: The tools this policy lists (names or globs; None: every tool), for clients that
+        #: take only so many tools.
+        self.tool_set: tuple[str, ...] | None = (
+            tuple(doc["tool_set"]) if doc.get("tool_set") is not None else None)
         self.audit: bool = bool(doc.get("audit", False))
         self.audit_log = AuditRing(int(doc.get("audit_size", 1000)))
         try:
@@ -225,10 +239,16 @@ class Policy:
                 inputs = combine_steps(inputs, rule.input_transforms, rule.mode)
             pool.extend(rule.rate_limits)
         reveal = Capability.REVEAL in getattr(spec, "capabilities", ())
+        deny = None if self._open else decide(self._base, rules, spec)
+        in_set = self.in_tool_set(spec)
+        if deny is None and not in_set:
+            deny = ("this tool is not in the policy's tool set (a smaller set, for clients "
+                    "that take only so many tools); call one of the listed tools, or connect "
+                    "with a credential whose profile lists this one")
         plan = AccessPlan(
             policy=self,
             spec=spec,
-            deny=None if self._open else decide(self._base, rules, spec),
+            deny=deny,
             input_steps=inputs,
             output_steps=outputs,
             input=self._builder.input(inputs, depseudonymize=self._depseudonymize and not reveal),
@@ -236,11 +256,18 @@ class Policy:
                 outputs, reveal=reveal, hints=getattr(spec, "transform_hints", None)),
             pool=tuple(pool),
             reveals=reveal,
+            in_tool_set=in_set,
         )
         plan.limits_for(spec.kind)  # the kind every call of the spec asks for
         return plan
 
     # -- access ----------------------------------------------------------------------------
+
+    def in_tool_set(self, spec: AnySpec) -> bool:
+        """Whether ``spec`` is in the policy's ``tool_set`` (anything but a tool always is)."""
+        if self.tool_set is None or spec.kind != "tool":
+            return True
+        return any(fnmatch.fnmatchcase(spec.name, pattern) for pattern in self.tool_set)
 
     def decide(self, spec: AnySpec, principal: Principal | None) -> str | None:
         """The reason ``principal`` may not use ``spec``, or None when allowed."""

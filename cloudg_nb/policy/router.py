@@ -46,6 +46,7 @@ class _Hidden:
 
     spec: AnySpec
     visible: bool = False
+    listed: bool = False
     input: Pipeline = _EMPTY
     output: Pipeline = _EMPTY
     deny: str | None = "only the analyst may use this"

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ALL_CLIENTS", "CLIENTS", "HTTP_ONLY_CLIENTS", "JUPYTER_AI_SETTINGS", "ClientConfig",
-           "TOKEN_PLACEHOLDER", "client_config", "merge_jupyter_ai_settings",
-           "read_jupyter_ai_settings", "server_command"]
+__all__ = ["ALL_CLIENTS", "CLIENTS", "COMPACT_PROFILES", "HTTP_ONLY_CLIENTS",
+           "JUPYTER_AI_SETTINGS", "ClientConfig", "TOKEN_PLACEHOLDER", "client_config",
+           "merge_jupyter_ai_settings", "read_jupyter_ai_settings", "server_command"]
 
 #: Stands in for the token in a Claude Desktop configuration made with ``token_env``.
 TOKEN_PLACEHOLDER = "<paste the token here>"
@@ -33,6 +33,10 @@ CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode")
 #: Clients that only connect to a running HTTP endpoint (Jupyter AI lives in the server).
 HTTP_ONLY_CLIENTS = ("jupyter-ai",)
 ALL_CLIENTS = CLIENTS + HTTP_ONLY_CLIENTS
+#: The profile an assistant credential of these clients runs under when none is named: they
+#: take only so many tools (Cursor about 40, across all its MCP servers), and the default
+#: assistant profile lists more.
+COMPACT_PROFILES = {"cursor": "assistant-compact"}
 #: Jupyter AI's per-workspace MCP settings, relative to the Jupyter server's root dir.
 JUPYTER_AI_SETTINGS = Path(".jupyter") / "mcp_settings.json"
 
@@ -99,7 +103,10 @@ def client_config(
 
     if client == "claude-desktop":
         if url:
-            entry: dict[str, Any] = {"command": "npx", "args": ["-y", "mcp-remote", url]}
+            # The endpoint speaks Streamable HTTP only: http-only keeps mcp-remote from ever
+            # trying the old SSE transport.
+            entry: dict[str, Any] = {"command": "npx", "args": [
+                "-y", "mcp-remote", url, "--transport", "http-only"]}
             if token:
                 # As mcp-remote recommends: the header value (it has a space) comes from its
                 # env, since some clients mangle spaces inside args.
@@ -145,7 +152,8 @@ def _referring_config(client: str, url: str, name: str, token_env: str) -> Clien
     if client == "claude-desktop":
         # mcp-remote expands ${AUTH_HEADER} from its env; Claude Desktop has no shell env.
         entry = {"command": "npx",
-                 "args": ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
+                 "args": ["-y", "mcp-remote", url, "--transport", "http-only", "--header",
+                          "Authorization:${AUTH_HEADER}"],
                  "env": {"AUTH_HEADER": f"Bearer {TOKEN_PLACEHOLDER}"}}
         return ClientConfig(
             json.dumps({"mcpServers": {name: entry}}, indent=2),

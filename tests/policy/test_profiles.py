@@ -13,7 +13,8 @@ from cloudg_nb.policy import Policy
 from cloudg_nb.policy.document import profile_names
 from cloudg_nb.transforms import TransformContext
 
-PROFILES = ["analyst-team", "assistant", "audit", "open", "read_only", "standard", "strict"]
+PROFILES = ["analyst-team", "assistant", "assistant-compact", "audit", "open", "read_only",
+            "standard", "strict"]
 
 
 def _tool(name: str = "t", **kw) -> ToolSpec:
