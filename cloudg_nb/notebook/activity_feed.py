@@ -146,6 +146,11 @@ class ActivityFeed(Follower):
             return
         self._add(value, seen or 0)
 
+    def _reconnected(self) -> None:
+        """The server may have restarted (its numbering with it): read the whole feed next."""
+        self.latest = None
+        self.entries.clear()
+
     def _add(self, value: dict[str, Any], after: int) -> None:
         new = [e for e in value.get("entries") or () if isinstance(e, dict)
                and isinstance(e.get("seq"), int) and e["seq"] > after]

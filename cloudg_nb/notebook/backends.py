@@ -29,6 +29,9 @@ class Backend(Protocol):
 
     #: Called (on the loop thread) when the server's tool list changed.
     tools_changed: Callable[[], None] | None
+    #: Called (on the loop thread) with the reason when a new session replaced one that
+    #: ended; the backend then tells every subscriber to read afresh (remote only).
+    reconnected: Callable[[str], None] | None
 
     async def start(self) -> None: ...
 

@@ -105,7 +105,13 @@ class Client:
         self._tools: list[dict[str, Any]] | None = None
         self._closed = False
         self.last: Result | None = None
+        #: When the connection was last re-established (``time.time()``), and why.
+        self.reconnected_at: float | None = None
+        self.reconnect_reason: str | None = None
+        self._notes: list[str] = []
+        self._reconnect_hooks: list[Callable[[], None]] = []
         backend.tools_changed = self._forget_tools
+        backend.reconnected = self._reconnected
         _open_clients.add(self)
 
     @classmethod
@@ -138,6 +144,37 @@ class Client:
 
     def _forget_tools(self) -> None:
         self._tools = None
+
+    def _reconnected(self, reason: str) -> None:
+        """The backend replaced an ended session (loop thread): note it for the user and
+        tell the displays (LiveFrames re-read by their subscriptions)."""
+        self.reconnected_at = time.time()
+        self.reconnect_reason = reason
+        self._tools = None
+        if len(self._notes) < 10:
+            self._notes.append(f"cloudg: reconnected to the Jupyter server ({reason}); "
+                               "live tables resumed from a fresh read.")
+        for hook in list(self._reconnect_hooks):
+            try:
+                hook()
+            except Exception:
+                logger.exception("cloudg: a reconnect listener failed")
+
+    def on_reconnect(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` (on the loop thread) whenever a new session replaces one that ended;
+        returns a function that stops that."""
+        self._reconnect_hooks.append(fn)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._reconnect_hooks.remove(fn)
+
+        return remove
+
+    def take_notes(self) -> list[str]:
+        """Messages for the user since the last call (a reconnection, say); each once."""
+        notes, self._notes = self._notes, []
+        return notes
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         if self._closed:

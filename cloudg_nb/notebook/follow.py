@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from .live import reconnect_note
 from .progress import kernel_shell
 from .result import CloudGError, ErrorInfo
 
@@ -50,6 +51,7 @@ class Follower:
         self._task: asyncio.Task[None] | None = None
         self._lock: asyncio.Lock | None = None
         self._unsubscribe: Callable[[], Awaitable[None]] | None = None
+        self._forget_reconnect: Callable[[], None] | None = None
         if widget if widget is not None else kernel_shell() is not None:
             self._make_widgets()
         if start:
@@ -121,6 +123,9 @@ class Follower:
             parts.append("paused" + (" (changes waiting)" if self._stale else ""))
         if self.error is not None:
             parts.append(f"refresh failed: {self.error.message}")
+        note = reconnect_note(self.client)
+        if note is not None:
+            parts.append(note)
         return " · ".join(parts)
 
     def _drop_widgets(self) -> None:
@@ -157,8 +162,13 @@ class Follower:
 
     # -- on the client loop ----------------------------------------------------------------
 
+    def _reconnected(self) -> None:
+        """A new session replaced one that ended (loop thread, before the re-read): forget
+        what depends on the old server's state."""
+
     async def _start(self) -> None:
         self._lock = asyncio.Lock()
+        self._forget_reconnect = self.client.on_reconnect(self._reconnected)
         self._unsubscribe = await self.client.asubscribe(self.uri, self._changed)
         await self._refresh(raise_errors=True)
 
@@ -225,6 +235,9 @@ class Follower:
             self._render_caption()
 
     async def _stop(self) -> None:
+        if self._forget_reconnect is not None:
+            self._forget_reconnect()
+            self._forget_reconnect = None
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -38,6 +38,7 @@ class LocalBackend:
         self.layer = layer
         self.reason = reason
         self.tools_changed: Callable[[], None] | None = None
+        self.reconnected: Callable[[str], None] | None = None  # an in-process layer never drops
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._unlisten: Callable[[], None] | None = None

@@ -45,6 +45,17 @@ TABLE_ROWS = 50
 #: Rows a LiveFrame reads at most (pages stop there).
 MAX_ROWS = 100_000
 WORKSPACE_URI = "cloudg://workspace"
+#: How long a caption says "reconnected ... ago" after the client re-established its session.
+RECONNECT_NOTE_SECONDS = 600.0
+
+
+def reconnect_note(client: Client) -> str | None:
+    """``reconnected 12 s ago`` while the client's last reconnection is recent, else None."""
+    at = getattr(client, "reconnected_at", None)
+    if at is None:
+        return None
+    age = time.time() - at
+    return f"reconnected {ago(max(0.0, age))}" if age < RECONNECT_NOTE_SECONDS else None
 
 
 def dataset_uris(name: str) -> list[str]:
@@ -230,6 +241,9 @@ class LiveFrame:
             parts.append("paused" + (" (changes waiting)" if self._stale else ""))
         if self.error is not None:
             parts.append(f"refresh failed: {self.error.message}")
+        note = reconnect_note(self.client)
+        if note is not None:
+            parts.append(note)
         if self.updated_at is not None:
             parts.append(f"updated {ago(time.monotonic() - self._updated_mono)}")
         if self.dataset:

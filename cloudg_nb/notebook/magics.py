@@ -8,6 +8,7 @@ stores its DataFrame, anything else its data. Interrupts propagate after the cli
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +110,13 @@ def _help_table() -> str:
 HELP = HELP.format(table=_help_table())
 
 
+def _default_client_or_none() -> Client | None:
+    """The process's default client if one is open (never makes one)."""
+    from . import client as client_module
+
+    return client_module._default
+
+
 @magics_class
 class CloudGMagics(Magics):
     """``%cloudg`` / ``%%cloudg``; the client is chosen on first use."""
@@ -176,6 +184,14 @@ class CloudGMagics(Magics):
             display(render_error(ErrorInfo(code="usage", message=str(exc))))
         except CloudGError as exc:
             display(render_error(exc.error))
+        finally:
+            self._show_notes()
+
+    def _show_notes(self) -> None:
+        """Print what the client noted meanwhile (a reconnection) to stderr, once each."""
+        client = self._client if self._client is not None else _default_client_or_none()
+        for note in client.take_notes() if client is not None else ():
+            print(note, file=sys.stderr)
 
     cloudg.__doc__ = HELP
 

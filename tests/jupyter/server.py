@@ -161,13 +161,14 @@ def wait_ready(server: JupyterServer, is_ready: Callable[[JupyterServer], bool],
 def start_on_free_port(
     argv: Callable[[int], list[str]], *, log_name: str, tmp_path: Path, token: str,
     base_url: str, root_dir: Path, env: dict[str, str],
-    wait: Callable[[JupyterServer], None], attempts: int = 3,
+    wait: Callable[[JupyterServer], None], attempts: int = 3, port: int | None = None,
 ) -> JupyterServer:
     """Start ``argv(port)`` on a free port (output to ``{tmp_path}/{log_name}-{port}.log``)
     and ``wait`` until it is ready; a port lost to a race ("already in use") is retried with
     another, up to ``attempts`` starts. The caller stops the server."""
+    fixed = port
     for attempt in range(attempts):
-        port = free_port()
+        port = fixed or free_port()
         log_path = tmp_path / f"{log_name}-{port}.log"
         with log_path.open("wb") as log_file:
             proc = subprocess.Popen(
@@ -211,6 +212,7 @@ def jupyter_server(
     wait_for_extension: bool = True,
     other_extensions: bool = True,
     attempts: int = 3,
+    port: int | None = None,
 ) -> Iterator[JupyterServer]:
     """A real Jupyter server with the cloudg extension on 127.0.0.1; stopped on exit.
 
@@ -219,7 +221,8 @@ def jupyter_server(
     ``{base_url}cloudg/api/status`` says ready (set it False for servers where the extension
     is disabled or misconfigured). ``other_extensions=False`` disables every other installed
     server extension (JupyterLab, peers), for tests that judge this extension alone.
-    A port lost to a race is retried.
+    A port lost to a race is retried; ``port`` asks for that one (a restart on the same
+    port), with no retry.
     """
     token = token or secrets.token_hex(16)
     root_dir = tmp_path / "root"
@@ -241,7 +244,7 @@ def jupyter_server(
     server = start_on_free_port(
         lambda port: server_argv(port, token, base_url, root_dir, extra_args),
         log_name="jupyter-server", tmp_path=tmp_path, token=token, base_url=base_url,
-        root_dir=root_dir, env=full_env, attempts=attempts,
+        root_dir=root_dir, env=full_env, attempts=1 if port else attempts, port=port,
         wait=lambda started: wait_ready(started, ready, what="jupyter server"))
     try:
         yield server

@@ -227,7 +227,8 @@ def test_a_call_after_the_server_stopped_is_a_connection_error_result(
         lost.close()
     assert result.is_error and result.error is not None
     assert result.error.code == "connection"
-    assert "reconnect" in result.error.message
+    assert "does not answer" in result.error.message
+    assert "resume by themselves once it is back" in result.error.message
 
 
 def test_default_client_falls_back_to_local_when_the_server_found_does_not_answer(
