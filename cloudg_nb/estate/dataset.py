@@ -60,6 +60,10 @@ BRIEF_COLUMNS = ["id", "name", "type", "provider", "region", "account_id", "arn"
                  "internet_exposed", "open_findings", "max_severity", "uri"]
 
 _RANK_TO_SEVERITY = {s.rank: s.value for s in Severity}
+#: Severity by rank + 1 (rank -1: no open finding -> None), for vectorised lookups.
+_SEVERITY_OF_RANK = np.array(
+    [None] + [_RANK_TO_SEVERITY.get(r) for r in range(max(_RANK_TO_SEVERITY) + 1)],
+    dtype=object)
 
 
 def _missing(v: Any) -> bool:
@@ -69,6 +73,21 @@ def _missing(v: Any) -> bool:
 def asset_uri(asset_id: str) -> str:
     """The resource URI of an asset (``cloudg://assets/{id}``)."""
     return f"cloudg://assets/{asset_id}"
+
+
+#: Caches that read assets, edges or compliance only (or the finding join, which a change
+#: of suppression flags keeps): they carry over to the next version after such a change.
+_SUPPRESSION_KEEPS = frozenset({
+    "index", "graph", "node_table", "node_arrays", "node_matrix", "edge_ids", "ports",
+    "relationship_note", "edges_by_source", "edges_by_target", "controls_by_finding",
+    "derived_exposure", "exposed_flags", "original_type", "search_text", "tags",
+    "tag_index", "findings_by_asset", "brief_columns", "name_rank", "columns:assets",
+    "columns:edges",
+    "columns:compliance"})
+
+
+def _survives_suppression(key: str) -> bool:
+    return key in _SUPPRESSION_KEEPS or key.startswith("codes:")
 
 
 class FindingIndex:
@@ -88,22 +107,34 @@ class FindingIndex:
             rows[i] = -1 if hit is None else hit
         self.asset_row = rows
         self.row_of_id = {str(f): i for i, f in enumerate(findings["id"].tolist())}
-        open_ = ~findings["is_suppressed"].to_numpy(dtype=bool)
-        sev_rank = findings["severity"].map({s.value: s.rank for s in Severity}).to_numpy(
-            dtype=np.int64) if len(findings) else np.zeros(0, dtype=np.int64)
-        risk = findings["risk_score"].to_numpy(dtype=np.float64)
-        sel = open_ & (rows >= 0)
+        self.severity_rank = findings["severity"].map(
+            {s.value: s.rank for s in Severity}).to_numpy(dtype=np.int64) if len(findings) \
+            else np.zeros(0, dtype=np.int64)
+        self._risk = findings["risk_score"].to_numpy(dtype=np.float64)
+        self._n = n
+        self._aggregate(findings)
+
+    def _aggregate(self, findings: pd.DataFrame) -> None:
+        """The per-asset open finding count, worst severity and risk (from the join)."""
+        n, rows = self._n, self.asset_row
+        sel = ~findings["is_suppressed"].to_numpy(dtype=bool) & (rows >= 0)
         self.open_count = np.bincount(rows[sel], minlength=n).astype(np.int64)[:n] if n else \
             np.zeros(0, dtype=np.int64)
         self.max_rank = np.full(n, -1, dtype=np.int64)
         self.max_risk = np.zeros(n, dtype=np.float64)
         if sel.any():
-            np.maximum.at(self.max_rank, rows[sel], sev_rank[sel])
-            np.maximum.at(self.max_risk, rows[sel], risk[sel])
-        self.severity_rank = sev_rank
+            np.maximum.at(self.max_rank, rows[sel], self.severity_rank[sel])
+            np.maximum.at(self.max_risk, rows[sel], self._risk[sel])
+
+    def with_suppression_of(self, findings: pd.DataFrame) -> FindingIndex:
+        """This index for ``findings`` that differ from its own only in which are suppressed
+        (same rows, ids, assets, severities): the join is shared, the aggregates redone."""
+        new = copy.copy(self)
+        new._aggregate(findings)
+        return new
 
     def max_severity(self, rows: np.ndarray | Sequence[int]) -> list[str | None]:
-        return [_RANK_TO_SEVERITY.get(int(r)) for r in self.max_rank[rows]]
+        return _SEVERITY_OF_RANK[self.max_rank[rows] + 1].tolist()
 
 
 #: Set inside ``Dataset.cache_only()``: reads that would build a cache raise CacheMiss.
@@ -233,11 +264,17 @@ class Dataset:
         return self._listeners.add(fn)
 
     def _mutated(self, findings: Iterable[str] | None = None,
-                 assets: Iterable[str] | None = None) -> None:
-        """Bump the version, recording what changed (``None``: anything may have)."""
+                 assets: Iterable[str] | None = None, *, suppression_only: bool = False) -> None:
+        """Bump the version, recording what changed (``None``: anything may have). After a
+        change of suppression flags alone, the caches that do not read them carry over."""
         with self._lock:
             self.version += 1
-            self._cache = {}
+            old, self._cache = self._cache, {}
+            if suppression_only:
+                self._cache = {k: v for k, v in old.items() if _survives_suppression(k)}
+                if "findings" in old:
+                    self._cache["findings"] = old["findings"].with_suppression_of(
+                        self._findings)
             known = findings is not None and assets is not None
             self._journal.append((self.version,
                                   frozenset(findings or ()) if known else None,
@@ -314,8 +351,9 @@ class Dataset:
                 self._findings = frame
         fids = self._findings["id"].to_numpy(dtype=object)
         if changed:
-            self._mutated(findings=[str(fids[r]) for r in changed],
-                          assets=self._assets_of_findings(changed))
+            assets = self._assets_of_findings(changed)  # read with this version's index
+            self._mutated(findings=[str(fids[r]) for r in changed], assets=assets,
+                          suppression_only=True)
         key = "suppressed" if value else "unsuppressed"
         return {key: [str(fids[r]) for r in changed],
                 "already": [str(fids[r]) for r in unchanged], "unknown": unknown,
@@ -609,26 +647,35 @@ class Dataset:
         dataset with exposure derived from findings, ``exposure_derived_from`` follows
         ``internet_exposed`` (the findings, when they alone make the asset exposed)."""
         a = self._assets
+        every = rows is None
         rows = np.arange(len(a)) if rows is None else np.asarray(rows, dtype=np.int64)
         fidx = self.finding_index()
-        sub = a.iloc[rows]
-        ids = sub["id"].astype(object).to_numpy()
-        out = pd.DataFrame({
-            "id": ids, "name": sub["name"].astype(object).to_numpy(),
-            "type": sub["asset_type"].astype(object).to_numpy(),
-            "provider": sub["provider"].astype(object).to_numpy(),
-            "region": sub["region"].astype(object).to_numpy(),
-            "account_id": sub["account_id"].astype(object).to_numpy(),
-            "arn": sub["arn"].astype(object).to_numpy(),
-            "internet_exposed": exposed_flags(self)[rows],
-            "open_findings": fidx.open_count[rows],
-            "max_severity": pd.Series(fidx.max_severity(rows), dtype=object).to_numpy(),
-            "uri": np.array([asset_uri(i) for i in ids], dtype=object),
-        }, columns=BRIEF_COLUMNS)
+        static = self.brief_columns()
+        out = static.copy(deep=False) if every else static.take(rows).reset_index(drop=True)
+        out["internet_exposed"] = exposed_flags(self)[rows]
+        out["open_findings"] = fidx.open_count[rows]
+        out["max_severity"] = pd.Series(fidx.max_severity(rows), dtype=object).to_numpy()
+        out = out[BRIEF_COLUMNS]
         if derived_exposure(self):
             out.insert(BRIEF_COLUMNS.index("internet_exposed") + 1, "exposure_derived_from",
                        pd.Series(derived_only(self, rows), dtype=object).to_numpy())
         return out
+
+    def brief_columns(self) -> pd.DataFrame:
+        """The brief columns read from the assets alone (id, name, type, provider, region,
+        account_id, arn, uri) for every asset row, typed once (cached; they carry over a
+        change of suppression flags). Do not modify."""
+
+        def build() -> pd.DataFrame:
+            a = self._assets
+            out = {name: a[column].astype(object).to_numpy() for name, column in (
+                ("id", "id"), ("name", "name"), ("type", "asset_type"),
+                ("provider", "provider"), ("region", "region"),
+                ("account_id", "account_id"), ("arn", "arn"))}
+            out["uri"] = np.array([asset_uri(i) for i in out["id"]], dtype=object)
+            return pd.DataFrame(out)
+
+        return self.cached("brief_columns", build, label="asset briefs")
 
     def complete_refs(self, partial: str, limit: int = 100) -> list[str]:
         """Completion values for an asset reference (prefix on name/ARN/id, then substring)."""

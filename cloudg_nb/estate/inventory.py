@@ -185,6 +185,20 @@ def asset_mask(
     return mask
 
 
+def name_rank(ds: Dataset) -> np.ndarray:
+    """Each asset row's place in (name, id) order (cached: it reads the assets alone)."""
+
+    def build() -> np.ndarray:
+        a = ds.assets
+        order = np.lexsort((a["id"].to_numpy(dtype=object).astype(str),
+                            a["name"].to_numpy(dtype=object).astype(str)))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank
+
+    return ds.cached("name_rank", build, label="name order")
+
+
 def _in_codes(ds: Dataset, column: str, values: list[str]) -> np.ndarray:
     codes, uniques = ds.codes(column)
     index = {u: i for i, u in enumerate(uniques)}
@@ -200,18 +214,15 @@ def find_assets(ds: Dataset, *, sort_by: str = "name", **filters: Any) -> pd.Dat
     """
     parse_choice(sort_by, tuple(SORT_KEYS), field="sort_by")
     rows = np.flatnonzero(asset_mask(ds, **filters))
-    briefs = ds.briefs(rows)
     col, asc = SORT_KEYS[sort_by]
+    if col == "name":  # the rows in name order, then one gather
+        return ds.briefs(rows[np.argsort(name_rank(ds)[rows], kind="stable")])
+    briefs = ds.briefs(rows)
     if col in ("_sev", "_risk"):
         fidx = ds.finding_index()
         briefs[col] = fidx.max_rank[rows] if col == "_sev" else fidx.max_risk[rows]
-    if col == "name":
-        order = np.lexsort((briefs["id"].to_numpy(dtype=object).astype(str),
-                            briefs["name"].to_numpy(dtype=object).astype(str)))
-        briefs = briefs.iloc[order]
-    else:
-        briefs = briefs.sort_values([col, "name", "id"], ascending=[asc, True, True],
-                                    kind="stable", na_position="last")
+    briefs = briefs.sort_values([col, "name", "id"], ascending=[asc, True, True],
+                                kind="stable", na_position="last")
     return briefs[[c for c in briefs.columns if not c.startswith("_")]].reset_index(drop=True)
 
 

@@ -78,6 +78,10 @@ def apply_delta(frame: pandas.DataFrame, delta: dict[str, Any], rows: list[Any],
     hit = np.zeros(len(frame), dtype=bool)
     for column in columns:
         hit |= frame[column].isin(keys).to_numpy(dtype=bool)
+    if rows and total == len(frame) and np.flatnonzero(hit).tolist() == positions:
+        updated = _updated_in_place(frame, positions, rows)
+        if updated is not None:
+            return updated
     kept = frame.loc[~hit]
     size = len(kept) + len(rows)
     if size != total or positions != sorted(set(positions)) or (
@@ -101,6 +105,39 @@ def apply_delta(frame: pandas.DataFrame, delta: dict[str, Any], rows: list[Any],
     order[~is_new] = np.arange(len(kept))
     order[is_new] = len(kept) + np.arange(len(rows))
     return combined.iloc[order].reset_index(drop=True)
+
+
+def _updated_in_place(frame: pandas.DataFrame, positions: list[int], rows: list[Any]
+                      ) -> pandas.DataFrame | None:
+    """``frame`` with the rows at ``positions`` replaced by ``rows`` (the common change: the
+    same rows, some cells new), column by column; None when a value does not fit its
+    column's type (the caller then rebuilds the frame)."""
+    import pandas
+
+    new = pandas.DataFrame.from_records(rows)
+    if set(new.columns) != set(frame.columns):
+        return None
+    out = frame.copy(deep=False)
+    try:
+        for j, column in enumerate(frame.columns):
+            values = new[column].tolist()
+            current = frame[column].iloc[positions].tolist() if len(positions) < 64 else None
+            if current is not None and all(_same(a, b) for a, b in zip(current, values,
+                                                                        strict=True)):
+                continue  # nothing new in this column: its array stays shared
+            out.iloc[positions, j] = values
+    except (TypeError, ValueError):
+        return None
+    if any(out[c].dtype != frame[c].dtype for c in frame.columns):
+        return None
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b) or (a != a and b != b)
+    except (TypeError, ValueError):
+        return False
 
 
 def ago(seconds: float) -> str:

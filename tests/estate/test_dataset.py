@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from cloudg_nb.estate import Dataset, ReferenceNotFoundError
+from cloudg_nb.estate.samples import sample
 
 
 def test_indexes_are_cached_per_version(ds) -> None:
     assert ds.graph() is ds.graph()
     before = ds.graph()
-    ds.suppress_findings(["f-001"], reason="test")
+    ds.update(edges=ds.edges.iloc[:-1])
     assert ds.graph() is not before
 
 
@@ -80,3 +83,43 @@ def test_summary_counts_open_suppressed_and_orphan_findings(ds) -> None:
     s = ds.summary()
     assert (s["findings"], s["open_findings"], s["suppressed_findings"],
             s["orphan_findings"]) == (15, 14, 1, 1)
+
+
+# -- caches across a change of suppression flags ---------------------------------------------
+
+
+def _fresh(ds: Dataset) -> Dataset:
+    """The same frames in a new Dataset (every cache built from scratch)."""
+    return Dataset(ds.assets, ds.edges, ds.findings, ds.compliance, normalize=False)
+
+
+def test_a_suppression_keeps_the_asset_and_graph_indexes_it_does_not_change() -> None:
+    ds = sample("scaled", n=300)
+    index, graph, names = ds.index, ds.graph(), ds.brief_columns()
+    ds.suppress_findings([ds.findings["id"].iloc[0]])
+    assert ds.index is index and ds.graph() is graph and ds.brief_columns() is names
+
+
+def test_after_suppressions_the_finding_aggregates_match_a_fresh_build() -> None:
+    ds = sample("scaled", n=300)
+    ds.finding_index()
+    ids = ds.findings["id"].tolist()
+    ds.suppress_findings(ids[:40:3])
+    ds.unsuppress_findings(ids[:20:3])
+    kept, fresh = ds.finding_index(), _fresh(ds).finding_index()
+    for name in ("open_count", "max_rank", "max_risk", "asset_row", "severity_rank"):
+        assert np.array_equal(getattr(kept, name), getattr(fresh, name)), name
+
+
+@pytest.mark.parametrize("sort_by", ["name", "open_findings", "max_severity", "risk", "id"])
+def test_find_assets_after_a_suppression_equals_a_fresh_dataset(sort_by: str) -> None:
+    from cloudg_nb.estate.inventory import find_assets
+
+    ds = sample("scaled", n=300)
+    find_assets(ds, sort_by=sort_by)
+    worst = ds.findings.sort_values("risk_score", ascending=False)["id"].tolist()[:25]
+    ds.suppress_findings(worst)
+    pd.testing.assert_frame_equal(find_assets(ds, sort_by=sort_by),
+                                  find_assets(_fresh(ds), sort_by=sort_by))
+    pd.testing.assert_frame_equal(find_assets(ds, sort_by=sort_by, has_findings=True),
+                                  find_assets(_fresh(ds), sort_by=sort_by, has_findings=True))

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from functools import partial
 
+import pandas as pd
 import pytest
 from ipywidgets.widgets.widget import _instances
 
@@ -242,3 +243,39 @@ def test_choosing_the_shown_columns_rerenders_the_table_and_keeps_every_column(l
     assert "uri" in lf.df.columns
     lf.columns = None
     assert "<th>uri</th>" in table.value
+
+
+# -- applying a changed-rows answer ------------------------------------------------------------
+
+
+def _held() -> pd.DataFrame:
+    return pd.DataFrame.from_records([
+        {"id": f"a-{i}", "name": f"n{i}", "open_findings": i, "max_severity": "HIGH"}
+        for i in range(200)])
+
+
+def test_a_delta_that_changes_cells_in_place_keeps_types_and_leaves_the_old_frame() -> None:
+    from cloudg_nb.notebook.live import apply_delta
+
+    held = _held()
+    rows = [{"id": "a-7", "name": "n7", "open_findings": 0, "max_severity": None},
+            {"id": "a-150", "name": "renamed", "open_findings": 151, "max_severity": "LOW"}]
+    delta = {"keys": ["a-7", "a-150"], "key_columns": ["id"], "positions": [7, 150]}
+    applied = apply_delta(held, delta, rows, len(held))
+    assert applied is not None and list(applied.dtypes) == list(held.dtypes)
+    expected = held.copy()
+    expected.loc[7, ["open_findings", "max_severity"]] = [0, None]
+    expected.loc[150, ["name", "open_findings", "max_severity"]] = ["renamed", 151, "LOW"]
+    pd.testing.assert_frame_equal(applied, expected)
+    pd.testing.assert_frame_equal(held, _held())  # what the caller held is unchanged
+
+
+def test_a_delta_whose_values_change_a_columns_type_rebuilds_the_frame() -> None:
+    from cloudg_nb.notebook.live import apply_delta
+
+    held = _held()
+    rows = [{"id": "a-3", "name": "n3", "open_findings": "many", "max_severity": "HIGH"}]
+    applied = apply_delta(held, {"keys": ["a-3"], "key_columns": ["id"], "positions": [3]},
+                          rows, len(held))
+    assert applied is not None and applied.loc[3, "open_findings"] == "many"
+    assert applied.loc[4, "open_findings"] == 4 and len(applied) == len(held)
