@@ -1,4 +1,4 @@
-"""Errors a caller (a user or a model) reads, with JSON-RPC codes.
+"""Errors a caller (a user or a model) reads, with JSON-RPC codes (numbers in ``wire``).
 
 Messages say what was wrong and what to do; they never echo argument values or secrets.
 Details go in ``data``, which adapters send as JSON-RPC error data or ``cloudg/error_data``.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import concurrent.futures
 from typing import Any
+
+from .wire import ACCESS_DENIED, INTERNAL_ERROR, INVALID_PARAMS, RATE_LIMITED
 
 __all__ = [
     "MCPLayerError",
@@ -23,7 +25,7 @@ __all__ = [
 class MCPLayerError(Exception):
     """Base of every error the layer turns into an MCP error (JSON-RPC -32603)."""
 
-    code: int = -32603
+    code: int = INTERNAL_ERROR
 
     def __init__(self, message: str, *, data: Any = None, code: int | None = None) -> None:
         super().__init__(message)
@@ -39,25 +41,25 @@ class MCPLayerError(Exception):
 class InvalidArgumentsError(MCPLayerError):
     """Arguments failed validation (JSON-RPC invalid params, -32602)."""
 
-    code = -32602
+    code = INVALID_PARAMS
 
 
 class NotFoundError(MCPLayerError):
     """An unknown (or hidden) tool, resource, prompt or domain object (-32602)."""
 
-    code = -32602
+    code = INVALID_PARAMS
 
 
 class AccessDeniedError(MCPLayerError):
     """The policy refused the call (-31001)."""
 
-    code = -31001
+    code = ACCESS_DENIED
 
 
 class RateLimitedError(MCPLayerError):
     """A rate limit or concurrency limit refused the call (-31029); data has retry_after."""
 
-    code = -31029
+    code = RATE_LIMITED
 
 
 class InputRejectedError(InvalidArgumentsError):

@@ -21,6 +21,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from ..layer.wire import CONNECTION_CLOSED, INVALID_REQUEST
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
 from .result import CloudGError, ErrorInfo, Result, hints_from
 
@@ -74,10 +75,6 @@ async def _resource_request(client: Any, uri: str, subscribe: bool) -> None:
     await client.session.send_request(request, types.EmptyResult)
 
 
-#: Code of the SDK's error for requests on a connection that closed.
-CONNECTION_CLOSED = -32000
-#: Code of the SDK's error for a 404 on a known session ("Session not found").
-INVALID_REQUEST = -32600
 _CLOSED_MESSAGE = ("The connection to the Jupyter server was closed (did the server stop or "
                    "restart?); reconnect with %cloudg connect (or cloudg_nb.connect()).")
 _LOST_MID_CALL = ("The connection to the Jupyter server was lost while {tool} ran (the server "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
-from mcp.server.lowlevel.server import HandlerEntry, NotificationOptions, Server
+from mcp.server.lowlevel.server import HandlerEntry, Server
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
@@ -23,7 +23,6 @@ from ..layer.errors import MCPLayerError, NotFoundError
 from .fanout import ChangeFanout
 from .principal import PrincipalResolver
 from .request import (
-    connection_of,
     hide_server_paths,
     internal_error,
     is_modern,
@@ -32,6 +31,7 @@ from .request import (
     set_log_level,
     to_mcp_error,
 )
+from .sdk_internals import advertise_list_changes, connection_of
 
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
@@ -292,26 +292,6 @@ def _track_sessions(fanout: ChangeFanout) -> ServerMiddleware[Any]:
     return middleware
 
 
-def _advertise_list_changes(server: Server[Any]) -> None:
-    """Make the handshake's capabilities say ``listChanged`` (and keep a host's explicit ones).
-
-    The SDK's session manager asks ``create_initialization_options()`` with no arguments.
-    """
-    original = server.create_initialization_options
-
-    def create_initialization_options(
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-    ) -> Any:
-        options = notification_options or NotificationOptions(
-            prompts_changed=True, resources_changed=True, tools_changed=True
-        )
-        return original(options, experimental_capabilities, extensions)
-
-    server.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
-
-
 _METHODS: tuple[tuple[str, type[BaseModel], str], ...] = (
     ("tools/list", types.PaginatedRequestParams, "list_tools"),
     ("tools/call", types.CallToolRequestParams, "call_tool"),
@@ -361,7 +341,7 @@ def bind_layer(
     server.middleware.append(_track_sessions(binding.fanout))
     if "tools/list" not in host and server.get_tool_input_schema is None:
         server.get_tool_input_schema = _input_schema_lookup(layer)
-    _advertise_list_changes(server)
+    advertise_list_changes(server)
     return binding
 
 

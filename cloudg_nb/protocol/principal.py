@@ -18,6 +18,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from ..layer.context import Principal
+from ..layer.wire import MCP_SESSION_ID_HEADER
 
 __all__ = ["BearerTokens", "RequestInfo", "PrincipalResolver", "parse_token_spec"]
 
@@ -144,7 +145,7 @@ class PrincipalResolver:
         """Describe the SDK request context ``sdk_ctx`` (a ``ServerRequestContext``)."""
         request = getattr(sdk_ctx, "request", None)
         headers: Mapping[str, str] = getattr(request, "headers", None) or {}
-        session_id = headers.get("mcp-session-id") if headers else None
+        session_id = headers.get(MCP_SESSION_ID_HEADER) if headers else None
         return RequestInfo(
             transport="http" if request is not None else (self.transport or "memory"),
             headers=headers,

@@ -15,13 +15,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args
 
 import mcp_types as types
-from mcp.server.connection import Connection, allowed_log_levels
+from mcp.server.connection import allowed_log_levels
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..layer.context import Principal, ToolContext
 from ..layer.errors import MCPLayerError, NotFoundError
 from ..layer.results import to_jsonable
+from ..layer.wire import INTERNAL_ERROR, RESOURCE_NOT_FOUND
+from .sdk_internals import connection_of
 
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
@@ -44,21 +46,6 @@ logger = logging.getLogger("cloudg.mcp.protocol")
 LOG_LEVEL_ORDER: tuple[str, ...] = get_args(types.LoggingLevel)
 DEFAULT_LOG_LEVEL = "info"
 _LOG_LEVEL_STATE_KEY = "cloudg/log_level"
-
-#: Resource-not-found code of the handshake-era protocol (retired at 2026-07-28).
-RESOURCE_NOT_FOUND = -32002
-
-
-def connection_of(sdk_ctx: Any) -> Connection | None:
-    """The SDK connection behind a request context.
-
-    ``ServerRequestContext`` does not expose it publicly yet (the SDK's ``Context`` rework
-    will); its per-request ``ServerSession`` holds it. Connection-scoped state (log level,
-    subscriptions) lives there.
-    """
-    connection = getattr(getattr(sdk_ctx, "session", None), "_connection", None)
-    return connection if isinstance(connection, Connection) else None
-
 
 def is_modern(sdk_ctx: Any) -> bool:
     return getattr(sdk_ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
@@ -220,7 +207,7 @@ def is_remote(sdk_ctx: Any) -> bool:
 def internal_error(method: str) -> MCPError:
     """What a caller sees when a handler fails unexpectedly (details stay in the log)."""
     return MCPError(
-        code=types.INTERNAL_ERROR,
+        code=INTERNAL_ERROR,
         message=f"The server failed to handle {method}; the server log has the details. "
         "Try again, or report the problem.",
     )

@@ -23,13 +23,22 @@ from typing import Any
 
 import anyio
 import pydantic_core
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, AuthorizationContext
+from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.transport_security import RequestBodyLimitMiddleware
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import Message, Receive, Scope, Send
+
+from ..layer.wire import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MCP_PROTOCOL_VERSION_HEADER,
+    MCP_SESSION_ID_HEADER,
+    REQUEST_CANCELLED,
+    error_response,
+)
+from .sdk_internals import SessionManagerInternals
 
 __all__ = [
     "DEFAULT_SESSION_IDLE_TIMEOUT",
@@ -44,8 +53,6 @@ logger = logging.getLogger("cloudg.mcp.protocol")
 DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60.0
 
 _SHUTTING_DOWN = "The server is shutting down; reconnect and retry once it is back."
-#: JSON-RPC code of a cancelled request (what the SDK answers a cancelled 2025-era call with).
-_REQUEST_CANCELLED = -32800
 
 #: Cheap pre-filter: an ``"id"`` key whose value is not a string or an integer (object, array,
 #: null, true/false, fraction or exponent). Only bodies it matches are parsed a second time.
@@ -96,7 +103,7 @@ class SessionLimits:
 
 @dataclass
 class _RequestNote:
-    """What the screen knows about the request being handled (read by ``_admit_session``)."""
+    """What the screen knows about the request being handled (read by ``admit_session``)."""
 
     owner: str | None
     session_id: str | None = None
@@ -153,11 +160,11 @@ _current: contextvars.ContextVar[_RequestNote | None] = contextvars.ContextVar(
 )
 
 
-class LimitedSessionManager(StreamableHTTPSessionManager):
+class LimitedSessionManager(SessionManagerInternals):
     """The SDK session manager with ``SessionLimits`` and request screening (see module doc).
 
-    Built on the SDK's private session bookkeeping (``_admit_session``, ``_discard_session``,
-    ``_server_instances``): re-check them when upgrading ``mcp``.
+    Built on the SDK's private session bookkeeping, reached through ``SessionManagerInternals``
+    (``sdk_internals``, where the contract with the SDK is checked).
     """
 
     def __init__(self, app: Any, *, limits: SessionLimits | None = None, **kwargs: Any) -> None:
@@ -173,7 +180,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
 
     @property
     def open_sessions(self) -> int:
-        return len(self._server_instances)
+        return len(self.transports)
 
     def sessions_by_owner(self) -> dict[str | None, int]:
         """Open sessions per owner key (None: anonymous)."""
@@ -186,8 +193,8 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         self._closing = True
         for flight in [f for f in self._in_flight if f.body]:
             await flight.end()  # calls in flight: answered "cancelled", then cancelled
-        for session_id, transport in list(self._server_instances.items()):
-            await self._discard_session(session_id, transport)
+        for session_id, transport in list(self.transports.items()):
+            await self.discard_session(session_id, transport)
         with anyio.move_on_after(grace):  # ended sessions let their streams finish
             while self._in_flight:
                 await anyio.sleep(0.02)
@@ -203,9 +210,9 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
             await flight.end()
             ended += 1
         for session_id in list(self._book.by_owner.get(owner, ())):
-            transport = self._server_instances.get(session_id)
+            transport = self.transports.get(session_id)
             if transport is not None:
-                await self._discard_session(session_id, transport)
+                await self.discard_session(session_id, transport)
                 ended += 1
             else:
                 self._book.remove(session_id)
@@ -215,7 +222,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
 
     async def _screen_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
-            await self._handle_request(scope, receive, send)
+            await self.dispatch(scope, receive, send)
             return
         first = await receive()
         if first["type"] == "http.disconnect" or (
@@ -247,7 +254,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
             return
         note = _RequestNote(owner=self.limits.principal_key(scope))
         if session_id is None and _opens_session(scope):
-            async with self._session_creation_lock:
+            async with self.admission_lock:
                 refusal = self._make_room(note.owner)
             if refusal is not None:
                 logger.warning("Refusing a new session: %s", refusal)
@@ -260,7 +267,7 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
         self._in_flight.add(flight)
         try:
             with flight.scope:
-                await self._handle_request(scope, replay, send)
+                await self.dispatch(scope, replay, send)
         finally:
             self._in_flight.discard(flight)
             _current.reset(token)
@@ -269,12 +276,14 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
 
     # -- admission ------------------------------------------------------------------------
 
-    def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
+    def admit_session(
+        self, requestor: AuthorizationContext | None
+    ) -> StreamableHTTPServerTransport | None:
         note = _current.get()
         owner = note.owner if note is not None else None
         if self._make_room(owner) is not None:  # lost a race with other new sessions
             return None
-        transport = super()._admit_session(requestor)
+        transport = super().admit_session(requestor)
         if transport is not None and transport.mcp_session_id is not None:
             self._book.add(transport.mcp_session_id, owner)
             if note is not None:
@@ -294,28 +303,27 @@ class LimitedSessionManager(StreamableHTTPSessionManager):
                     "no longer use (HTTP DELETE with their Mcp-Session-Id), or wait for a "
                     "call to finish, then initialize again.")
         total = limits.max_sessions
-        if total is not None and len(self._server_instances) >= total and not self._reclaim():
+        if total is not None and len(self.transports) >= total and not self._reclaim():
             return (f"The server has its maximum of {total} sessions open, all busy. Retry "
                     "in a minute; close sessions you no longer use (HTTP DELETE).")
         return None
 
     def _reclaim(self, candidates: set[str] | None = None) -> bool:
         session_id = self._book.longest_idle(candidates)
-        if session_id is None or self._task_group is None:
+        group = self.task_group
+        if session_id is None or group is None:
             return False
-        transport = self._server_instances.get(session_id)
         self._book.remove(session_id)
-        self._server_instances.pop(session_id, None)
-        self._session_owners.pop(session_id, None)
+        transport = self.forget_session(session_id)
         if transport is not None:
             logger.info("Closing idle session %s to make room for a new one", session_id)
-            self._task_group.start_soon(self._discard_session, session_id, transport)
+            group.start_soon(self.discard_session, session_id, transport)
         return True
 
-    async def _discard_session(self, session_id: str,
-                               transport: StreamableHTTPServerTransport) -> None:
+    async def discard_session(self, session_id: str,
+                              transport: StreamableHTTPServerTransport) -> None:
         self._book.remove(session_id)
-        await super()._discard_session(session_id, transport)
+        await super().discard_session(session_id, transport)
 
 
 def _has_odd_id(body: bytes) -> bool:
@@ -333,7 +341,7 @@ def _has_odd_id(body: bytes) -> bool:
 
 def _opens_session(scope: Scope) -> bool:
     """A request without a session id opens one unless it is a 2026-era (stateless) request."""
-    version = _header(scope, "mcp-protocol-version")
+    version = _header(scope, MCP_PROTOCOL_VERSION_HEADER)
     return version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
 
 
@@ -404,8 +412,7 @@ class _InFlight:
             return None
         if not (isinstance(message, dict) and "method" in message and "id" in message):
             return None
-        error = {"jsonrpc": "2.0", "id": message["id"],
-                 "error": {"code": _REQUEST_CANCELLED, "message": _SHUTTING_DOWN}}
+        error = error_response(REQUEST_CANCELLED, _SHUTTING_DOWN, request_id=message["id"])
         return b"event: message\r\ndata: " + pydantic_core.to_json(error) + b"\r\n\r\n"
 
     async def end(self) -> None:
@@ -417,9 +424,7 @@ class _InFlight:
 
 
 async def _json_error(send: Send, status: int, code: int, message: str) -> None:
-    body = pydantic_core.to_json(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
-    )
+    body = pydantic_core.to_json(error_response(code, message))
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode())]})

@@ -23,11 +23,11 @@ import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
 from mcp.server.stdio import stdio_server
-from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from .binding import LayerBinding, bind_layer
 from .principal import CustomResolver, PrincipalResolver
+from .sdk_internals import from_server_streams, to_server_streams
 
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
@@ -147,8 +147,8 @@ async def serve_stdio(
         with _claimed_stdin() as stdin:
             # Claim fd 1 first (the SDK checks that sys.stdout is backed by it), then redirect.
             async with stdio_server(stdin=_StdinLines(stdin)) as (client_in, client_out):  # type: ignore[arg-type]
-                server_in_send, server_in = create_context_streams[SessionMessage | Exception](0)
-                server_out, server_out_receive = create_context_streams[SessionMessage](0)
+                server_in_send, server_in = to_server_streams()
+                server_out, server_out_receive = from_server_streams()
 
                 async def inbound() -> None:
                     async with server_in_send:

@@ -16,6 +16,7 @@ import getpass
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -706,8 +707,13 @@ def _end_event_streams() -> None:
 async def _stop_sse_watchers() -> None:
     """End sse-starlette's watcher task on this loop (it would notice ``should_exit`` only
     at its next 0.5 s poll), so none is left pending when the loop stops."""
-    watchers = [t for t in asyncio.all_tasks()
-                if getattr(t.get_coro(), "__name__", "") == "_shutdown_watcher"]
+    if "sse_starlette.sse" not in sys.modules:
+        return  # nothing ever streamed events: no watcher to end
+    try:
+        from cloudg_nb.protocol.sdk_internals import sse_shutdown_watchers
+    except ImportError:  # the SDK changed under us: setting up failed already, and said why
+        return
+    watchers = sse_shutdown_watchers()
     for task in watchers:
         task.cancel()
     if watchers:

@@ -20,6 +20,8 @@ from urllib.parse import parse_qsl, unquote, urlencode
 from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler
 
+from cloudg_nb.layer.wire import INTERNAL_ERROR, error_response
+
 __all__ = ["ASGIApp", "TornadoASGIBridge"]
 
 logger = logging.getLogger("cloudg.jupyter")
@@ -164,8 +166,6 @@ class TornadoASGIBridge:
         """The app failed before answering: a JSON-RPC error, never a traceback."""
         self.handler.set_status(500)
         self.handler.set_header("Content-Type", "application/json")
-        self.handler.write(json.dumps({
-            "jsonrpc": "2.0", "id": None,
-            "error": {"code": -32603, "message": "The MCP endpoint failed to handle this "
-                      "request; the Jupyter server log has the details."},
-        }))
+        self.handler.write(json.dumps(error_response(
+            INTERNAL_ERROR, "The MCP endpoint failed to handle this request; the Jupyter "
+            "server log has the details.")))

@@ -23,6 +23,17 @@ from jupyter_server.base.call_context import CallContext
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from tornado import web
 
+from cloudg_nb.layer.wire import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    LAST_EVENT_ID_HEADER,
+    MCP_METHOD_HEADER,
+    MCP_NAME_HEADER,
+    MCP_PROTOCOL_VERSION_HEADER,
+    MCP_SESSION_ID_HEADER,
+    error_response,
+)
+
 from .asgi import TornadoASGIBridge
 from .assistant_auth import presented_assistant_token
 
@@ -48,6 +59,11 @@ _FOREIGN_ORIGIN = (
     "--ServerApp.allow_origin=<origin> to accept it."
 )
 _NOT_ALLOWED = "Forbidden: this Jupyter user may not use the cloudg MCP endpoint."
+#: CORS: the MCP headers a browser client on an allowed origin may send, and may read back.
+_ALLOWED_HEADERS = ", ".join((
+    "accept", "content-type", "authorization", "x-xsrftoken", MCP_SESSION_ID_HEADER,
+    MCP_PROTOCOL_VERSION_HEADER, MCP_METHOD_HEADER, MCP_NAME_HEADER, LAST_EVENT_ID_HEADER))
+_EXPOSED_HEADERS = ", ".join((MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER))
 _UNKNOWN_ASSISTANT = (
     "Forbidden: this assistant token is unknown or was revoked. Ask the analyst for a new "
     "one: cloudg-nb config --client CLIENT --jupyter --name NAME (cloudg-nb assistants "
@@ -62,10 +78,7 @@ def shared_secret_auth(provider: Any) -> bool:
 
 
 def _json_rpc_error(code: int, message: str, data: Any = None) -> str:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return json.dumps({"jsonrpc": "2.0", "id": None, "error": error})
+    return json.dumps(error_response(code, message, data))
 
 
 class MCPHandler(JupyterHandler):
@@ -92,7 +105,7 @@ class MCPHandler(JupyterHandler):
     def set_default_headers(self) -> None:
         super().set_default_headers()
         # Browser clients on an allowed origin must be able to read the session headers.
-        self.set_header("Access-Control-Expose-Headers", "mcp-session-id, mcp-protocol-version")
+        self.set_header("Access-Control-Expose-Headers", _EXPOSED_HEADERS)
 
     async def prepare(self) -> None:  # type: ignore[override]
         if self.request.method != "OPTIONS" and self.request.headers.get("Origin") \
@@ -159,14 +172,13 @@ class MCPHandler(JupyterHandler):
         else:
             message = reason or HTTPStatus(status_code).phrase
         self.set_header("Content-Type", "application/json")
-        self.finish(_json_rpc_error(-32600 if status_code < 500 else -32603, message))
+        self.finish(_json_rpc_error(INVALID_REQUEST if status_code < 500 else INTERNAL_ERROR,
+                                    message))
 
     @allow_unauthenticated
     def options(self, *args: Any, **kwargs: Any) -> None:
         """CORS preflight: no credentials needed (the real request is checked)."""
-        self.set_header("Access-Control-Allow-Headers",
-                        "accept, content-type, authorization, x-xsrftoken, mcp-session-id, "
-                        "mcp-protocol-version, mcp-method, mcp-name, last-event-id")
+        self.set_header("Access-Control-Allow-Headers", _ALLOWED_HEADERS)
         self.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
         self.set_status(204)
         self.finish()
@@ -225,7 +237,7 @@ class MCPHandler(JupyterHandler):
     def _unavailable(self, message: str) -> bool:
         self.set_status(503)
         self.set_header("Content-Type", "application/json")
-        self.finish(_json_rpc_error(-32603, message))
+        self.finish(_json_rpc_error(INTERNAL_ERROR, message))
         return False
 
 
