@@ -662,6 +662,13 @@ def default_client() -> Client:
     global _default
     if _default is not None and not _default._closed:
         return _default
+    from . import warmup
+
+    warmed = warmup.take()
+    if warmed is not None and not warmed._closed:
+        print(f"cloudg: {warmed.description}")
+        _default = warmed
+        return warmed
     from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
     from .inprocess import LocalBackend
     from .remote import RemoteBackend
@@ -687,4 +694,8 @@ def default_client() -> Client:
 def set_default_client(client: Client | None) -> None:
     """Make ``client`` the magics' client (None: choose again on next use)."""
     global _default
+    if client is not None:
+        from . import warmup
+
+        warmup.abandon()
     _default = client

@@ -555,6 +555,9 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
     matchers = ip.Completer.custom_matchers
     matchers[:] = [m for m in matchers if not isinstance(m, MagicCompleter)]
     matchers.append(completer)
+    from . import warmup
+
+    warmup.start()  # the first %cloudg line then costs one round trip
 
 
 def unload_ipython_extension(ip: InteractiveShell) -> None:

@@ -1,0 +1,101 @@
+"""Opening the magics' client ahead of the first ``%cloudg`` line: at ``%load_ext`` a
+background thread imports what a call needs (pandas, the MCP client), finds the Jupyter
+server and opens the session, so the first call costs one round trip. ``default_client()``
+takes the warmed client (or waits for it); a client chosen meanwhile wins and the warmed one
+is closed. ``CLOUDG_WARMUP=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+import os
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .client import Client
+
+__all__ = ["abandon", "start", "take"]
+
+logger = logging.getLogger("cloudg.notebook")
+
+_lock = threading.Lock()
+_pending: concurrent.futures.Future[Client | None] | None = None
+
+
+def start() -> None:
+    """Start warming unless it is off, under way, or a default client exists."""
+    global _pending
+    if os.environ.get("CLOUDG_WARMUP", "1").strip().lower() in ("0", "off", "false", "no"):
+        return
+    from . import client as client_module
+
+    with _lock:
+        if _pending is not None or client_module._default is not None:
+            return
+        future: concurrent.futures.Future[Client | None] = concurrent.futures.Future()
+        _pending = future
+    threading.Thread(target=_warm, args=(future,), name="cloudg-nb-warmup",
+                     daemon=True).start()
+
+
+def _warm(future: concurrent.futures.Future[Client | None]) -> None:
+    """Imports, discovery, the session and the tool list; None when no server is found
+    (the local layer is built on first use: it needs no network)."""
+    try:
+        import pandas
+
+        from . import render  # noqa: F401  (how results show)
+
+        pandas.DataFrame.from_records([{"warm": "up"}])  # pandas' lazy imports for tables
+
+        from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
+        from .remote import RemoteBackend
+
+        try:
+            endpoint = find_jupyter_endpoint()
+        except (JupyterServerNotFound, ValueError, ImportError):
+            future.set_result(None)
+            return
+        from .client import _open_remote
+
+        client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
+                                            found_by=endpoint.found_by))
+        with contextlib.suppress(Exception):
+            client.tools()
+        future.set_result(client)
+    except BaseException as exc:  # the first call then connects itself, and says why
+        logger.debug("cloudg: warming the client failed", exc_info=True)
+        future.set_exception(exc)
+
+
+def take() -> Client | None:
+    """The warmed remote client (waiting for it if still warming), once; None when nothing
+    was warmed, no server was found, or warming failed."""
+    global _pending
+    with _lock:
+        future, _pending = _pending, None
+    if future is None:
+        return None
+    try:
+        return future.result()
+    except Exception:
+        return None
+
+
+def abandon() -> None:
+    """A client was chosen: close whatever warming opens."""
+    global _pending
+    with _lock:
+        future, _pending = _pending, None
+    if future is not None:
+        future.add_done_callback(_close_unused)
+
+
+def _close_unused(future: concurrent.futures.Future[Client | None]) -> None:
+    with contextlib.suppress(Exception):
+        client = future.result()
+        if client is not None:
+            client.close()
