@@ -14,9 +14,10 @@ import contextlib
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..layer.wire import INVALID_PARAMS
 from .backends import Backend, ProgressFn
 from .loop import LoopThread, shared_loop
 from .oversight import (
@@ -215,7 +216,7 @@ class Client:
         except Exception as exc:  # connection and protocol failures read as error results
             result = _connection_error(tool, arguments, exc)
         if result.is_error and result.error is not None and result.error.code in (
-                "not_found", -32602):
+                "not_found", INVALID_PARAMS):
             result = await self._unknown_tool(tool, arguments, result)
         return result
 
@@ -522,6 +523,19 @@ class Client:
         self._finish(display, result, started)
         self.last = result
         return result
+
+    async def arequest(self, tool: str, arguments: Mapping[str, Any], /, *,
+                       meta: Mapping[str, Any] | None = None) -> Result:
+        """``tool`` called as plain data, for code built on the client (LiveFrames, feeds,
+        panels): no progress display, not kept as ``last``. ``meta``: request ``_meta``
+        entries (``cloudg/changed_since``, ...). Errors come back as error Results."""
+        return await self._on_loop(self._call(tool, dict(arguments), None,
+                                              dict(meta) if meta else None))
+
+    def request(self, tool: str, arguments: Mapping[str, Any], /, *,
+                meta: Mapping[str, Any] | None = None) -> Result:
+        """The blocking twin of ``arequest``."""
+        return self._run(self._call(tool, dict(arguments), None, dict(meta) if meta else None))
 
     async def aframe(self, tool: str, /, *, progress: bool | ProgressFn = True,
                      **args: Any) -> pandas.DataFrame:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..layer.wire import NOT_FOUND_CODES
 from .result import CloudGError, ErrorInfo, Result, error_result
 
 if TYPE_CHECKING:
@@ -42,14 +43,14 @@ def _local_error() -> ErrorInfo:
 
 def _unknown(error: ErrorInfo | None, kind: str) -> bool:
     return error is not None and error.data.get("kind") == kind and (
-        error.code in ("not_found", -32602, -32002))
+        error.code == "not_found" or error.code in NOT_FOUND_CODES)
 
 
 async def read_oversight(client: Client, uri: str) -> Any:
     """Read an oversight resource; on a local layer that does not serve it, CloudGError
     ``local_mode``."""
     try:
-        return await client._read(uri)
+        return await client.aread(uri)
     except CloudGError as exc:
         if client.mode == "local" and _unknown(exc.error, "resource"):
             raise CloudGError(_local_error()) from None
@@ -59,7 +60,7 @@ async def read_oversight(client: Client, uri: str) -> Any:
 async def call_oversight(client: Client, tool: str, arguments: dict[str, Any]) -> Result:
     """Call an owner-only oversight tool; a local layer's "unknown tool" becomes
     ``local_mode``."""
-    result = await client._call(tool, arguments, None)
+    result = await client.arequest(tool, arguments)
     if result.is_error and client.mode == "local" and _unknown(result.error, "tool"):
         return error_result(tool, arguments, "local_mode", LOCAL_MODE, data={"kind": "mode"})
     return result

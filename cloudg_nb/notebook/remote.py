@@ -21,7 +21,12 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from ..layer.wire import CONNECTION_CLOSED, INVALID_REQUEST
+from ..layer.wire import (
+    CONNECTION_CLOSED,
+    INVALID_REQUEST,
+    MCP_SESSION_ID_HEADER,
+    METHOD_NOT_FOUND,
+)
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
 from .result import CloudGError, ErrorInfo, Result, hints_from
 
@@ -137,7 +142,7 @@ def _unsent_log(unsent: set[str]) -> Any:
 def _refusal(exc: BaseException) -> bool:
     """An answer saying this client may not open a session (retrying cannot help)."""
     message = str(getattr(exc, "message", "") or "")
-    return message.startswith("Forbidden") or getattr(exc, "code", None) == -32601
+    return message.startswith("Forbidden") or getattr(exc, "code", None) == METHOD_NOT_FOUND
 
 
 class _TracebackToOneLine(logging.Filter):
@@ -279,7 +284,7 @@ class RemoteBackend:
         headers = {"Authorization": f"token {self._token}"} if self._token else {}
 
         async def remember_session(response: httpx2.Response) -> None:
-            session = response.headers.get("mcp-session-id")
+            session = response.headers.get(MCP_SESSION_ID_HEADER)
             if session:
                 self.session_id = session
             request = response.request

@@ -30,16 +30,6 @@ CODES = {name: getattr(wire, name) for name in wire.__all__
          if isinstance(getattr(wire, name), int)}
 HEADERS = {name: getattr(wire, name) for name in wire.__all__ if name.endswith("_HEADER")}
 
-#: Literals still spelled out in notebook modules being edited elsewhere; each should become an
-#: import from ``cloudg_nb.layer.wire`` (then drop it here).
-NOT_YET_MOVED = {
-    ("cloudg_nb/notebook/client.py", -32602),
-    ("cloudg_nb/notebook/oversight.py", -32602),
-    ("cloudg_nb/notebook/oversight.py", -32002),
-    ("cloudg_nb/notebook/remote.py", -32601),
-    ("cloudg_nb/notebook/remote.py", "mcp-session-id"),
-}
-
 
 def test_json_rpc_and_sdk_codes_are_the_sdks_own() -> None:
     for name in ("PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS",
@@ -107,7 +97,4 @@ def test_no_other_module_spells_out_a_code_or_header_name() -> None:
             where = path.relative_to(ROOT).as_posix()
             found |= {(where, value) for value in _literals(ast.parse(path.read_text()))
                       if value in wanted}
-    assert found - NOT_YET_MOVED == set(), \
-        "import these from cloudg_nb.layer.wire instead of spelling them out"
-    assert NOT_YET_MOVED - found == set(), \
-        "these now come from cloudg_nb.layer.wire: drop them from NOT_YET_MOVED"
+    assert found == set(), "import these from cloudg_nb.layer.wire instead of spelling them out"
