@@ -25,12 +25,14 @@ from ..estate.paging import FrameRows
 from ..estate.progress import ProgressFn
 from ..layer.context import ToolContext
 from ..layer.results import to_jsonable
+from ..layer.wire import ARROW_FORMAT, CHANGED_SINCE_META, FORMAT_META, MAX_ROWS_META
 from ..layer.workers import LIGHT, RunInWorker
 
 __all__ = [
     "DatasetArg", "LimitArg", "CursorArg", "RefArg", "OptionalRefArg", "StrList",
     "dataset_of", "page", "filters", "progress_of", "CHANGED_SINCE", "delta_base",
     "request_meta", "query_key", "point_lookup", "inline_when_cached", "INLINE_ROWS",
+    "FORMAT", "ARROW", "MAX_ROWS",
 ]
 
 T = TypeVar("T")
@@ -127,9 +129,24 @@ def filters(**args: Any) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in args.items()}
 
 
+#: Request ``_meta`` keys of a caller that reads columns (the notebook client): ``FORMAT`` =
+#: ``ARROW`` asks a list tool for its whole result (up to ``MAX_ROWS`` rows, default and cap
+#: ``COLUMN_ROWS``) as Arrow IPC columns in ``columns``, instead of a page of ``items``.
+FORMAT, ARROW, MAX_ROWS = FORMAT_META, ARROW_FORMAT, MAX_ROWS_META
+COLUMN_ROWS = 1_000_000
+
+
+def _max_rows(value: Any) -> int:
+    try:
+        wanted = int(value)
+    except (TypeError, ValueError):
+        return COLUMN_ROWS
+    return max(1, min(wanted, COLUMN_ROWS))
+
+
 #: Request ``_meta`` key: the ``delta_base`` of a result the caller holds; list tools that
 #: support it answer with only the rows that changed since (see ``page``).
-CHANGED_SINCE = "cloudg/changed_since"
+CHANGED_SINCE = CHANGED_SINCE_META
 _BASE = re.compile(r"e(\d{1,12})v(\d{1,12})")
 #: More changed rows than this and a delta is no cheaper than a full read: send a page.
 MAX_DELTA_ROWS = 2_000
@@ -182,6 +199,15 @@ def page(
                     **to_jsonable(summary), "total": len(items), "offset": 0,
                     "returned": len(rows), "next_cursor": None, "truncated": False,
                     "items": rows, "delta": info}
+    wanted = request_meta(ctx).get(FORMAT) if ctx is not None else None
+    if wanted == ARROW and isinstance(items, pd.DataFrame) and cursor is None:
+        from .frame_columns import FrameColumns  # pyarrow, only when columns are asked for
+
+        size = min(len(items), _max_rows(request_meta(ctx).get(MAX_ROWS)))
+        return {"dataset": ds.name, "dataset_version": version, **base,
+                **to_jsonable(summary), "total": len(items), "offset": 0, "returned": size,
+                "next_cursor": None, "truncated": size < len(items), "items": [],
+                "columns": FrameColumns(items.iloc[:size])}
     listed: pd.DataFrame | FrameRows | Sequence[Any] = items
     if rows_key is not None and isinstance(items, pd.DataFrame):
         listed = _frame_rows(ds, version, rows_key, items)

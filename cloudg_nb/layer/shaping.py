@@ -14,6 +14,13 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from .columns import (
+    COLUMNS_UNAVAILABLE,
+    Columns,
+    ColumnsUnavailable,
+    column_transform,
+    is_columns,
+)
 from .content import (
     BlobResourceContents,
     PromptMessage,
@@ -91,12 +98,30 @@ def tool_result(
     if isinstance(raw, ToolResult):
         result = _transform_tool_result(raw, plan, report)
     else:
+        columns: dict[str, Columns] = {}
+        if isinstance(raw, dict) and any(is_columns(v) for v in raw.values()):
+            columns = {k: v for k, v in raw.items() if is_columns(v)}
+            raw = {k: v for k, v in raw.items() if k not in columns}
         value = to_jsonable(raw)
         if not isinstance(value, dict):
             value = {"result": value}
         value, rep = plan.transform(value)
         merge_report(report, rep)
-        text, removed = truncate_text(render_text(value), max_output_chars)
+        text_value = value
+        if columns:  # encoded after the rest; the text names them without their data
+            transform = column_transform(plan, report)
+            value = dict(value)
+            text_value = dict(value)
+            try:
+                for key, part in columns.items():
+                    value[key] = part.encode(transform)
+                    text_value[key] = {k: v for k, v in value[key].items() if k != "data"}
+            except ColumnsUnavailable as exc:
+                return error_result(
+                    "This policy reshapes rows in a way columns cannot carry; read the "
+                    "result as pages (without _meta cloudg/format).", None,
+                    COLUMNS_UNAVAILABLE, {"reason": str(exc)}, started)
+        text, removed = truncate_text(render_text(text_value), max_output_chars)
         if removed:
             report["truncated_chars"] = report.get("truncated_chars", 0) + removed
         result = ToolResult(content=[TextContent(text)], structured=value)

@@ -16,6 +16,11 @@ from typing import Any, Final
 
 __all__ = [
     "ACCESS_DENIED",
+    "ARROW_FORMAT",
+    "CHANGED_SINCE_META",
+    "COLUMNS_UNAVAILABLE",
+    "FORMAT_META",
+    "MAX_ROWS_META",
     "CONNECTION_CLOSED",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
@@ -71,6 +76,16 @@ MCP_PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
 MCP_METHOD_HEADER: Final = "mcp-method"
 MCP_NAME_HEADER: Final = "mcp-name"
 LAST_EVENT_ID_HEADER: Final = "last-event-id"
+
+# -- cloudg's request ``_meta`` keys (what the notebook client asks list tools for) ------------
+#: The ``delta_base`` of a result the caller holds: answer only the rows changed since.
+CHANGED_SINCE_META: Final = "cloudg/changed_since"
+#: ``ARROW_FORMAT``: the whole result (up to ``MAX_ROWS_META`` rows) as Arrow IPC columns.
+FORMAT_META: Final = "cloudg/format"
+MAX_ROWS_META: Final = "cloudg/max_rows"
+ARROW_FORMAT: Final = "arrow"
+#: The error code of a columns request the policy cannot serve (the caller reads pages).
+COLUMNS_UNAVAILABLE: Final = "columns_unavailable"
 
 
 def error_response(code: int, message: str, data: Any = None, *,

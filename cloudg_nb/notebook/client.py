@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..layer.wire import INVALID_PARAMS
+from ..layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, INVALID_PARAMS
 from .backends import Backend, ProgressFn
 from .loop import LoopThread, shared_loop
 from .oversight import (
@@ -242,8 +242,18 @@ class Client:
 
         frames: list[pandas.DataFrame] = []
         args = dict(arguments)
+        first: Result | None = None
+        if "cursor" not in args:  # the whole result as columns, where the tool can
+            first = await self._call(tool, args, progress, {FORMAT_META: ARROW_FORMAT})
+            columns = None if first.is_error else first.columns_frame()
+            if columns is not None:
+                self.last = first
+                return columns
+            if first.error is not None and first.error.code == COLUMNS_UNAVAILABLE:
+                first = None  # this policy cannot send columns: pages
         for _ in range(MAX_PAGES):
-            result = await self._call(tool, args, progress)
+            result = first or await self._call(tool, args, progress)
+            first = None
             progress = None  # the first page reports; later pages are quick
             if result.is_error:
                 raise CloudGError(result.error or ErrorInfo("error", result.text))

@@ -20,6 +20,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..layer.wire import (
+    ARROW_FORMAT,
+    CHANGED_SINCE_META,
+    COLUMNS_UNAVAILABLE,
+    FORMAT_META,
+    MAX_ROWS_META,
+)
 from .progress import kernel_shell
 from .result import CloudGError, ErrorInfo
 
@@ -37,13 +44,13 @@ logger = logging.getLogger("cloudg.notebook")
 #: Change events closer together than this cause one refresh (a mutation's events leave the
 #: server in one burst, well within this).
 DEBOUNCE_SECONDS = 0.03
-#: Request ``_meta`` key asking a list tool for the rows changed since a result's
-#: ``delta_base`` (served by ``cloudg_nb.catalog.conventions.page``).
-CHANGED_SINCE = "cloudg/changed_since"
+#: Request ``_meta`` asking a list tool for the rows changed since a result's ``delta_base``,
+#: and for a whole result as Arrow columns (served by ``cloudg_nb.catalog.conventions.page``).
+CHANGED_SINCE = CHANGED_SINCE_META
 #: Rows the displayed table shows ("showing 50 of N").
 TABLE_ROWS = 50
 #: Rows a LiveFrame reads at most (pages stop there).
-MAX_ROWS = 100_000
+MAX_ROWS = 1_000_000
 WORKSPACE_URI = "cloudg://workspace"
 #: How long a caption says "reconnected ... ago" after the client re-established its session.
 RECONNECT_NOTE_SECONDS = 600.0
@@ -56,6 +63,11 @@ def reconnect_note(client: Client) -> str | None:
         return None
     age = time.time() - at
     return f"reconnected {ago(max(0.0, age))}" if age < RECONNECT_NOTE_SECONDS else None
+
+
+def _columns_unavailable(result: Result) -> bool:
+    return result.is_error and result.error is not None and \
+        result.error.code == COLUMNS_UNAVAILABLE
 
 
 def dataset_uris(name: str) -> list[str]:
@@ -402,15 +414,29 @@ class LiveFrame:
             args = dict(self.arguments)
             if self._page_limit:
                 args["limit"] = self._page_limit
-            meta = None
+            whole = {FORMAT_META: ARROW_FORMAT, MAX_ROWS_META: self.max_rows}
+            meta = dict(whole)
             if self._delta_base and self.total == len(self.df):
-                meta = {CHANGED_SINCE: self._delta_base}
-            result = await self.client._call(self.tool, args, None, meta)
-            if meta is not None:
+                meta[CHANGED_SINCE] = self._delta_base
+            result = await self.client.arequest(self.tool, args, meta=meta)
+            if CHANGED_SINCE in meta:
                 if self._applied_delta(result):
                     return
                 if isinstance(result.data, dict) and "delta" in result.data:
-                    result = await self.client._call(self.tool, args, None)  # start over
+                    result = await self.client.arequest(self.tool, args, meta=whole)  # again
+            if _columns_unavailable(result):  # the policy cannot send columns: read pages
+                result = await self.client.arequest(self.tool, args)
+            columns = None if result.is_error else result.columns_frame()
+            if columns is not None:
+                data = result.data if isinstance(result.data, dict) else {}
+                dataset = str(data.get("dataset") or name or "") or None
+                if dataset != name:
+                    await self._follow(dataset)
+                shown = data.get("dataset_version")
+                held = data.get("delta_base")
+                self._show(columns, dataset, shown if isinstance(shown, int) else None,
+                           len(columns), held if isinstance(held, str) else None)
+                return
             rows: list[Any] = []
             total: int | None = None
             version: int | None = None
@@ -437,7 +463,7 @@ class LiveFrame:
                 if not cursor or len(rows) >= self.max_rows:
                     break
                 args = {**args, "cursor": cursor}
-                result = await self.client._call(self.tool, args, None)
+                result = await self.client.arequest(self.tool, args)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -43,6 +43,9 @@ READ_TIMEOUT = 3600.0
 #: Seconds between the watcher's checks of an idle session (a ping). A session the server
 #: ended is replaced then, so LiveFrames follow again without anything asked of the user.
 KEEPALIVE = 5.0
+#: The largest answer read (one SSE event): a result sent as columns holds up to a million
+#: rows (the SDK's default, 1 MiB, holds a few thousand).
+MAX_EVENT_BYTES = 1 << 30
 #: How long a request waits for an unreachable server (a restart) before it fails.
 RECONNECT_WAIT = 10.0
 #: Pauses between attempts to reach a server that does not answer (the last one repeats).
@@ -297,7 +300,8 @@ class RemoteBackend:
                     headers=headers, timeout=httpx2.Timeout(30, read=READ_TIMEOUT),
                     transport=_unsent_log(self._unsent),
                     event_hooks={"response": [remember_session]}) as http:
-                client = Client(streamable_http_client(self.url, http_client=http),
+                client = Client(streamable_http_client(self.url, http_client=http,
+                                                       max_sse_event_size=MAX_EVENT_BYTES),
                                 mode="legacy", message_handler=self._on_message,
                                 client_info=Implementation(name=CLIENT_NAME,
                                                            version=__version__))

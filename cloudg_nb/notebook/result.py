@@ -87,6 +87,8 @@ class Result:
     is_error: bool = False
     error: ErrorInfo | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The decoded DataFrame of a result sent as columns.
+    _frame: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_wire(cls, tool: str, arguments: Mapping[str, Any],
@@ -128,9 +130,26 @@ class Result:
         """Whether this is a list result (``data["items"]`` or one list of records)."""
         return self._rows() is not None
 
+    def columns_frame(self) -> pandas.DataFrame | None:
+        """A list result sent as columns, as a DataFrame (decoded once); None otherwise."""
+        data = self.data
+        if not isinstance(data, Mapping):
+            return None
+        from .columns import decode_columns, is_columns
+
+        columns = data.get("columns")
+        if not is_columns(columns) or not isinstance(columns, Mapping):
+            return None
+        if self._frame is None:
+            self._frame = decode_columns(columns)
+        return self._frame
+
     @property
     def df(self) -> pandas.DataFrame | None:
         """List results as a DataFrame (one row per item); None for other results."""
+        frame = self.columns_frame()
+        if frame is not None:
+            return frame
         rows = self._rows()
         if rows is None:
             return None
@@ -161,7 +180,8 @@ class Result:
         data = self.data if isinstance(self.data, Mapping) else {}
         rows = self._rows()
         if rows is not None:
-            shown = len(rows)
+            shown = len(rows) if not isinstance(data.get("columns"), Mapping) else int(
+                data.get("returned") or 0)
             total = data.get("total")
             parts.append(f"{shown} of {total}" if isinstance(total, int) and total != shown
                          else f"{shown} rows")

@@ -252,6 +252,15 @@ class Vault:
         if provider not in self._sources:
             self._sources.append(provider)
 
+    def learned(self) -> int:
+        """How many identifiers have been learned so far (after learning from the sources
+        added): it only grows, so a value transformed when it was smaller may need doing
+        again (``cloudg_nb.layer.columns`` keys its memo on it)."""
+        if self._sources:
+            self._drain()
+        with self._lock:
+            return sum(len(values) for values in self._known.values())
+
     def find_known(self, entity: str, text: str) -> list[tuple[int, int]]:
         """Spans of the learned originals of ``entity`` written as whole words in ``text``:
         a project id also as whole parts of a hyphenated or dotted name

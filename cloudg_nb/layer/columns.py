@@ -1,0 +1,149 @@
+"""Large list results as columns, for clients that ask (``_meta`` ``cloudg/format: arrow``).
+
+A handler may put a ``Columns`` value at the top level of its result. The layer then runs the
+spec's output pipeline over each column's distinct values, shaped as rows of that one column
+(``{"items": [{column: value}, ...]}``, the key paths a page of rows has), so every privacy
+step decides as it would on the rows; the value encodes what comes back (Arrow IPC). A value
+seen before under the same plan and column is not transformed again (``ColumnMemo``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol
+
+from .pipeline import merge_report
+from .plan import CallPlan
+from .wire import COLUMNS_UNAVAILABLE
+
+__all__ = ["CHUNK", "COLUMNS_UNAVAILABLE", "MISSING", "ColumnTransform", "Columns",
+           "ColumnsUnavailable", "column_transform", "is_columns"]
+
+#: Distinct values transformed per pipeline run (a page's worth of one-column rows).
+CHUNK = 500
+#: Values remembered per plan and column, and plans remembered (least recently used first out).
+MEMO_VALUES = 1_000_000
+MEMO_PLANS = 16
+
+#: ``transform(column, values)``: the values of ``column`` as the output pipeline leaves them
+#: (``MISSING`` for a value the policy removed with its key).
+ColumnTransform = Callable[[str, list[Any]], list[Any]]
+
+
+class ColumnsUnavailable(ValueError):
+    """The policy reshapes rows in a way a column cannot carry (it cut a list of values):
+    the caller should read the result as pages instead."""
+
+
+class Columns(Protocol):
+    """A result part held as columns: its class sets ``CLOUDG_COLUMNS = True``, and
+    ``encode`` returns its JSON form after ``transform`` (None: the output pipeline is
+    empty)."""
+
+    CLOUDG_COLUMNS: bool
+
+    def encode(self, transform: ColumnTransform | None) -> dict[str, Any]: ...
+
+
+def is_columns(value: Any) -> bool:
+    """Whether ``value`` is a ``Columns`` part (by its class's marker, not its methods)."""
+    return getattr(type(value), "CLOUDG_COLUMNS", False) is True
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: What a column transform gives for a value whose key the policy removed.
+MISSING: Any = _Missing()
+
+
+#: A column's transformed values: value -> (shown value, transform report or None).
+_ValueMemo = dict[Any, tuple[Any, dict | None]]
+
+
+class ColumnMemo:
+    """Transformed values by (plan, column, value), with the transform report of each."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        #: key -> (the objects the key names by id, memo by column); holding the objects
+        #: keeps their ids from being reused by other steps or vaults while the entry lives.
+        self._plans: OrderedDict[Hashable, tuple[Any, dict[str, _ValueMemo]]] = OrderedDict()
+
+    def column(self, plan: CallPlan, column: str) -> _ValueMemo:
+        steps = tuple(plan.output.steps)
+        # A vault that learned more identifiers may pseudonymise a value it left before.
+        learned = plan.vault.learned() if plan.vault is not None else 0
+        key = (tuple(id(s) for s in steps), id(plan.vault), learned, plan.principal.id,
+               plan.spec.name)
+        with self._lock:
+            entry = self._plans.get(key)
+            if entry is None:
+                entry = self._plans[key] = ((steps, plan.vault), {})
+                while len(self._plans) > MEMO_PLANS:
+                    self._plans.popitem(last=False)
+            self._plans.move_to_end(key)
+            memo = entry[1].setdefault(column, {})
+            if len(memo) > MEMO_VALUES:
+                memo.clear()
+            return memo
+
+
+MEMO = ColumnMemo()
+
+
+def _key(value: Any) -> Hashable:
+    """A memo key telling values apart by type too (``1``, ``1.0`` and ``True`` are equal
+    in Python, not in JSON); text is its own key."""
+    t = type(value)
+    if t is str:
+        return value
+    if t in (int, float, bool, type(None)):
+        return (t.__name__, value)
+    return ("json", json.dumps(value, sort_keys=True, default=str))
+
+
+def _same(new: Any, old: Any) -> bool:
+    try:
+        return type(new) is type(old) and bool(new == old)
+    except (TypeError, ValueError):
+        return False
+
+
+def column_transform(plan: CallPlan, report: dict[str, Any]) -> ColumnTransform | None:
+    """The column transform of ``plan``'s output pipeline, merging into ``report`` (None
+    when the pipeline is empty)."""
+    if not plan.output:
+        return None
+
+    def transform(column: str, values: list[Any]) -> list[Any]:
+        memo = MEMO.column(plan, column)
+        keys = [v if type(v) is str else _key(v) for v in values]
+        todo = dict.fromkeys(k for k in keys if k not in memo)
+        if todo:
+            originals = {k: v for k, v in zip(keys, values, strict=True) if k in todo}
+            pending = list(todo)
+            for start in range(0, len(pending), CHUNK):
+                chunk = pending[start:start + CHUNK]
+                out, _ = plan.transform({"items": [{column: originals[k]} for k in chunk]})
+                items = out.get("items") if isinstance(out, dict) else None
+                if not isinstance(items, list) or len(items) != len(chunk):
+                    raise ColumnsUnavailable(f"the policy reshaped the rows of {column}")
+                for k, row in zip(chunk, items, strict=True):
+                    new = row.get(column, MISSING) if isinstance(row, dict) else MISSING
+                    old = originals[k]
+                    # A changed value's own report (redactions, pseudonyms ...), kept with it.
+                    own = None if _same(new, old) else \
+                        plan.transform({"items": [{column: old}]})[1]
+                    memo[k] = (new, own)
+        found = [memo[k] for k in keys]
+        for k in dict.fromkeys(k for k, (_, own) in zip(keys, found, strict=True) if own):
+            merge_report(report, memo[k][1] or {})  # each distinct value reports once
+        return [new for new, _ in found]
+
+    return transform

@@ -1,0 +1,136 @@
+"""List results as Arrow columns (request ``_meta`` ``cloudg/format: arrow``): the decoded
+frame equals every page read as rows under each policy, secrets are redacted in the columns as
+in the rows, fields a policy removes are absent, and a policy that cuts lists makes the call
+an error the client answers by reading pages."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from cloudg_nb import CloudGMCPLayer
+from cloudg_nb.layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, MAX_ROWS_META
+from cloudg_nb.notebook.client import Client
+from cloudg_nb.notebook.inprocess import LocalBackend
+from cloudg_nb.notebook.result import Result
+
+SECRET = "AKIAIOSFODNN7EXAMPLE"
+VAULT = {"key": "k" * 32}
+
+
+def layer_with(policy: Any) -> CloudGMCPLayer:
+    layer = CloudGMCPLayer(policy=policy)
+    assert not asyncio.run(layer.call_tool("sample_estate",
+                                           {"name": "scaled", "n": 600})).is_error
+    ds = layer.workspace.get()
+    assets = ds.assets.copy()
+    assets.loc[3, "name"] = f"build-{SECRET}"  # a secret where a name should be
+    ds.update(assets=assets)
+    return layer
+
+
+def columns_call(layer: CloudGMCPLayer, tool: str, args: dict[str, Any],
+                 **meta: Any) -> Result:
+    context = layer.context(meta={"request": {FORMAT_META: ARROW_FORMAT, **meta}})
+    result = asyncio.run(layer.call_tool(tool, args, context=context))
+    return Result.from_wire(tool, args, result.to_wire())
+
+
+def every_page(layer: CloudGMCPLayer, tool: str, args: dict[str, Any]) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    page_args = {**args, "limit": 500}
+    while True:
+        page = asyncio.run(layer.call_tool(tool, page_args))
+        assert not page.is_error
+        rows.extend(page.structured["items"])
+        if not page.structured["next_cursor"]:
+            return pd.DataFrame.from_records(rows)
+        page_args = {**args, "limit": 500, "cursor": page.structured["next_cursor"]}
+
+
+POLICIES = {"open": "open", "standard": "standard",
+            "strict": {"extends": "strict", "vault": VAULT}}
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+@pytest.mark.parametrize("tool,args", [("find_assets", {}), ("list_findings", {}),
+                                       ("find_assets", {"has_findings": True,
+                                                        "sort_by": "risk"}),
+                                       ("list_findings", {"min_severity": "HIGH",
+                                                          "include_suppressed": True})])
+def test_columns_decode_to_the_rows_every_page_gives(policy: str, tool: str,
+                                                      args: dict[str, Any]) -> None:
+    layer = layer_with(POLICIES[policy])
+    result = columns_call(layer, tool, args)
+    assert not result.is_error, result.text
+    frame = result.columns_frame()
+    assert frame is not None
+    pd.testing.assert_frame_equal(frame, every_page(layer, tool, args))
+    assert result.data["items"] == [] and result.data["returned"] == len(frame)
+    encoded = result.data["columns"]["data"]  # the text names the columns, not their bytes
+    assert '"data"' not in result.text and encoded[:40] not in result.text
+
+
+def test_a_secret_in_a_column_is_redacted_as_in_the_rows_and_reported() -> None:
+    layer = layer_with("standard")
+    result = columns_call(layer, "find_assets", {"query": "build-"})
+    payload = base64.b64decode(result.data["columns"]["data"])
+    frame = result.columns_frame()
+    assert frame is not None and len(frame) == 1
+    assert SECRET not in frame.to_json() and SECRET.encode() not in payload
+    assert frame.loc[0, "name"] == every_page(layer, "find_assets", {"query": "build-"}).loc[
+        0, "name"]
+    report = result.meta["cloudg/transforms"]
+    assert report.get("masked") or report.get("redacted"), report
+    again = columns_call(layer, "find_assets", {"query": "build-"})  # from the memo
+    assert again.meta["cloudg/transforms"] == report
+
+
+def test_under_open_the_secret_stays() -> None:
+    frame = columns_call(layer_with("open"), "find_assets", {"query": "build-"}).columns_frame()
+    assert frame is not None and SECRET in frame.loc[0, "name"]
+
+
+def test_fields_a_policy_leaves_out_are_not_in_the_columns() -> None:
+    policy = {"extends": "standard", "transform_options": {"project": {"exclude": ["arn"]}}}
+    layer = layer_with(policy)
+    frame = columns_call(layer, "find_assets", {}).columns_frame()
+    assert frame is not None and "arn" not in frame.columns and "id" in frame.columns
+    pd.testing.assert_frame_equal(frame, every_page(layer, "find_assets", {}))
+
+
+def test_max_rows_cuts_the_result_and_says_so() -> None:
+    layer = layer_with("standard")
+    result = columns_call(layer, "find_assets", {}, **{MAX_ROWS_META: 100})
+    frame = result.columns_frame()
+    assert frame is not None and len(frame) == 100
+    assert result.data["truncated"] and result.data["total"] == 600
+    pd.testing.assert_frame_equal(frame, every_page(layer, "find_assets", {}).head(100))
+
+
+def test_a_policy_that_cuts_lists_refuses_columns_and_the_client_reads_pages() -> None:
+    policy = {"extends": "standard", "transform_options": {"project": {"max_list": 20}}}
+    layer = layer_with(policy)
+    refused = columns_call(layer, "find_assets", {})
+    assert refused.is_error and refused.error is not None
+    assert refused.error.code == COLUMNS_UNAVAILABLE and "pages" in refused.error.message
+    client = Client.open(LocalBackend(policy=policy, sample=None))
+    try:
+        client.call("sample_estate", name="scaled", n=600, progress=False)
+        frame = client.frame("find_assets", limit=500, progress=False)
+        backend = client.backend
+        assert isinstance(backend, LocalBackend)
+        pd.testing.assert_frame_equal(frame, every_page(backend._layer(), "find_assets", {}))
+    finally:
+        client.close()
+
+
+def test_a_value_remembered_under_one_policy_is_not_served_under_another() -> None:
+    opened = columns_call(layer_with("open"), "find_assets", {"query": "build-"})
+    guarded = columns_call(layer_with("standard"), "find_assets", {"query": "build-"})
+    assert SECRET in opened.columns_frame().loc[0, "name"]  # type: ignore[union-attr]
+    assert SECRET not in guarded.columns_frame().loc[0, "name"]  # type: ignore[union-attr]
