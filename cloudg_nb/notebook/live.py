@@ -6,8 +6,10 @@ findings``, plus ``cloudg://workspace`` when the query follows the active datase
 shown is the result's ``dataset_version``) and re-runs
 it, debounced, when one changes — one refresh at a time, on the client loop. A failed refresh
 keeps the old frame and says so in the caption. In a kernel it shows ONE widget tree
-(``VBox([HTML caption, HTML table])``) made on the creating thread; updates only assign
-``.value`` traits. Elsewhere it renders as HTML / text.
+(``VBox([HTML caption, grid])``, the grid of ``grid.py``, or an HTML table with ``grid=False``
+/ ``CLOUDG_GRID=html`` / no perspective) made on the creating thread (the grid's viewer when
+first shown); updates only assign traits and replace the grid's rows. Elsewhere it renders as
+HTML / text.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .client import Client
+    from .grid import DataGrid
     from .loop import LoopThread
     from .result import Result
 
@@ -182,7 +185,8 @@ class LiveFrame:
 
     def __init__(self, client: Client, tool: str, arguments: dict[str, Any], *,
                  debounce: float = DEBOUNCE_SECONDS, max_rows: int = MAX_ROWS,
-                 widget: bool | None = None, start: bool = True) -> None:
+                 widget: bool | None = None, start: bool = True,
+                 grid: bool | None = None) -> None:
         import pandas
 
         self.client = client
@@ -216,6 +220,8 @@ class LiveFrame:
         self.widget: Any = None
         self._caption: Any = None
         self._table: Any = None
+        self._grid_choice = grid
+        self._grid: DataGrid | None = None
         if widget if widget is not None else kernel_shell() is not None:
             self._make_widgets()
         if start:
@@ -331,6 +337,8 @@ class LiveFrame:
         if self._columns is not None:
             shown = shown[[c for c in self._columns if c in shown.columns]]
         text = f"{self.caption()}\n{shown.to_string(index=False)}"
+        if self._grid is not None:  # its viewer is made here, on the displaying thread
+            self._grid.show_first(lambda: self.df, self._columns)
         if self.widget is not None:
             bundle = self.widget._repr_mimebundle_()
             bundle = bundle[0] if isinstance(bundle, tuple) else bundle
@@ -343,7 +351,13 @@ class LiveFrame:
     def _make_widgets(self) -> None:
         import ipywidgets as widgets
 
+        from .grid import DataGrid, use_grid
+
         self._caption = widgets.HTML(value="")
+        if use_grid(self._grid_choice):
+            self._grid = DataGrid(title=self.tool)
+            self.widget = widgets.VBox([self._caption, self._grid.widget])
+            return
         self._table = widgets.HTML(value="")
         self.widget = widgets.VBox([self._caption, self._table])
 
@@ -352,7 +366,11 @@ class LiveFrame:
             self._caption.value = f"<small>{html.escape(self.caption())}</small>"
 
     def _render(self) -> None:
-        if self._table is not None:
+        if self._grid is not None:
+            with self.widget.hold_sync():
+                self._grid.update(self.df, self._columns)  # (once shown: see show_first)
+                self._render_caption()
+        elif self._table is not None:
             with self.widget.hold_sync():
                 self._table.value = self.table_html()
                 self._render_caption()

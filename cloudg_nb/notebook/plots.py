@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "CATEGORY_COLOURS", "SEVERITY_COLOURS", "SEVERITY_ORDER", "plot_attack_paths",
-    "plot_findings_by_severity",
+    "CATEGORY_COLOURS", "SEVERITY_COLOURS", "SEVERITY_ORDER", "layered_positions",
+    "plot_attack_paths", "plot_findings_by_severity",
 ]
 
 #: Worst first, as findings tools report them.
@@ -107,8 +107,8 @@ def _new_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]
 
 def _layout(paths: Sequence[Mapping[str, Any]]) -> tuple[dict[str, tuple[float, float]],
                                                           dict[str, Mapping[str, Any]]]:
-    """Node positions: x = fewest hops from the source; y spreads each layer, ordered by the
-    mean height of the nodes that lead into it (fewer crossing edges)."""
+    """Node positions of the paths' subgraph (``layered_positions`` by hop count) and the
+    nodes by id."""
     nodes: dict[str, Mapping[str, Any]] = {}
     depth: dict[str, int] = {}
     preds: dict[str, set[str]] = {}
@@ -119,8 +119,17 @@ def _layout(paths: Sequence[Mapping[str, Any]]) -> tuple[dict[str, tuple[float, 
             depth[ids[i]] = min(depth.get(ids[i], i), i)
             if i:
                 preds.setdefault(ids[i], set()).add(ids[i - 1])
+    names = {node_id: str(node.get("name", node_id)) for node_id, node in nodes.items()}
+    return layered_positions(depth, preds, names), nodes
+
+
+def layered_positions(depth: Mapping[str, int], preds: Mapping[str, Iterable[str]],
+                      names: Mapping[str, str]) -> dict[str, tuple[float, float]]:
+    """Positions of a layered graph: x = a node's ``depth``; y spreads each layer, ordered by
+    the mean height of the nodes that lead into it (``preds``; fewer crossing edges), then by
+    name. Nodes keep their first-seen order in ``depth`` within a tie."""
     layers: dict[int, list[str]] = {}
-    for node_id in nodes:  # first-seen order within a layer
+    for node_id in depth:  # first-seen order within a layer
         layers.setdefault(depth[node_id], []).append(node_id)
     positions: dict[str, tuple[float, float]] = {}
     for level in sorted(layers):
@@ -130,11 +139,11 @@ def _layout(paths: Sequence[Mapping[str, Any]]) -> tuple[dict[str, tuple[float, 
             ys = [positions[p][1] for p in preds.get(node_id, ()) if p in positions]
             return -sum(ys) / len(ys) if ys else 0.0
 
-        members.sort(key=lambda n: (barycentre(n), str(nodes[n].get("name", n))))
+        members.sort(key=lambda n: (barycentre(n), names.get(n, n)))
         top = (len(members) - 1) / 2
         for i, node_id in enumerate(members):
             positions[node_id] = (float(level), top - i)
-    return positions, nodes
+    return positions
 
 
 def plot_attack_paths(result: Any, findings: Any = None, *, ax: Axes | None = None,

@@ -3,14 +3,16 @@ readable key/value table, errors as a short message with code and hints (never a
 plus a small note of what the policy redacted or pseudonymised.
 
 Every ``render_*`` function returns a ``Rendered`` (HTML + plain text in one MIME bundle), so
-Jupyter shows HTML and terminal IPython / nbconvert text show the same content as text.
+Jupyter shows HTML and terminal IPython / nbconvert text show the same content as text. In a
+kernel, a table of more than ``LARGE_RESULT_ROWS`` rows shows as an interactive grid and a
+path or blast-radius result as a graph (a ``WidgetRendered``: the widget is made when shown).
 """
 
 from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
     import pandas
 
 __all__ = [
-    "Rendered", "render", "render_result", "render_error", "render_value", "render_table",
-    "render_messages", "render_note", "table_of", "MAX_TEXT_CHARS",
+    "Rendered", "WidgetRendered", "render", "render_result", "render_error", "render_value",
+    "render_table", "render_messages", "render_note", "table_of", "MAX_TEXT_CHARS",
 ]
 
 #: A dict or text shown beyond this many characters is cut, with a note saying how to get it.
@@ -46,6 +48,26 @@ class Rendered:
 
     def __repr__(self) -> str:
         return self.text
+
+
+class WidgetRendered(Rendered):
+    """A display that is a widget in a kernel and ``Rendered``'s HTML / text elsewhere.
+
+    ``make()`` builds the widget when the display is shown (so a result that is never shown
+    costs nothing) and returns None where no widget should be shown (no kernel, opted out);
+    ``.html`` and ``.text`` are what a notebook without widgets shows."""
+
+    def __init__(self, html_body: str, text: str, make: Callable[[], Any]) -> None:
+        super().__init__(html_body, text)
+        self.make = make
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        widget = self.make()
+        if widget is None:
+            return super()._repr_mimebundle_(include, exclude)
+        bundle = widget._repr_mimebundle_()
+        bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+        return {**bundle, "text/plain": self.text}
 
 
 def render(value: Any) -> Rendered:
@@ -74,6 +96,10 @@ def render_result(result: Result) -> Rendered:
         body = render_value(result.data)
     else:
         body = render_value(result.text)
+    from .graph_view import graph_display, is_graph_result
+
+    if is_graph_result(result.tool, result.data):
+        return _with_note(graph_display(result, body), note)
     return _with_note(body, note)
 
 
@@ -98,18 +124,22 @@ def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:
 
 
 def render_table(frame: pandas.DataFrame, caption: str = "") -> Rendered:
-    """A DataFrame as pandas shows it, with the caption as one line under it."""
+    """A DataFrame as pandas shows it, with the caption as one line under it; in a kernel,
+    one of more than ``LARGE_RESULT_ROWS`` rows as an interactive grid (``grid.py``)."""
     repr_html = getattr(frame, "_repr_html_", None)
     table_html = repr_html() if repr_html is not None else None
     if not table_html:
         table_html = frame.to_html(max_rows=60, na_rep="—")
     table_text = repr(frame)
-    if not caption:
-        return Rendered(table_html, table_text)
     caption_html = _e(caption).replace("%cloudg next", "<code>%cloudg next</code>")
-    return Rendered(
-        f'{table_html}<div class="cloudg-caption" style="{_CAPTION_STYLE}">{caption_html}</div>',
-        f"{table_text}\n{caption}")
+    below = (f'<div class="cloudg-caption" style="{_CAPTION_STYLE}">{caption_html}</div>'
+             if caption else "")
+    body = Rendered(table_html + below, f"{table_text}\n{caption}" if caption else table_text)
+    from .grid import LARGE_RESULT_ROWS, grid_display
+
+    if len(frame) > LARGE_RESULT_ROWS:
+        return WidgetRendered(body.html, body.text, lambda: grid_display(frame, below))
+    return body
 
 
 def table_of(value: Any) -> pandas.DataFrame | None:
@@ -180,8 +210,20 @@ def _with_note(body: Rendered, note: str | None) -> Rendered:
     if not note:
         return body
     text = f"policy: {note}"
-    return Rendered(f'{body.html}<div class="cloudg-transforms" style="{_NOTE_STYLE}">'
-                    f"{_e(text)}</div>", f"{body.text}\n{text}")
+    note_html = f'<div class="cloudg-transforms" style="{_NOTE_STYLE}">{_e(text)}</div>'
+    if isinstance(body, WidgetRendered):
+        make = body.make
+
+        def noted() -> Any:
+            widget = make()
+            if widget is None:
+                return None
+            import ipywidgets
+
+            return ipywidgets.VBox([widget, ipywidgets.HTML(note_html)])
+
+        return WidgetRendered(body.html + note_html, f"{body.text}\n{text}", noted)
+    return Rendered(f"{body.html}{note_html}", f"{body.text}\n{text}")
 
 
 def _error_argument(error: ErrorInfo) -> str | None:

@@ -77,10 +77,17 @@ def execution_counts(page: LabPage) -> list[Any]:
     return [cell["count"] for cell in state["cells"] if cell["type"] == "code"]
 
 
+#: The rows the live table's grid draws (perspective's datagrid: a regular-table in the
+#: plugin's shadow root), as text.
+_GRID_TEXT = """
+const plugin = arguments[0].querySelector('perspective-viewer perspective-viewer-datagrid');
+const table = plugin && plugin.shadowRoot && plugin.shadowRoot.querySelector('regular-table');
+return table ? table.querySelector('tbody').textContent : '';
+"""
+
+
 def live_table_text(page: LabPage) -> str:
-    tables = output_area(page, "client.live(").find_elements(By.CSS_SELECTOR,
-                                                            ".widget-html table")
-    return text_of(tables[0]) if tables else ""
+    return str(page.driver.execute_script(_GRID_TEXT, output_area(page, "client.live(")))
 
 
 def test_quickstart_renders_widgets_and_figure_and_its_live_table_follows_an_assistant(
@@ -131,9 +138,9 @@ def readme_screenshot(page: LabPage) -> None:
     page.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": 1400, "height": 1500, "deviceScaleFactor": 1, "mobile": False})
     page.driver.execute_async_script(_LIVE_TABLE_VIEW, index)
-    wait_for(lambda: page.driver.find_elements(By.CSS_SELECTOR,
-                                               ".jp-LinkedOutputView .widget-html table"),
-             "the live table's own view")
+    wait_for(lambda: page.driver.execute_script(
+        _GRID_TEXT, page.driver.find_element(By.CSS_SELECTOR, ".jp-LinkedOutputView")),
+        "the live table's own view")
     area = output_area(page, "plot_attack_paths(paths")
     page.driver.execute_script(
         "arguments[0].closest('.jp-WindowedPanel-outer').scrollBy(0, -40);", area)

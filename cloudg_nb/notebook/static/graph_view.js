@@ -1,0 +1,198 @@
+// cloudg graph view: the anywidget front end of cloudg_nb.notebook.graph_view.GraphView.
+// graph_view.py puts cytoscape.js (vendored beside this file) in front of this code as the
+// `cytoscape` constant; the model holds `nodes` and `edges` (positions laid out in Python),
+// `title`, `height`, and `selected` (the id of the node clicked last, sent back to Python).
+
+const STYLE = [
+  {
+    selector: "node",
+    style: {
+      "background-color": "data(fill)",
+      "border-color": "data(ring)",
+      "border-width": "data(ring_width)",
+      shape: "data(shape)",
+      width: 34,
+      height: 34,
+      label: "data(label)",
+      "text-valign": "bottom",
+      "text-halign": "center",
+      "text-margin-y": 4,
+      "text-wrap": "wrap",
+      "text-max-width": 140,
+      "font-size": 10,
+      color: "#222",
+    },
+  },
+  {
+    selector: "node.entry",
+    style: {
+      "outline-width": 2,
+      "outline-color": "#111",
+      "outline-style": "dashed",
+      "outline-offset": 3,
+    },
+  },
+  { selector: "node.sensitive", style: { "font-weight": "bold" } },
+  {
+    selector: "node:selected",
+    style: { "overlay-color": "#1565c0", "overlay-opacity": 0.18, "overlay-padding": 6 },
+  },
+  {
+    selector: "edge",
+    style: {
+      width: 1.4,
+      "line-color": "#8c8c8c",
+      "curve-style": "bezier",
+      label: "data(label)",
+      "font-size": 8,
+      color: "#555",
+      "text-rotation": "autorotate",
+      "text-background-color": "#fff",
+      "text-background-opacity": 0.8,
+      "text-background-padding": 1,
+    },
+  },
+  {
+    selector: "edge.directed",
+    style: { "target-arrow-shape": "triangle", "target-arrow-color": "#8c8c8c" },
+  },
+  { selector: "edge.virtual", style: { "line-style": "dashed" } },
+];
+
+function elements(model) {
+  const nodes = (model.get("nodes") || []).map((n) => ({
+    group: "nodes",
+    data: { ...n, id: String(n.id) },
+    position: { x: n.x || 0, y: n.y || 0 },
+    classes: [n.entry ? "entry" : "", n.sensitive ? "sensitive" : ""].join(" ").trim(),
+  }));
+  const edges = (model.get("edges") || []).map((e, i) => ({
+    group: "edges",
+    data: { ...e, id: `edge-${i}`, source: String(e.source), target: String(e.target) },
+    classes: [e.directed === false ? "" : "directed", e.virtual ? "virtual" : ""]
+      .join(" ").trim(),
+  }));
+  return [...nodes, ...edges];
+}
+
+function row(name, value) {
+  const tr = document.createElement("tr");
+  const th = document.createElement("th");
+  const td = document.createElement("td");
+  th.textContent = name;
+  td.textContent = value === null || value === undefined ? "—"
+    : typeof value === "object" ? JSON.stringify(value) : String(value);
+  tr.append(th, td);
+  return tr;
+}
+
+function render({ model, el }) {
+  el.classList.add("cloudg-graph");
+  const head = document.createElement("div");
+  head.className = "cloudg-graph-head";
+  const title = document.createElement("span");
+  title.className = "cloudg-graph-title";
+  const fit = document.createElement("button");
+  fit.className = "cloudg-graph-fit";
+  fit.textContent = "fit";
+  fit.title = "zoom to show the whole graph";
+  head.append(title, fit);
+  const body = document.createElement("div");
+  body.className = "cloudg-graph-body";
+  const canvas = document.createElement("div");
+  canvas.className = "cloudg-graph-canvas";
+  const side = document.createElement("div");
+  side.className = "cloudg-graph-side";
+  body.append(canvas, side);
+  el.append(head, body);
+
+  const hint = () => {
+    side.replaceChildren();
+    const p = document.createElement("p");
+    p.className = "cloudg-graph-hint";
+    p.textContent = "Click a node to see its attributes. Drag to pan, scroll to zoom.";
+    side.append(p);
+  };
+  const show = (data) => {
+    side.replaceChildren();
+    const h = document.createElement("div");
+    h.className = "cloudg-graph-node-title";
+    h.textContent = data.name || data.id;
+    const table = document.createElement("table");
+    table.className = "cloudg-graph-attributes";
+    for (const [name, value] of Object.entries(data.attributes || {})) {
+      table.append(row(name, value));
+    }
+    side.append(h, table);
+  };
+  const setHeight = () => {
+    body.style.height = model.get("height") || "460px";
+  };
+  setHeight();
+  title.textContent = model.get("title") || "";
+  hint();
+
+  const cy = cytoscape({
+    container: canvas,
+    elements: elements(model),
+    layout: { name: "preset", fit: true, padding: 30 },
+    style: STYLE,
+    minZoom: 0.1,
+    maxZoom: 4,
+    boxSelectionEnabled: false,
+  });
+  el.cloudgGraph = cy; // lets a page (and the browser tests) reach the graph
+  const refit = () => {
+    cy.resize();
+    cy.fit(undefined, 30);
+  };
+  cy.on("tap", "node", (event) => {
+    const node = event.target;
+    show(node.data());
+    model.set("selected", node.id());
+    model.save_changes();
+  });
+  cy.on("tap", (event) => {
+    if (event.target === cy) {
+      hint();
+    }
+  });
+  fit.addEventListener("click", refit);
+  const onData = () => {
+    cy.elements().remove();
+    cy.add(elements(model));
+    hint();
+    refit();
+  };
+  const onTitle = () => {
+    title.textContent = model.get("title") || "";
+  };
+  model.on("change:nodes", onData);
+  model.on("change:edges", onData);
+  model.on("change:title", onTitle);
+  model.on("change:height", () => {
+    setHeight();
+    refit();
+  });
+  // The element may be laid out only after render: fit once it has a size.
+  let fitted = false;
+  const observer = new ResizeObserver(() => {
+    if (canvas.clientWidth > 0 && canvas.clientHeight > 0) {
+      cy.resize();
+      if (!fitted) {
+        fitted = true;
+        cy.fit(undefined, 30);
+      }
+    }
+  });
+  observer.observe(canvas);
+  return () => {
+    observer.disconnect();
+    model.off("change:nodes", onData);
+    model.off("change:edges", onData);
+    model.off("change:title", onTitle);
+    cy.destroy();
+  };
+}
+
+export default { render };
