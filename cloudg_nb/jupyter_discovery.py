@@ -9,6 +9,7 @@ no connection. Used by ``cloudg-nb config --jupyter`` and the notebook client.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -113,10 +114,46 @@ def _from_explicit(url: str, token: str | None) -> JupyterEndpoint:
 
 
 def _running_servers(runtime_dir: str | None) -> list[dict[str, Any]]:
-    from jupyter_server.serverapp import list_running_servers
+    """The server files of live Jupyter servers (Unix-socket servers have no URL an HTTP
+    client can use, so they are left out)."""
+    if os.name == "nt":  # a live-pid check needs the Win32 API there: Jupyter's own reader
+        from jupyter_server.serverapp import list_running_servers
 
-    # Unix-socket servers have no URL an HTTP client can use.
-    return [s for s in list_running_servers(runtime_dir) if not s.get("sock") and s.get("url")]
+        found: Iterable[dict[str, Any]] = list_running_servers(runtime_dir)
+    else:
+        found = _server_files(runtime_dir)
+    return [s for s in found if not s.get("sock") and s.get("url")]
+
+
+def _server_files(runtime_dir: str | None) -> list[dict[str, Any]]:
+    """``jpserver-*.json`` of live processes, read as ``list_running_servers`` does but
+    without importing the server (seconds in a fresh kernel) and without deleting files."""
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    folder = Path(runtime_dir or jupyter_runtime_dir())
+    servers = []
+    for path in sorted(folder.glob("jpserver-*.json")) if folder.is_dir() else ():
+        try:
+            info = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # being written, or not a server file
+            continue
+        if isinstance(info, dict) and _alive(info.get("pid")):
+            servers.append(info)
+    return servers
+
+
+def _alive(pid: Any) -> bool:
+    if type(pid) is not int or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def _contains(root: str, cwd: Path) -> bool:

@@ -38,15 +38,32 @@ def _distinct(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
         index: dict[str, int] = {}
         values: list[Any] = []
         out = np.empty(len(series), dtype=np.int32)
+        texts: dict[tuple[str, ...], int] = {}  # lists of text (tags, frameworks): no JSON
         for i, cell in enumerate(series.tolist()):
+            items = _texts(cell)
+            if items is not None and (j := texts.get(items)) is not None:
+                out[i] = j
+                continue
             value = to_jsonable(cell)
             key = json.dumps(value, sort_keys=True, default=str)
             j = index.get(key)
             if j is None:
                 j = index[key] = len(values)
                 values.append(value)
+            if items is not None:
+                texts[items] = j
             out[i] = j
         return out, values
+
+
+def _texts(cell: Any) -> tuple[str, ...] | None:
+    """A list cell whose items are all text, as a tuple (a key as telling as its JSON)."""
+    t = type(cell)
+    if t is np.ndarray:
+        cell = cell.tolist()
+    elif t is not list and t is not tuple:
+        return None
+    return tuple(cell) if all(type(v) is str for v in cell) else None
 
 
 def _arrow(values: list[Any], codes: np.ndarray) -> tuple[pa.Array, bool]:

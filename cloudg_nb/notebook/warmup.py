@@ -50,6 +50,8 @@ def _warm(future: concurrent.futures.Future[Client | None]) -> None:
         from . import render  # noqa: F401  (how results show)
 
         pandas.DataFrame.from_records([{"warm": "up"}])  # pandas' lazy imports for tables
+        with contextlib.suppress(ImportError):
+            import ipywidgets  # noqa: F401  (progress bars and notes in a kernel)
 
         from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
         from .remote import RemoteBackend

@@ -39,6 +39,7 @@ _PAIR_NAMES = ("Key", "key", "Name", "name", "TagKey", "ParameterKey", "Paramete
 _PAIR_VALUES = ("Value", "value", "TagValue", "ParameterValue")
 #: A name/value record has at most this many keys (``{name, value, type, source, ...}``).
 _PAIR_MAX_KEYS = 8
+_PAIR_VALUE_SET = frozenset(_PAIR_VALUES)
 #: ``["db_password", "…"]``: the first item of a two-item list is a name at most this long.
 _LIST_PAIR_NAME_MAX = 64
 _NEVER = re.compile(r"(?!)")
@@ -122,7 +123,7 @@ class TextPass:
         """For ``{"Key": "db_password", "Value": …}`` (also ``TagKey``/``TagValue``,
         ``ParameterKey``/``ParameterValue``, ``{name, value, …}``): (value key, entity) when
         the name says secret."""
-        if len(x) > _PAIR_MAX_KEYS or not any(vk in x for vk in _PAIR_VALUES):
+        if len(x) > _PAIR_MAX_KEYS or _PAIR_VALUE_SET.isdisjoint(x):
             return None
         for nk in _PAIR_NAMES:
             name = x.get(nk)
