@@ -18,6 +18,7 @@ import asyncio
 import datetime
 import html
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -44,9 +45,12 @@ __all__ = ["LiveFrame", "DEBOUNCE_SECONDS", "TABLE_ROWS", "MAX_ROWS", "apply_del
 
 logger = logging.getLogger("cloudg.notebook")
 
-#: Change events closer together than this cause one refresh (a mutation's events leave the
-#: server in one burst, well within this).
+#: Change events closer together than this cause one refresh: while changes keep coming, a
+#: LiveFrame refreshes at most once per this.
 DEBOUNCE_SECONDS = 0.03
+#: The wait before refreshing on a change after a quiet spell: enough for the rest of that
+#: mutation's events (they leave the server in one burst), not a whole debounce.
+LEAD_SECONDS = 0.005
 #: Request ``_meta`` asking a list tool for the rows changed since a result's ``delta_base``,
 #: and for a whole result as Arrow columns (served by ``cloudg_nb.catalog.conventions.page``).
 CHANGED_SINCE = CHANGED_SINCE_META
@@ -125,25 +129,29 @@ def apply_delta(frame: pandas.DataFrame, delta: dict[str, Any], rows: list[Any],
 def _updated_in_place(frame: pandas.DataFrame, positions: list[int], rows: list[Any]
                       ) -> pandas.DataFrame | None:
     """``frame`` with the rows at ``positions`` replaced by ``rows`` (the common change: the
-    same rows, some cells new), column by column; None when a value does not fit its
-    column's type (the caller then rebuilds the frame)."""
-    import pandas
-
-    new = pandas.DataFrame.from_records(rows)
-    if set(new.columns) != set(frame.columns):
+    same rows, some cells new), only in the columns that changed; None when a row does not
+    have the frame's columns or a value does not fit its column's type (the caller then
+    rebuilds the frame)."""
+    columns = list(frame.columns)
+    wanted = set(columns)
+    if any(not isinstance(row, dict) or row.keys() != wanted for row in rows):
         return None
+    # the rows as shown now, read in one take (few rows: the usual delta)
+    shown = frame.iloc[positions].to_numpy(dtype=object).tolist() if len(
+        positions) < 64 else None
     out = frame.copy(deep=False)
+    changed: list[str] = []
     try:
-        for j, column in enumerate(frame.columns):
-            values = new[column].tolist()
-            current = frame[column].iloc[positions].tolist() if len(positions) < 64 else None
-            if current is not None and all(_same(a, b) for a, b in zip(current, values,
-                                                                        strict=True)):
+        for j, column in enumerate(columns):
+            values = [row[column] for row in rows]
+            if shown is not None and all(_same(old[j], new) for old, new in zip(
+                    shown, values, strict=True)):
                 continue  # nothing new in this column: its array stays shared
             out.iloc[positions, j] = values
+            changed.append(column)
     except (TypeError, ValueError):
         return None
-    if any(out[c].dtype != frame[c].dtype for c in frame.columns):
+    if any(out[c].dtype != frame[c].dtype for c in changed):
         return None
     return out
 
@@ -205,6 +213,7 @@ class LiveFrame:
         #: frame's version) or "full" (every page).
         self.last_read: str | None = None
         self._updated_mono = 0.0
+        self._refreshed_mono = -math.inf  # when the last refresh ended
         self._paused = False
         self._closed = False
         self._stale = False
@@ -537,11 +546,15 @@ class LiveFrame:
         assert self._lock is not None
         self._dirty = False
         async with self._lock:
-            await self._run_query()
+            try:
+                await self._run_query()
+            finally:
+                self._refreshed_mono = time.monotonic()
         self._schedule_tick()
 
     def _changed(self, uri: str) -> None:
-        """A subscribed resource changed (loop thread): refresh after the debounce."""
+        """A subscribed resource changed (loop thread): refresh soon after a quiet spell,
+        else after the debounce."""
         if self._closed:
             return
         if self._paused:
@@ -550,7 +563,9 @@ class LiveFrame:
             return
         self._dirty = True
         if self._timer is None and (self._task is None or self._task.done()):
-            self._timer = self._loop.loop.call_later(self.debounce, self._fire)
+            quiet = time.monotonic() - self._refreshed_mono >= self.debounce
+            delay = min(LEAD_SECONDS, self.debounce) if quiet else self.debounce
+            self._timer = self._loop.loop.call_later(delay, self._fire)
 
     def _fire(self) -> None:
         self._timer = None
@@ -560,10 +575,15 @@ class LiveFrame:
 
     async def _refresh_while_dirty(self) -> None:
         try:
-            while self._dirty and not self._closed and not self._paused:
+            while self._wanted():
                 await self._refresh()
+                if self._wanted():  # changes kept coming: gather them for one refresh
+                    await asyncio.sleep(self.debounce)
         except Exception:
             logger.exception("LiveFrame refresh failed")
+
+    def _wanted(self) -> bool:
+        return self._dirty and not self._closed and not self._paused
 
     def _resumed(self) -> None:
         if self._closed:
