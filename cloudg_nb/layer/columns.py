@@ -124,26 +124,30 @@ def column_transform(plan: CallPlan, report: dict[str, Any]) -> ColumnTransform 
     def transform(column: str, values: list[Any]) -> list[Any]:
         memo = MEMO.column(plan, column)
         keys = [v if type(v) is str else _key(v) for v in values]
-        todo = dict.fromkeys(k for k in keys if k not in memo)
-        if todo:
-            originals = {k: v for k, v in zip(keys, values, strict=True) if k in todo}
-            pending = list(todo)
-            for start in range(0, len(pending), CHUNK):
-                chunk = pending[start:start + CHUNK]
-                out, _ = plan.transform({"items": [{column: originals[k]} for k in chunk]})
-                items = out.get("items") if isinstance(out, dict) else None
-                if not isinstance(items, list) or len(items) != len(chunk):
-                    raise ColumnsUnavailable(f"the policy reshaped the rows of {column}")
-                for k, row in zip(chunk, items, strict=True):
-                    new = row.get(column, MISSING) if isinstance(row, dict) else MISSING
-                    old = originals[k]
-                    # A changed value's own report (redactions, pseudonyms ...), kept with it.
-                    own = None if _same(new, old) else \
-                        plan.transform({"items": [{column: old}]})[1]
-                    memo[k] = (new, own)
+        first: dict[Hashable, int] = {}  # key -> index of its first value, for keys not in memo
+        for i, k in enumerate(keys):
+            if k not in memo and k not in first:
+                first[k] = i
+        pending = list(first.values())
+        for start in range(0, len(pending), CHUNK):
+            chunk = pending[start:start + CHUNK]
+            out, _ = plan.transform({"items": [{column: values[i]} for i in chunk]})
+            items = out.get("items") if isinstance(out, dict) else None
+            if not isinstance(items, list) or len(items) != len(chunk):
+                raise ColumnsUnavailable(f"the policy reshaped the rows of {column}")
+            for i, row in zip(chunk, items, strict=True):
+                new = row.get(column, MISSING) if isinstance(row, dict) else MISSING
+                old = values[i]
+                if new is old or _same(new, old):
+                    memo[keys[i]] = (new, None)
+                else:  # a changed value's own report (redactions, pseudonyms ...), kept with it
+                    memo[keys[i]] = (new, plan.transform({"items": [{column: old}]})[1])
         found = [memo[k] for k in keys]
-        for k in dict.fromkeys(k for k, (_, own) in zip(keys, found, strict=True) if own):
-            merge_report(report, memo[k][1] or {})  # each distinct value reports once
+        reported: set[Hashable] = set()
+        for k, (_, own) in zip(keys, found, strict=True):
+            if own and k not in reported:  # each distinct value reports once
+                reported.add(k)
+                merge_report(report, own)
         return [new for new, _ in found]
 
     return transform
