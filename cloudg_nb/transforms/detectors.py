@@ -56,6 +56,10 @@ class Detector:
     group: int = 0
     triggers: tuple[str, ...] = ()
     lower: bool = False
+    #: Literal substrings every match contains, all of them (lower-case when ``lower``):
+    #: a string holding a trigger but not these is not searched (``scheme://`` is common in
+    #: cloud data; ``scheme://user:password@`` is not).
+    requires: tuple[str, ...] = ()
     validate: Validator | None = None
     entities: tuple[str, ...] = ()
     builtin: bool = True
@@ -307,13 +311,13 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         r"sqlserver|oracle|cockroachdb|jdbc:[a-z0-9]+)://[^\s:/@\x00'\"]{0,128}:"
         r"([^\s@/\x00'\"]{1,256})@",
         "Database connection strings (postgres, mysql, mongodb, redis ...) with a password",
-        group=1, triggers=("://",),
+        group=1, triggers=("://",), requires=("@",),
     ),
     _d(
         "url_credentials", "secret",
         r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\x00'\"]{0,128}:([^\s@/\x00'\"]{1,256})@",
         "URLs that carry a user name and password before the host",
-        group=1, triggers=("://",),
+        group=1, triggers=("://",), requires=("@",),
     ),
     _d(
         "azure_storage_key", "secret",

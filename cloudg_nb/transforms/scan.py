@@ -96,6 +96,8 @@ class Scanner:
                     hay = text
                 if not any(t in hay for t in det.triggers):
                     continue
+                if det.requires and not all(r in hay for r in det.requires):
+                    continue
             _collect(det, rank, text, found)
         if self.shields and any(f.detector.kind in _GUARDED for f in found):
             self._shield(text, found)
@@ -189,12 +191,16 @@ class Scanner:
                             return self._one_by_one(strings)
                     hay = lowered
                 found_in: set[int] = set()
-                for t in det.triggers:
+                # with required literals, only their holders (usually few) are looked at
+                for t in det.requires[:1] or det.triggers:
                     key = (det.lower, t)
                     hit = holders.get(key)
                     if hit is None:
                         hit = holders[key] = _holders(hay, t, starts, strings)
                     found_in.update(hit)
+                if det.requires:
+                    found_in = {i for i in found_in
+                                if _holds(strings[i].lower() if det.lower else strings[i], det)}
                 for idx in sorted(found_in):
                     _collect(det, rank, strings[idx], raw.setdefault(idx, []))
                 continue
@@ -241,6 +247,12 @@ def _holders(hay: str, trigger: str, starts: list[int], strings: Sequence[str]) 
             break
         i = hay.find(trigger, starts[idx + 1])
     return out
+
+
+def _holds(text: str, det: Detector) -> bool:
+    """Whether ``text`` (lower-cased when ``det.lower``) holds one of ``det``'s triggers and
+    all of its required literals."""
+    return all(r in text for r in det.requires) and any(t in text for t in det.triggers)
 
 
 def _anchored(big: str, anchor: re.Pattern[str], starts: list[int]) -> list[int]:

@@ -105,3 +105,18 @@ def test_a_scanner_that_forgot_scans_clean_strings_again() -> None:
     scanner.forget()
     scanner.scan_many(["axxb"])
     assert seen == ["xx", "xx"]
+
+
+def test_urls_without_credentials_among_many_do_not_hide_those_with() -> None:
+    """``scheme://`` is everywhere in cloud data (asset URIs, console links); the credential
+    detectors search only strings that also hold ``@``, and still find every password."""
+    uris = [f"cloudg://findings/f{i:06d}" for i in range(3000)]
+    strings = [*uris[:1500], "mongodb+srv://app:S3cr3t-pw@cluster0.example.net/db",
+               "see https://deploy:tok3n-xyz@git.example.com/repo.git", "mail ops@example.com",
+               *uris[1500:], "REDIS://cache:Hunter2pass@10.0.0.5:6379"]
+    batch = SCANNER.scan_many(strings)
+    secrets = {strings[i][f.start:f.end] for i, found in batch.items() for f in found
+               if f.entity in ("connection_string", "url_credentials")}
+    assert secrets == {"S3cr3t-pw", "tok3n-xyz", "Hunter2pass"}
+    single = {i: _plain(SCANNER.scan(s)) for i, s in enumerate(strings)}
+    assert {i: _plain(f) for i, f in batch.items()} == {i: f for i, f in single.items() if f}
