@@ -3,8 +3,9 @@
 The strings of one value are joined with NUL (which no pattern can match) so each detector
 costs one C-level pass over the whole text instead of one Python call per string. A pattern
 that starts with a literal runs over the joined text (the engine skips ahead to the literal);
-a detector with triggers finds the strings holding one and runs its regex on those only;
-anything else runs over the joined text, each match mapped back to its string. Overlapping
+a detector with triggers finds the strings holding one (and all its required literals,
+looked up first: ``://`` is in most cloud values, ``@`` in few) and runs its regex on those
+only; anything else runs over the joined text, each match mapped back to its string. Overlapping
 matches are settled by priority (detector order: secrets, credentials, identifiers ...),
 after shields (ids, public keys, certificates) have dropped the secret findings inside them:
 shield detectors that report nothing run only on strings that hold a secret finding.
