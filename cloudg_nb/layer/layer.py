@@ -53,7 +53,14 @@ from .listeners import Listeners
 from .plan import CallPlan
 from .registry import Registry
 from .schema import validate_arguments
-from .shaping import error_result, prompt_result, redacted_error, resource_contents, tool_result
+from .shaping import (
+    error_result,
+    has_columns,
+    prompt_result,
+    redacted_error,
+    resource_contents,
+    tool_result,
+)
 from .specs import (
     AnySpec,
     PromptSpec,
@@ -553,6 +560,10 @@ class CloudGMCPLayer:
             return self._handler_error(exposed, exc, plan, info.started)
         except Exception as exc:
             return self._handler_error(exposed, exc, plan, info.started)
+        if has_columns(raw):  # every distinct value through the policy: not on the loop
+            return cast(ToolResult, await self.workers.run(
+                spec.worker_lane, ctx.principal.id, tool_result, raw, plan, ctx.links,
+                info.started, self.max_output_chars))
         return tool_result(raw, plan, ctx.links, info.started, self.max_output_chars)
 
     def _handler_error(

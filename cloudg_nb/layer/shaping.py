@@ -87,6 +87,12 @@ def redacted_error(exc: MCPLayerError, plan: CallPlan) -> MCPLayerError:
     return clone
 
 
+def has_columns(raw: Any) -> bool:
+    """Whether a handler's return value holds ``Columns`` parts (whose transform and
+    encoding is CPU work for seconds at 500k rows: the layer runs it in a worker)."""
+    return isinstance(raw, dict) and any(is_columns(v) for v in raw.values())
+
+
 def tool_result(
     raw: Any, plan: CallPlan, links: Iterable[ResourceLink], started: float,
     max_output_chars: int | None,
@@ -99,7 +105,7 @@ def tool_result(
         result = _transform_tool_result(raw, plan, report)
     else:
         columns: dict[str, Columns] = {}
-        if isinstance(raw, dict) and any(is_columns(v) for v in raw.values()):
+        if has_columns(raw):
             columns = {k: v for k, v in raw.items() if is_columns(v)}
             raw = {k: v for k, v in raw.items() if k not in columns}
         value = to_jsonable(raw)

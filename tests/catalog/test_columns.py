@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import threading
+import time
 from typing import Any
 
 import pandas as pd
@@ -134,3 +136,56 @@ def test_a_value_remembered_under_one_policy_is_not_served_under_another() -> No
     guarded = columns_call(layer_with("standard"), "find_assets", {"query": "build-"})
     assert SECRET in opened.columns_frame().loc[0, "name"]  # type: ignore[union-attr]
     assert SECRET not in guarded.columns_frame().loc[0, "name"]  # type: ignore[union-attr]
+
+
+def test_columns_are_encoded_off_the_serving_loop_and_other_calls_flow(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transforming and encoding a large result's columns takes seconds: it runs in a worker,
+    so the serving loop (in Jupyter, the server's own) keeps answering other calls."""
+    from cloudg_nb.catalog.frame_columns import FrameColumns
+
+    layer = layer_with("standard")
+    encode = FrameColumns.encode
+    loop_threads: set[int] = set()
+    encode_threads: set[int] = set()
+
+    def slow_encode(self: FrameColumns, transform: Any) -> dict[str, Any]:
+        encode_threads.add(threading.get_ident())
+        time.sleep(0.6)  # what a cold 500k-row result costs, scaled down
+        return encode(self, transform)
+
+    monkeypatch.setattr(FrameColumns, "encode", slow_encode)
+
+    async def run() -> tuple[list[str], float]:
+        loop_threads.add(threading.get_ident())
+        done: list[str] = []
+        lag = 0.0
+
+        async def columns() -> None:
+            context = layer.context(meta={"request": {FORMAT_META: ARROW_FORMAT}})
+            result = await layer.call_tool("list_findings", {}, context=context)
+            assert not result.is_error
+            done.append("columns")
+
+        async def quick() -> None:
+            await asyncio.sleep(0.1)
+            result = await layer.call_tool("list_datasets", {})
+            assert not result.is_error, result
+            done.append("quick")
+
+        async def ticker() -> None:
+            nonlocal lag
+            last = time.monotonic()
+            while "columns" not in done:
+                await asyncio.sleep(0.01)
+                now = time.monotonic()
+                lag = max(lag, now - last)
+                last = now
+
+        await asyncio.gather(columns(), quick(), ticker())
+        return done, lag
+
+    done, lag = asyncio.run(run())
+    assert done == ["quick", "columns"]
+    assert lag < 0.3, f"the loop stalled for {lag:.2f} s"
+    assert encode_threads and not encode_threads & loop_threads
