@@ -414,11 +414,14 @@ class Client:
         return self._run(self._complete(argument, value, tool=tool, prompt=prompt,
                                         uri_template=uri_template, context=context))
 
-    def live(self, tool: str, /, **args: Any) -> LiveFrame:
-        """A LiveFrame: the query's DataFrame, re-run whenever the workspace data changes."""
+    def live(self, tool: str, /, *, progress: bool | ProgressFn = True,
+             **args: Any) -> LiveFrame:
+        """A LiveFrame: the query's DataFrame, re-run whenever the workspace data changes.
+        ``progress`` as for ``call``: the first load (seconds at 500k rows) shows a progress
+        display; later refreshes show in the frame's caption."""
         from .live import LiveFrame
 
-        return LiveFrame(self, tool, dict(args))
+        return LiveFrame(self, tool, dict(args), progress=progress)
 
     # -- oversight of assistants (served by the Jupyter server) ----------------------------------
 
@@ -535,17 +538,21 @@ class Client:
         return result
 
     async def arequest(self, tool: str, arguments: Mapping[str, Any], /, *,
-                       meta: Mapping[str, Any] | None = None) -> Result:
+                       meta: Mapping[str, Any] | None = None,
+                       progress: ProgressFn | None = None) -> Result:
         """``tool`` called as plain data, for code built on the client (LiveFrames, feeds,
         panels): no progress display, not kept as ``last``. ``meta``: request ``_meta``
-        entries (``cloudg/changed_since``, ...). Errors come back as error Results."""
-        return await self._on_loop(self._call(tool, dict(arguments), None,
+        entries (``cloudg/changed_since``, ...); ``progress(progress, total, message)``
+        hears the tool's reports (on the loop thread). Errors come back as error Results."""
+        return await self._on_loop(self._call(tool, dict(arguments), progress,
                                               dict(meta) if meta else None))
 
     def request(self, tool: str, arguments: Mapping[str, Any], /, *,
-                meta: Mapping[str, Any] | None = None) -> Result:
+                meta: Mapping[str, Any] | None = None,
+                progress: ProgressFn | None = None) -> Result:
         """The blocking twin of ``arequest``."""
-        return self._run(self._call(tool, dict(arguments), None, dict(meta) if meta else None))
+        return self._run(self._call(tool, dict(arguments), progress,
+                                    dict(meta) if meta else None))
 
     async def aframe(self, tool: str, /, *, progress: bool | ProgressFn = True,
                      **args: Any) -> pandas.DataFrame:
@@ -564,10 +571,12 @@ class Client:
         return await self._on_loop(self._complete(argument, value, tool=tool, prompt=prompt,
                                                   uri_template=uri_template, context=context))
 
-    async def alive(self, tool: str, /, **args: Any) -> LiveFrame:
+    async def alive(self, tool: str, /, *, progress: bool | ProgressFn = True,
+                    **args: Any) -> LiveFrame:
         from .live import LiveFrame
 
-        return await LiveFrame.aopen(self, tool, dict(args))
+        return await LiveFrame.aopen(self, tool, dict(args),
+                                     progress=progress if callable(progress) else False)
 
     async def atools(self) -> list[dict[str, Any]]:
         return await self._on_loop(self._tools_now())

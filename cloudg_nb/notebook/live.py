@@ -30,12 +30,13 @@ from ..layer.wire import (
     FORMAT_META,
     MAX_ROWS_META,
 )
-from .progress import kernel_shell
+from .progress import kernel_shell, progress_for
 from .result import CloudGError, ErrorInfo
 
 if TYPE_CHECKING:
     import pandas
 
+    from .backends import ProgressFn
     from .client import Client
     from .grid import DataGrid
     from .loop import LoopThread
@@ -194,7 +195,7 @@ class LiveFrame:
     def __init__(self, client: Client, tool: str, arguments: dict[str, Any], *,
                  debounce: float = DEBOUNCE_SECONDS, max_rows: int = MAX_ROWS,
                  widget: bool | None = None, start: bool = True,
-                 grid: bool | None = None) -> None:
+                 grid: bool | None = None, progress: bool | ProgressFn = True) -> None:
         import pandas
 
         self.client = client
@@ -231,14 +232,34 @@ class LiveFrame:
         self._table: Any = None
         self._grid_choice = grid
         self._grid: DataGrid | None = None
+        #: Hears the first load's progress reports (then None: refreshes show in the caption).
+        self._progress: ProgressFn | None = progress if callable(progress) else None
         if widget if widget is not None else kernel_shell() is not None:
             self._make_widgets()
         if start:
-            try:
-                self._loop.run(self._start())
-            except BaseException:
-                self._loop.run(self._unsubscribe_all())
-                raise
+            self._first_load(progress is True)
+
+    def _first_load(self, display: bool) -> None:
+        """Run the first query (blocking), behind a progress display when ``display`` (it
+        shows once the load takes longer than a moment, or the tool reports progress)."""
+        shown = progress_for(self.tool) if display else None
+        if shown is not None:
+            self._progress = shown.update
+        started = time.monotonic()
+        try:
+            self._loop.run(self._start())
+        except BaseException as exc:
+            if shown is not None:
+                why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+                shown.finish(ok=False, summary=f"{self.tool}: {why} after "
+                                               f"{time.monotonic() - started:.1f} s")
+            self._loop.run(self._unsubscribe_all())
+            raise
+        finally:
+            self._progress = None
+        if shown is not None:
+            shown.finish(ok=True, summary=f"{self.tool}: {len(self.df)} rows · "
+                                          f"{time.monotonic() - started:.1f} s")
 
     @classmethod
     async def aopen(cls, client: Client, tool: str, arguments: dict[str, Any],
@@ -252,6 +273,8 @@ class LiveFrame:
         except BaseException:
             await asyncio.wrap_future(frame._loop.submit(frame._unsubscribe_all()))
             raise
+        finally:
+            frame._progress = None
         return frame
 
     # -- public --------------------------------------------------------------------------------
@@ -445,7 +468,8 @@ class LiveFrame:
             meta = dict(whole)
             if self._delta_base and self.total == len(self.df):
                 meta[CHANGED_SINCE] = self._delta_base
-            result = await self.client.arequest(self.tool, args, meta=meta)
+            result = await self.client.arequest(self.tool, args, meta=meta,
+                                                progress=self._progress)
             if CHANGED_SINCE in meta:
                 if self._applied_delta(result):
                     return

@@ -279,3 +279,75 @@ def test_a_delta_whose_values_change_a_columns_type_rebuilds_the_frame() -> None
                           rows, len(held))
     assert applied is not None and applied.loc[3, "open_findings"] == "many"
     assert applied.loc[4, "open_findings"] == 4 and len(applied) == len(held)
+
+
+def _reporting_client() -> Client:
+    """A local client whose layer has one list tool that reports three steps first."""
+    from cloudg_nb import CloudGMCPLayer, Registry, ToolContext
+
+    registry = Registry()
+
+    @registry.tool
+    async def slow_rows(ctx: ToolContext, n: int = 3) -> dict[str, object]:
+        """Rows after three reported steps."""
+        for step in (1, 2, 3):
+            await ctx.report_progress(step, 3, f"step {step}")
+        return {"items": [{"id": str(i)} for i in range(n)], "total": n}
+
+    return Client.open(LocalBackend(sample=None, layer=CloudGMCPLayer(registry=registry)))
+
+
+def test_the_first_load_shows_progress_then_one_summary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cloudg_nb.notebook import live as live_module
+
+    class Display:
+        def __init__(self, label: str) -> None:
+            self.label, self.updates, self.finished = label, [], []
+
+        def update(self, progress: float, total: float | None, message: str | None) -> None:
+            self.updates.append((progress, total, message))
+
+        def finish(self, *, ok: bool, summary: str) -> None:
+            self.finished.append((ok, summary))
+
+    made: list[Display] = []
+    monkeypatch.setattr(live_module, "progress_for", lambda label: made.append(
+        Display(label)) or made[-1])
+    client = _reporting_client()
+    try:
+        lf = client.live("slow_rows", n=5)
+        [display] = made
+        assert display.label == "slow_rows"
+        assert [(p, t) for p, t, _ in display.updates] == [(1, 3), (2, 3), (3, 3)]
+        assert len(display.finished) == 1
+        ok, summary = display.finished[0]
+        assert ok and summary.startswith("slow_rows: 5 rows · ")
+        lf.refresh()  # refreshes report in the caption, not in a new display
+        assert len(made) == 1 and len(display.updates) == 3
+        lf.close()
+        made.clear()
+        client.live("slow_rows", progress=False).close()
+        assert made == []
+    finally:
+        client.close()
+
+
+def test_a_progress_function_hears_the_first_load_only() -> None:
+    client = _reporting_client()
+    heard: list[tuple[float, float | None, str | None]] = []
+    try:
+        lf = client.live("slow_rows", progress=lambda *report: heard.append(report))
+        assert [p for p, _, _ in heard] == [1, 2, 3] and len(lf.df) == 3
+        lf.refresh()
+        assert len(heard) == 3
+        lf.close()
+
+        async def in_async_code() -> LiveFrame:
+            return await client.alive("slow_rows", n=2, progress=lambda *r: heard.append(r))
+
+        frame = asyncio.run(in_async_code())
+        assert len(heard) == 6 and len(frame.df) == 2
+        frame.close()
+    finally:
+        client.close()
