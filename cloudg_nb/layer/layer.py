@@ -561,9 +561,22 @@ class CloudGMCPLayer:
         except Exception as exc:
             return self._handler_error(exposed, exc, plan, info.started)
         if has_columns(raw):  # every distinct value through the policy: not on the loop
-            return cast(ToolResult, await self.workers.run(
-                spec.worker_lane, ctx.principal.id, tool_result, raw, plan, ctx.links,
-                info.started, self.max_output_chars))
+            base = ctx._last_progress or 0  # reports go on from the handler's last one
+
+            def progress(step: float, total: float | None, message: str | None) -> None:
+                ctx.report_progress_sync(base + step, None, message)
+
+            try:
+                return cast(ToolResult, await self.workers.run(
+                    spec.worker_lane, ctx.principal.id, tool_result, raw, plan, ctx.links,
+                    info.started, self.max_output_chars, progress))
+            except CallCancelledError as exc:  # cancelled from elsewhere while encoding
+                return error_result(
+                    f"Tool {exposed} was cancelled before it finished.", plan, "cancelled",
+                    {"reason": exc.reason}, info.started)
+            finally:
+                if ctx._pending:
+                    await ctx.flush_progress()  # the reports precede the result
         return tool_result(raw, plan, ctx.links, info.started, self.max_output_chars)
 
     def _handler_error(

@@ -11,13 +11,14 @@ import base64
 import copy
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .columns import (
     COLUMNS_UNAVAILABLE,
     Columns,
     ColumnsUnavailable,
+    ColumnTransform,
     column_transform,
     is_columns,
 )
@@ -93,9 +94,13 @@ def has_columns(raw: Any) -> bool:
     return isinstance(raw, dict) and any(is_columns(v) for v in raw.values())
 
 
+#: ``progress(step, total, message)`` as ``ToolContext.report_progress_sync`` takes it.
+StepReport = Callable[[float, float | None, str | None], None]
+
+
 def tool_result(
     raw: Any, plan: CallPlan, links: Iterable[ResourceLink], started: float,
-    max_output_chars: int | None,
+    max_output_chars: int | None, progress: StepReport | None = None,
 ) -> ToolResult:
     """A handler's return value as a tool result: a ``ToolResult`` part by part, anything
     else as structured content plus its text (cut at ``max_output_chars``); then the links
@@ -116,6 +121,8 @@ def tool_result(
         text_value = value
         if columns:  # encoded after the rest; the text names them without their data
             transform = column_transform(plan, report)
+            if transform is not None and progress is not None:
+                transform = _reporting(transform, progress)
             value = dict(value)
             text_value = dict(value)
             try:
@@ -137,6 +144,20 @@ def tool_result(
         result.meta["cloudg/transforms"] = report
     result.meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
     return result
+
+
+def _reporting(transform: ColumnTransform, progress: StepReport) -> ColumnTransform:
+    """``transform`` reporting each column as it starts (seconds each on a cold result)."""
+    started = 0
+
+    def each(column: str, values: list[Any]) -> list[Any]:
+        nonlocal started
+        started += 1
+        progress(started, None, f"privacy transforms: column {started} ({column}, "
+                                f"{len(values):,} distinct values)")
+        return transform(column, values)
+
+    return each
 
 
 def _transform_tool_result(

@@ -189,3 +189,22 @@ def test_columns_are_encoded_off_the_serving_loop_and_other_calls_flow(
     assert done == ["quick", "columns"]
     assert lag < 0.3, f"the loop stalled for {lag:.2f} s"
     assert encode_threads and not encode_threads & loop_threads
+
+
+def test_a_columns_call_reports_each_column_it_transforms_before_the_result() -> None:
+    layer = layer_with("standard")
+    reports: list[tuple[float, float | None, str | None]] = []
+
+    async def run() -> Any:
+        context = layer.context(progress_callback=lambda *r: reports.append(r),
+                                meta={"request": {FORMAT_META: ARROW_FORMAT}})
+        return await layer.call_tool("list_findings", {}, context=context)
+
+    result = asyncio.run(run())
+    assert not result.is_error
+    names = result.structured["columns"]["columns"]
+    said = [m for _, _, m in reports if m and m.startswith("privacy transforms: column ")]
+    assert len(said) == len(names) and all(f"({name}, " in m for name, m in zip(
+        names, said, strict=True)), said
+    steps = [p for p, _, _ in reports]
+    assert steps == sorted(set(steps))  # each report goes further than the last
