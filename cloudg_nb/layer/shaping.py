@@ -146,15 +146,23 @@ def tool_result(
     return result
 
 
+#: Columns report progress only once their encoding has run this long (seconds): a quick
+#: result (most of them, and every warm one) makes no progress display appear.
+REPORT_AFTER_SECONDS = 0.5
+
+
 def _reporting(transform: ColumnTransform, progress: StepReport) -> ColumnTransform:
-    """``transform`` reporting each column as it starts (seconds each on a cold result)."""
+    """``transform`` reporting each column as it starts (seconds each on a cold result),
+    once ``REPORT_AFTER_SECONDS`` have passed."""
+    began = time.monotonic()
     started = 0
 
     def each(column: str, values: list[Any]) -> list[Any]:
         nonlocal started
         started += 1
-        progress(started, None, f"privacy transforms: column {started} ({column}, "
-                                f"{len(values):,} distinct values)")
+        if time.monotonic() - began >= REPORT_AFTER_SECONDS:
+            progress(started, None, f"privacy transforms: column {started} ({column}, "
+                                    f"{len(values):,} distinct values)")
         return transform(column, values)
 
     return each

@@ -191,16 +191,24 @@ def test_columns_are_encoded_off_the_serving_loop_and_other_calls_flow(
     assert encode_threads and not encode_threads & loop_threads
 
 
-def test_a_columns_call_reports_each_column_it_transforms_before_the_result() -> None:
-    layer = layer_with("standard")
-    reports: list[tuple[float, float | None, str | None]] = []
+def _columns_reports(layer: CloudGMCPLayer) -> tuple[Any, list[tuple[Any, ...]]]:
+    reports: list[tuple[Any, ...]] = []
 
     async def run() -> Any:
         context = layer.context(progress_callback=lambda *r: reports.append(r),
                                 meta={"request": {FORMAT_META: ARROW_FORMAT}})
         return await layer.call_tool("list_findings", {}, context=context)
 
-    result = asyncio.run(run())
+    return asyncio.run(run()), reports
+
+
+def test_a_slow_columns_call_reports_each_column_it_transforms_before_the_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cloudg_nb.layer import shaping
+
+    monkeypatch.setattr(shaping, "REPORT_AFTER_SECONDS", 0.0)  # as if every column were slow
+    layer = layer_with("standard")
+    result, reports = _columns_reports(layer)
     assert not result.is_error
     names = result.structured["columns"]["columns"]
     said = [m for _, _, m in reports if m and m.startswith("privacy transforms: column ")]
@@ -208,3 +216,9 @@ def test_a_columns_call_reports_each_column_it_transforms_before_the_result() ->
         names, said, strict=True)), said
     steps = [p for p, _, _ in reports]
     assert steps == sorted(set(steps))  # each report goes further than the last
+
+
+def test_a_quick_columns_call_reports_nothing_so_no_progress_display_flashes() -> None:
+    result, reports = _columns_reports(layer_with("standard"))
+    assert not result.is_error and result.structured["columns"]["rows"] > 0
+    assert not [m for _, _, m in reports if m and m.startswith("privacy transforms")]
