@@ -482,9 +482,25 @@ class Workspace:
 
 def _accounts(ds: Dataset, provider: str) -> list[str]:
     """The accounts of ``ds``'s assets of ``provider`` (the vault keeps those shaped like
-    its identifiers: project ids, twelve-digit account ids)."""
+    its identifiers: project ids, twelve-digit account ids), found for every provider in one
+    pass and kept with the dataset's caches (a suppression keeps them)."""
+    from .estate.dataset import CacheMiss
+
+    try:
+        by_provider = ds.cached("accounts_by_provider", partial(_accounts_by_provider, ds))
+    except CacheMiss:  # asked inside a cache-only answer: work it out, keep nothing
+        by_provider = _accounts_by_provider(ds)
+    return list(by_provider.get(provider, ()))
+
+
+def _accounts_by_provider(ds: Dataset) -> dict[str, list[str]]:
+    """Provider -> its accounts, each once, in the order the assets first name them."""
     frame = ds.assets
     if frame.empty or "provider" not in frame or "account_id" not in frame:
-        return []
-    accounts = frame.loc[frame["provider"] == provider, "account_id"].dropna().unique()
-    return [str(a) for a in accounts]
+        return {}
+    pairs = frame[["provider", "account_id"]].dropna().drop_duplicates()
+    out: dict[str, list[str]] = {}
+    for provider, account in zip(pairs["provider"].tolist(), pairs["account_id"].tolist(),
+                                 strict=True):
+        out.setdefault(str(provider), []).append(str(account))
+    return out

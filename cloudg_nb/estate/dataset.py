@@ -81,7 +81,8 @@ _SUPPRESSION_KEEPS = frozenset({
     "index", "graph", "node_table", "node_arrays", "node_matrix", "edge_ids", "ports",
     "relationship_note", "edges_by_source", "edges_by_target", "controls_by_finding",
     "derived_exposure", "exposed_flags", "original_type", "search_text", "tags",
-    "tag_index", "findings_by_asset", "brief_columns", "name_rank", "columns:assets",
+    "tag_index", "findings_by_asset", "brief_columns", "name_rank", "accounts_by_provider",
+    "columns:assets",
     "columns:edges",
     "columns:compliance"})
 
