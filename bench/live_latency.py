@@ -132,7 +132,7 @@ def live_row(client: Any, name: str, rows: int, mode: str, mutate: Callable[[str
     """One report row: a LiveFrame of ``find_assets`` over the dataset ``name`` (``rows``
     assets), the time to its first full table, then its update latencies under ``mutate``."""
     started = time.perf_counter()
-    live = client.live("find_assets", dataset=name)
+    live = client.live("find_assets", dataset=name, progress=False)
     try:
         wait_rows(live, rows)
         first = time.perf_counter() - started

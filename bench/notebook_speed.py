@@ -121,7 +121,8 @@ def load_rows(server: Any, root: Path, sizes: list[int], rounds: int) -> list[di
                 frame = None
                 for _ in range(rounds):
                     started = time.perf_counter()
-                    live = client.live("list_findings", dataset=name, include_suppressed=True)
+                    live = client.live("list_findings", dataset=name, include_suppressed=True,
+                                       progress=False)
                     try:
                         wait_rows(live, rows)
                         ours.append(time.perf_counter() - started)
