@@ -546,9 +546,7 @@ class CloudGMCPLayer:
             raise
         except CallCancelledError as exc:  # cancelled from elsewhere (e.g. the adapter)
             ctx.cancel(exc.reason)
-            return error_result(
-                f"Tool {exposed} was cancelled before it finished.", plan, "cancelled",
-                {"reason": exc.reason}, info.started)
+            return _cancelled(exposed, exc, plan, info.started)
         except TimeoutError as exc:
             if timeout and getattr(scope, "expired", lambda: False)():
                 ctx.cancel_reason = "timed out"  # _invoke marked it "cancelled" on the way out
@@ -571,9 +569,7 @@ class CloudGMCPLayer:
                     spec.worker_lane, ctx.principal.id, tool_result, raw, plan, ctx.links,
                     info.started, self.max_output_chars, progress))
             except CallCancelledError as exc:  # cancelled from elsewhere while encoding
-                return error_result(
-                    f"Tool {exposed} was cancelled before it finished.", plan, "cancelled",
-                    {"reason": exc.reason}, info.started)
+                return _cancelled(exposed, exc, plan, info.started)
             finally:
                 if ctx._pending:
                     await ctx.flush_progress()  # the reports precede the result
@@ -791,3 +787,10 @@ class CloudGMCPLayer:
             "total": total,
             "hasMore": total > COMPLETION_LIMIT,
         }
+
+
+def _cancelled(exposed: str, exc: CallCancelledError, plan: CallPlan,
+               started: float) -> ToolResult:
+    """The result of a call cancelled from elsewhere (the adapter, a disconnect)."""
+    return error_result(f"Tool {exposed} was cancelled before it finished.", plan,
+                        "cancelled", {"reason": exc.reason}, started)
