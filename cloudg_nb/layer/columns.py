@@ -1,9 +1,10 @@
 """Large list results as columns, for clients that ask (``_meta`` ``cloudg/format: arrow``).
 
 A handler may put a ``Columns`` value at the top level of its result. The layer then runs the
-spec's output pipeline over each column's distinct values, shaped as rows of that one column
+spec's output pipeline over each column's distinct values, taken as rows of that one column
 (``{"items": [{column: value}, ...]}``, the key paths a page of rows has), so every privacy
-step decides as it would on the rows; the value encodes what comes back (Arrow IPC). A value
+step decides as it would on the rows (steps that can take the cells as they are do, without
+the rows: ``Pipeline.apply_column``); the value encodes what comes back (Arrow IPC). A value
 seen before under the same plan and column is not transformed again (``ColumnMemo``).
 """
 
@@ -15,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Protocol
 
-from .pipeline import merge_report
+from .pipeline import REMOVED, merge_report
 from .plan import CallPlan
 from .wire import COLUMNS_UNAVAILABLE
 
@@ -53,13 +54,8 @@ def is_columns(value: Any) -> bool:
     return getattr(type(value), "CLOUDG_COLUMNS", False) is True
 
 
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
 #: What a column transform gives for a value whose key the policy removed.
-MISSING: Any = _Missing()
+MISSING: Any = REMOVED
 
 
 #: A column's transformed values: value -> (shown value, transform report or None).
@@ -131,17 +127,15 @@ def column_transform(plan: CallPlan, report: dict[str, Any]) -> ColumnTransform 
         pending = list(first.values())
         for start in range(0, len(pending), CHUNK):
             chunk = pending[start:start + CHUNK]
-            out, _ = plan.transform({"items": [{column: values[i]} for i in chunk]})
-            items = out.get("items") if isinstance(out, dict) else None
-            if not isinstance(items, list) or len(items) != len(chunk):
+            cells, _ = plan.transform_column(column, [values[i] for i in chunk])
+            if cells is None:
                 raise ColumnsUnavailable(f"the policy reshaped the rows of {column}")
-            for i, row in zip(chunk, items, strict=True):
-                new = row.get(column, MISSING) if isinstance(row, dict) else MISSING
+            for i, new in zip(chunk, cells, strict=True):
                 old = values[i]
                 if new is old or _same(new, old):
                     memo[keys[i]] = (new, None)
                 else:  # a changed value's own report (redactions, pseudonyms ...), kept with it
-                    memo[keys[i]] = (new, plan.transform({"items": [{column: old}]})[1])
+                    memo[keys[i]] = (new, plan.transform_column(column, [old])[1])
         found = [memo[k] for k in keys]
         reported: set[Hashable] = set()
         for k, (_, own) in zip(keys, found, strict=True):

@@ -1,8 +1,10 @@
 """An ordered pipeline of value transforms and the context they share for one value.
 
 A transform is any callable ``step(value, ctx) -> value`` that records what it did in
-``ctx.report`` (counts add up when reports merge). Defined in the core (stdlib only): the
-steps in ``cloudg_nb.transforms`` depend on this module, never the other way round.
+``ctx.report`` (counts add up when reports merge). A step may also take the cells of one
+column at once (``column(key, cells, ctx)``, see ``Pipeline.apply_column``): a large result
+sent as columns then skips building and walking a row per cell. Defined in the core (stdlib
+only): the steps in ``cloudg_nb.transforms`` depend on this module, never the other way round.
 """
 
 from __future__ import annotations
@@ -16,7 +18,20 @@ if TYPE_CHECKING:  # type-only: this module stays stdlib-only at run time
     from .context import Principal
     from .specs import AnySpec
 
-__all__ = ["TransformContext", "Pipeline", "Transform", "merge_report"]
+__all__ = ["REMOVED", "ROWS_KEY", "TransformContext", "Pipeline", "Transform", "merge_report"]
+
+#: The key a page of rows sits under (``{"items": [row, ...]}``): a column's cells are
+#: transformed as the rows ``{"items": [{column: cell}, ...]}`` would be.
+ROWS_KEY = "items"
+
+
+class _Removed:
+    def __repr__(self) -> str:
+        return "REMOVED"
+
+
+#: A cell whose key a step took away (the row came out without it).
+REMOVED: Any = _Removed()
 
 
 @dataclass
@@ -71,6 +86,28 @@ class Pipeline:
         for step in self.steps:
             value = step(value, ctx)
         return value
+
+    def apply_column(self, key: str, cells: list[Any], ctx: TransformContext) -> list[Any] | None:
+        """The cells of column ``key`` as ``apply`` leaves them in the one-column rows
+        ``{"items": [{key: cell}, ...]}`` (``REMOVED`` where a step took the key away); None
+        when a step reshaped the rows (cut the list). A step with a ``column(key, cells, ctx)``
+        method takes the cells as they are (it returns them transformed, or None when only
+        the rows can show what it does); from the first step that does not, the rows are
+        built from the cells so far and the remaining steps run on them."""
+        for n, step in enumerate(self.steps):
+            column = getattr(step, "column", None)
+            out = column(key, cells, ctx) if column is not None else None
+            if out is None:
+                rows: Any = {ROWS_KEY: [{} if c is REMOVED else {key: c} for c in cells]}
+                for rest in self.steps[n:]:
+                    rows = rest(rows, ctx)
+                items = rows.get(ROWS_KEY) if isinstance(rows, dict) else None
+                if not isinstance(items, list) or len(items) != len(cells):
+                    return None
+                return [row.get(key, REMOVED) if isinstance(row, dict) else REMOVED
+                        for row in items]
+            cells = out
+        return cells
 
 
 def merge_report(into: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:

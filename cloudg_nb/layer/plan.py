@@ -67,6 +67,15 @@ class CallPlan:
                                 principal=self.principal, spec=self.spec)
         return pipeline.apply(value, tctx), tctx.report
 
+    def transform_column(self, key: str, cells: list[Any]) -> tuple[list[Any] | None,
+                                                                      dict[str, Any]]:
+        """``(cells, report)`` after the output pipeline, the cells of column ``key`` taken
+        as one-column rows (``Pipeline.apply_column``; None: the pipeline reshaped the rows),
+        with a fresh context."""
+        tctx = TransformContext(direction="output", vault=self.vault,
+                                principal=self.principal, spec=self.spec)
+        return self.output.apply_column(key, cells, tctx), tctx.report
+
     def reporting(self, report: dict[str, Any] | None) -> Callable[[Any], Any] | None:
         """``tr(value)`` running the output pipeline and merging into ``report`` (None: the
         output pipeline is empty, nothing to do)."""

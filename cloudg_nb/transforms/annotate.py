@@ -36,6 +36,11 @@ class Annotate:
     def __repr__(self) -> str:
         return "Annotate()"
 
+    def column(self, key: str, cells: list[Any], ctx: TransformContext) -> list[Any]:
+        """The cells of a column, unchanged (the report says what was done to them)."""
+        self(None, ctx)
+        return cells
+
     def __call__(self, value: Any, ctx: TransformContext) -> Any:
         report = ctx.report
         spec = ctx.spec

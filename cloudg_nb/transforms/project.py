@@ -76,6 +76,27 @@ class Project:
                 bucket[key] = bucket.get(key, 0) + n
         return value
 
+    def column(self, key: str, cells: list[Any], ctx: TransformContext) -> list[Any] | None:
+        """The cells of column ``key`` as ``__call__`` leaves them in the rows
+        ``{"items": [{key: cell}, ...]}``: strings capped at ``max_string``. None (project the
+        rows) when an include/exclude glob, a list cap or the budget would act on the rows."""
+        if self.include or self.exclude or (self.max_list and len(cells) > self.max_list):
+            return None
+        hints = ctx.scratch
+        bound = hints.get("json_upper_bound")
+        if self.max_chars and (bound is None or bound > self.max_chars):
+            return None
+        longest = hints.get("longest_string")
+        if self.max_string is None or (longest is not None and longest <= self.max_string):
+            return cells
+        stats: dict[str, int] = {}
+        out = [_cap(c, None, self.max_string, stats) if type(c) is str else c for c in cells]
+        if stats:
+            bucket = ctx.report.setdefault("projection", {})
+            for name, n in stats.items():
+                bucket[name] = bucket.get(name, 0) + n
+        return out
+
     # -- include / exclude -------------------------------------------------------------------
 
     def _matches(self, path: str, patterns: tuple[str, ...]) -> bool:

@@ -19,6 +19,7 @@ import re
 from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Any
 
+from ..layer.pipeline import REMOVED, ROWS_KEY
 from .detectors import GCP_PROJECT_ID, Detector
 from .keys import KeyRules
 from .redact import Redactor
@@ -199,6 +200,61 @@ class TextPass:
         out = _Rebuild(self, walk, repl, key_repl, ctx).rb(value)
         self._flush(ctx)
         return "" if out is DROP else out
+
+    def column(self, key: str, cells: list[Any], ctx: TransformContext) -> list[Any] | None:
+        """The cells of column ``key`` as ``__call__`` leaves them in the rows
+        ``{"items": [{key: cell}, ...]}`` (``REMOVED`` where it drops one), read without
+        building or walking the rows: the same strings in the same order, with the same
+        key facts, go through the same scan. None (walk the rows) when a cell is a list or
+        a mapping, when a key rule decides the cells whole, or when a key name changes."""
+        kinfo = self._kinfo
+        outer = kinfo.get(ROWS_KEY) or self._key_info(ROWS_KEY)
+        info = kinfo.get(key) or self._key_info(key)
+        if outer[0] is not None or info[0] is not None:
+            return None
+        strings: list[str] = []
+        append = strings.append
+        for cell in cells:
+            t = type(cell)
+            if t is str:
+                append(cell)
+            elif t is dict or t is list or t is tuple:
+                return None
+        n = len(strings)
+        every = range(n)
+        untrusted = list(every) if outer[1] or info[1] else []
+        hint = info[2] if self.redactor is not None and self.keys.identifiers else None
+        hints = dict.fromkeys(every, hint) if hint is not None else {}
+        public = list(every) if info[5] else []
+        new_keys = [k for k in dict.fromkeys((ROWS_KEY, key))
+                    if not (kinfo.get(k) or self._key_info(k))[3]]
+        # the walk's JSON size bound: the root, the list and one key per row
+        chars = sum(map(len, strings))
+        bound = 2 * (chars + outer[4] + len(cells) * info[4]) + (_SCALAR_CHARS + 6) * (
+            2 * len(cells) + 2)
+        strings.extend(new_keys)
+        repl = self._texts(strings, untrusted, hints, ctx, public)
+        for j, k in enumerate(new_keys):
+            if (n + j) in repl:
+                return None  # the key text itself changes: the rows show where it goes
+            known = kinfo.get(k)
+            if known is not None and not known[3]:
+                kinfo[k] = (*known[:3], True, *known[4:])  # scanned clean: never again
+        slack = len(repl) * _REPLACEMENT_SLACK
+        ctx.scratch["json_upper_bound"] = bound + slack
+        ctx.scratch["longest_string"] = max(map(len, islice(strings, n)), default=0) + slack
+        self._flush(ctx)
+        if not repl:
+            return cells
+        out = list(cells)
+        pos = 0
+        for i, cell in enumerate(cells):
+            if type(cell) is str:
+                new = repl.get(pos)
+                pos += 1
+                if new is not None:
+                    out[i] = REMOVED if new is DROP else new
+        return out
 
     @staticmethod
     def _flush(ctx: TransformContext) -> None:
