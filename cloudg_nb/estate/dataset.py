@@ -101,10 +101,12 @@ class FindingIndex:
         arn = findings["resource_arn"].to_numpy(dtype=object)
         rows = pd.Index(index.ids).get_indexer(rid).astype(np.int64) if len(rid) else \
             np.zeros(0, dtype=np.int64)
-        for i in np.flatnonzero(rows < 0):
-            hit = index.row_of_arn.get(arn[i]) if isinstance(arn[i], str) else None
+        missed = np.flatnonzero(rows < 0)
+        by_arn = index.rows_of_arns([*arn[missed], *rid[missed]]) if len(missed) else {}
+        for i in missed:
+            hit = by_arn.get(arn[i]) if isinstance(arn[i], str) else None
             if hit is None and isinstance(rid[i], str):
-                hit = index.row_of_arn.get(rid[i])
+                hit = by_arn.get(rid[i])
             rows[i] = -1 if hit is None else hit
         self.asset_row = rows
         self.row_of_id = {str(f): i for i, f in enumerate(findings["id"].tolist())}

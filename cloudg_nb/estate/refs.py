@@ -9,7 +9,7 @@ with up to 3 close matches (and the candidates when ambiguous) in its data.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -126,6 +126,27 @@ class AssetIndex:
                     arn_map.setdefault(key, row)
             self._row_of_arn = arn_map
         return self._row_of_arn
+
+    def rows_of_arns(self, refs: Iterable[Any]) -> dict[str, int]:
+        """``row_of_arn`` for ``refs`` only: one pass over the ARNs (and the resource ids,
+        for refs no ARN names) when the full table is not built yet, so a few lookups (the
+        findings a join by id missed) do not build it."""
+        wanted = {r for r in refs if isinstance(r, str) and r}
+        table = self._row_of_arn
+        if table is not None or not wanted:
+            return {r: table[r] for r in wanted if r in table} if table else {}
+        found: dict[str, int] = {}
+        for row, arn in enumerate(self._arns):
+            if isinstance(arn, str) and arn in wanted and arn not in found:
+                found[arn] = row
+        rest = wanted.difference(found)
+        if rest:
+            for row, meta in enumerate(self._metadata):
+                if isinstance(meta, dict):
+                    rid = meta.get("resource_id")
+                    if isinstance(rid, str) and rid in rest and rid not in found:
+                        found[rid] = row
+        return found
 
     @property
     def by_name(self) -> _Groups:

@@ -46,3 +46,24 @@ def test_a_reference_with_a_slash_still_resolves_by_case_insensitive_name() -> N
                                      {"id": "x/team", "name": "other"}])
     assert d.resolve("team/web") == 0
     assert d.resolve("team") == 1  # (the text after the id's last '/')
+
+
+def test_arn_rows_for_a_few_refs_answer_as_the_full_table_does() -> None:
+    """The join of findings to assets looks up only the refs its id join missed (one pass,
+    no full table): first-wins ARNs, then resource ids, text only, before and after the
+    full table is built."""
+    frame = pd.DataFrame({
+        "id": ["a", "b", "c", "d", "e"],
+        "name": ["n"] * 5,
+        "arn": ["arn:1", "arn:2", "arn:1", None, float("nan")],
+        "metadata": [None, {"resource_id": "arn:1"}, {"resource_id": "rid-c"},
+                     {"resource_id": "rid-d"}, {"resource_id": "rid-d"}]})
+    refs = ["arn:1", "arn:2", "rid-c", "rid-d", "nope", "", None, 5]
+    fresh = AssetIndex(frame)
+    few = fresh.rows_of_arns(refs)
+    assert few == {"arn:1": 0, "arn:2": 1, "rid-c": 2, "rid-d": 3}
+    assert fresh._row_of_arn is None  # the full table was not built for them
+    full = AssetIndex(frame)
+    assert few == {r: full.row_of_arn[r] for r in refs if isinstance(r, str) and r in
+                   full.row_of_arn}
+    assert full.rows_of_arns(refs) == few
