@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from itertools import compress
+from operator import not_
 from typing import Any, Protocol
 
 from .pipeline import REMOVED, merge_report
@@ -58,8 +60,10 @@ def is_columns(value: Any) -> bool:
 MISSING: Any = REMOVED
 
 
-#: A column's transformed values: value -> (shown value, transform report or None).
-_ValueMemo = dict[Any, tuple[Any, dict | None]]
+#: The memo entry of a value the pipeline left as it was (most of them): nothing to report.
+_UNCHANGED: Any = object()
+#: A column's transformed values: value key -> ``_UNCHANGED`` or (shown value, report).
+_ValueMemo = dict[Any, Any]
 
 
 class ColumnMemo:
@@ -111,6 +115,19 @@ def _same(new: Any, old: Any) -> bool:
         return False
 
 
+def _pending(keys: list[Hashable], memo: _ValueMemo) -> list[int]:
+    """Indexes of the keys not in ``memo``, the first of each key only, in order."""
+    missing = list(compress(range(len(keys)), map(not_, map(memo.__contains__, keys))))
+    first = dict(zip(map(keys.__getitem__, reversed(missing)), reversed(missing),
+                     strict=True))
+    return missing if len(first) == len(missing) else sorted(first.values())
+
+
+def _chunks(indexes: list[int]) -> Iterator[list[int]]:
+    for start in range(0, len(indexes), CHUNK):
+        yield indexes[start:start + CHUNK]
+
+
 def column_transform(plan: CallPlan, report: dict[str, Any]) -> ColumnTransform | None:
     """The column transform of ``plan``'s output pipeline, merging into ``report`` (None
     when the pipeline is empty)."""
@@ -120,28 +137,31 @@ def column_transform(plan: CallPlan, report: dict[str, Any]) -> ColumnTransform 
     def transform(column: str, values: list[Any]) -> list[Any]:
         memo = MEMO.column(plan, column)
         keys = [v if type(v) is str else _key(v) for v in values]
-        first: dict[Hashable, int] = {}  # key -> index of its first value, for keys not in memo
-        for i, k in enumerate(keys):
-            if k not in memo and k not in first:
-                first[k] = i
-        pending = list(first.values())
-        for start in range(0, len(pending), CHUNK):
-            chunk = pending[start:start + CHUNK]
-            cells, _ = plan.transform_column(column, [values[i] for i in chunk])
+        for chunk in _chunks(_pending(keys, memo)):
+            olds = list(map(values.__getitem__, chunk))
+            cells, _ = plan.transform_column(column, olds)
             if cells is None:
                 raise ColumnsUnavailable(f"the policy reshaped the rows of {column}")
-            for i, new in zip(chunk, cells, strict=True):
-                old = values[i]
+            chunk_keys = map(keys.__getitem__, chunk)
+            if cells is olds:  # the pipeline changed none of them
+                memo.update(dict.fromkeys(chunk_keys, _UNCHANGED))
+                continue
+            for k, new, old in zip(chunk_keys, cells, olds, strict=True):
                 if new is old or _same(new, old):
-                    memo[keys[i]] = (new, None)
+                    memo[k] = _UNCHANGED
                 else:  # a changed value's own report (redactions, pseudonyms ...), kept with it
-                    memo[keys[i]] = (new, plan.transform_column(column, [old])[1])
-        found = [memo[k] for k in keys]
+                    memo[k] = (new, plan.transform_column(column, [old])[1])
+        found = list(map(memo.__getitem__, keys))
+        if found.count(_UNCHANGED) == len(found):
+            return values
         reported: set[Hashable] = set()
-        for k, (_, own) in zip(keys, found, strict=True):
-            if own and k not in reported:  # each distinct value reports once
-                reported.add(k)
-                merge_report(report, own)
-        return [new for new, _ in found]
+        out = list(values)
+        for i, entry in enumerate(found):
+            if entry is not _UNCHANGED:
+                out[i] = entry[0]
+                if entry[1] and keys[i] not in reported:  # each distinct value reports once
+                    reported.add(keys[i])
+                    merge_report(report, entry[1])
+        return out
 
     return transform

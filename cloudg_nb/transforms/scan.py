@@ -116,11 +116,13 @@ class Scanner:
 
     # -- many strings ----------------------------------------------------------------------
 
-    def scan_many(self, strings: Sequence[str]) -> dict[int, list[Finding]]:
+    def scan_many(self, strings: Sequence[str], *,
+                  remember: bool = True) -> dict[int, list[Finding]]:
         """Findings per string index (only strings with findings), overlaps settled.
 
         Strings remembered clean are skipped; the others are scanned together and those
-        found clean (short enough) are remembered."""
+        found clean (short enough) are remembered, unless ``remember`` is false (a caller
+        that remembers its own outcomes: the distinct values of a column)."""
         if not strings or not self.detectors:
             return {}
         clean = self._clean
@@ -132,10 +134,12 @@ class Scanner:
             if not todo:
                 return {}
             found = self._scan_many(list(map(strings.__getitem__, todo)))
-            self._remember(clean, [strings[i] for j, i in enumerate(todo) if j not in found])
+            if remember:
+                self._remember(clean, [strings[i] for j, i in enumerate(todo) if j not in found])
             return {todo[j]: f for j, f in found.items()}
         found = self._scan_many(strings)
-        self._remember(clean, [s for i, s in enumerate(strings) if i not in found])
+        if remember:
+            self._remember(clean, [s for i, s in enumerate(strings) if i not in found])
         return found
 
     @staticmethod

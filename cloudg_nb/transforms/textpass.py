@@ -233,7 +233,8 @@ class TextPass:
         bound = 2 * (chars + outer[4] + len(cells) * info[4]) + (_SCALAR_CHARS + 6) * (
             2 * len(cells) + 2)
         strings.extend(new_keys)
-        repl = self._texts(strings, untrusted, hints, ctx, public)
+        # (the column's memo keeps each value's outcome: the scanner need not remember them)
+        repl = self._texts(strings, untrusted, hints, ctx, public, remember=False)
         for j, k in enumerate(new_keys):
             if (n + j) in repl:
                 return None  # the key text itself changes: the rows show where it goes
@@ -266,9 +267,10 @@ class TextPass:
 
     def _texts(
         self, strings: list[str], untrusted: list[int], hints: dict[int, tuple[str, str]],
-        ctx: TransformContext, public: list[int] | None = None,
+        ctx: TransformContext, public: list[int] | None = None, remember: bool = True,
     ) -> dict[int, Any]:
-        """Replacement per string index (only changed strings)."""
+        """Replacement per string index (only changed strings); ``remember``: whether the
+        scanner keeps the clean ones for next time."""
         repl: dict[int, Any] = {}
         originals: dict[int, str] = {}
         san = self.sanitizer
@@ -291,7 +293,7 @@ class TextPass:
                     ctx.count("stripped_chars", n=removed)
         red = self.redactor
         if red is not None and strings:
-            findings = red.scanner.scan_many(strings) if red.scanner else {}
+            findings = red.scanner.scan_many(strings, remember=remember) if red.scanner else {}
             for i in public or ():  # under CodeSha256, tls.crt …: random-looking is public
                 found = findings.get(i)
                 if found is not None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from cloudg_nb import CloudGMCPLayer
+from cloudg_nb.layer.columns import MISSING, column_transform
 from cloudg_nb.layer.context import Principal
 from cloudg_nb.layer.pipeline import REMOVED, Pipeline, TransformContext
 from cloudg_nb.layer.plan import CallPlan
@@ -137,3 +138,27 @@ def test_a_step_without_a_column_method_gets_the_rows_built_from_the_cells_so_fa
     out = pipeline.apply_column("name", ["abcdef", "xy"], TransformContext())
     assert seen == [{"items": [{"name": "abc…[+3 chars]"}, {"name": "xy"}]}]
     assert out == ["ABC…[+3 CHARS]", "XY"]
+
+
+def typed(values: list[Any]) -> list[tuple[type, Any]]:
+    return [(type(v), v) for v in values]
+
+
+def test_a_column_transform_answers_repeats_and_look_alikes_and_reports_each_value_once() -> None:
+    """A column's values (repeats, and 1 / 1.0 / True / "1", equal in Python but not in JSON)
+    come out as the rows give them; the report counts each distinct value once, as the rows
+    of the distinct values do; a second call answers from the memo with the same values and
+    report."""
+    values = ["AKIAIOSFODNN7EXAMPLE", "web", "AKIAIOSFODNN7EXAMPLE", 1, True, 1.0, "1", None,
+              PRIVATE_KEY, "web", PRIVATE_KEY]
+    distinct = ["AKIAIOSFODNN7EXAMPLE", "web", 1, True, 1.0, "1", None, PRIVATE_KEY]
+    expected, _ = by_rows(plan_for("standard"), "title", values)
+    _, expected_report = by_rows(plan_for("standard"), "title", distinct)
+    plan = plan_for("standard")
+    for _ in range(2):  # the second time from the memo
+        report: dict[str, Any] = {}
+        out = column_transform(plan, report)("title", list(values))  # type: ignore[misc]
+        assert typed(out) == typed([MISSING if v is REMOVED else v for v in expected])
+        assert report == expected_report
+    clean = ["web", "db", 3]
+    assert column_transform(plan, {})("title", clean) is clean  # type: ignore[misc]
