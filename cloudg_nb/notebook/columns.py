@@ -30,12 +30,45 @@ def decode_columns(value: Mapping[str, Any]) -> pandas.DataFrame:
     import pyarrow.compute as pc
 
     table = pa.ipc.open_stream(base64.b64decode(value["data"])).read_all()
+    json_columns = [str(n) for n in value.get("json_columns") or () if n in table.column_names]
+    parsed = {name: _json_cells(table.column(name)) for name in json_columns}
     plain = {name: pc.cast(column, column.type.value_type)
              if pa.types.is_dictionary(column.type) else column
-             for name, column in zip(table.column_names, table.columns, strict=True)}
+             for name, column in zip(table.column_names, table.columns, strict=True)
+             if name not in parsed}
     frame = pa.table(plain).to_pandas() if plain else pandas.DataFrame(
         index=range(int(value.get("rows") or 0)))
-    for name in value.get("json_columns") or ():
-        frame[name] = pandas.Series([None if v is None or v != v else json.loads(v)
-                                     for v in frame[name].tolist()], dtype=object)
+    for name, cells in parsed.items():  # back in its place, in column order
+        frame.insert(table.column_names.index(name), name, pandas.Series(cells, dtype=object))
     return frame
+
+
+def _json_cells(column: Any) -> list[Any]:
+    """The cells of a column of JSON texts, parsed: each distinct text once (a column of
+    framework lists holds a handful), each cell its own copy as ``json.loads`` would give."""
+    import pyarrow as pa
+
+    cells: list[Any] = []
+    for chunk in column.chunks:
+        if not pa.types.is_dictionary(chunk.type):
+            cells.extend(None if v is None else json.loads(v) for v in chunk.to_pylist())
+            continue
+        texts = chunk.dictionary.to_pylist()
+        values = [None if t is None else json.loads(t) for t in texts]
+        flat = [_flat(v) for v in values]
+        for code in chunk.indices.to_pylist():
+            if code is None:
+                cells.append(None)
+            elif flat[code]:
+                v = values[code]
+                cells.append(list(v) if type(v) is list else dict(v))
+            else:
+                text = texts[code]
+                cells.append(None if text is None else json.loads(text))
+    return cells
+
+
+def _flat(value: Any) -> bool:
+    """Whether a shallow copy of ``value`` (a list or mapping of scalars) is a full copy."""
+    items = value if type(value) is list else value.values() if type(value) is dict else None
+    return items is not None and all(not isinstance(v, (list, dict)) for v in items)

@@ -222,3 +222,28 @@ def test_a_quick_columns_call_reports_nothing_so_no_progress_display_flashes() -
     result, reports = _columns_reports(layer_with("standard"))
     assert not result.is_error and result.structured["columns"]["rows"] > 0
     assert not [m for _, _, m in reports if m and m.startswith("privacy transforms")]
+
+
+def test_json_cells_decode_as_their_own_values_in_column_order() -> None:
+    """Lists and mappings travel as JSON text, each distinct text parsed once on the
+    client: every cell is still its own object (changing one row's list leaves the rows
+    that had the same list alone), nested values come back whole, nulls stay null, and
+    the column keeps its place."""
+    from cloudg_nb.catalog.frame_columns import FrameColumns
+    from cloudg_nb.notebook.columns import decode_columns
+
+    frame = pd.DataFrame({
+        "id": ["a", "b", "c", "d"],
+        "frameworks": [["CIS", "PCI"], ["CIS", "PCI"], [], None],
+        "tags": [{"env": "prod"}, {"env": "prod"}, {"env": "dev"}, {}],
+        "rules": [[{"port": 22}], [{"port": 22}], [], [{"port": 443, "cidr": ["0.0.0.0/0"]}]],
+        "risk": [1.5, 2.0, 3.0, 4.0]})
+    decoded = decode_columns(FrameColumns(frame).encode(None))
+    assert list(decoded.columns) == list(frame.columns)
+    pd.testing.assert_frame_equal(decoded, frame)
+    decoded.loc[0, "frameworks"].append("SOC2")
+    decoded.loc[0, "tags"]["env"] = "changed"
+    decoded.loc[0, "rules"][0]["port"] = 2222
+    assert decoded.loc[1, "frameworks"] == ["CIS", "PCI"]
+    assert decoded.loc[1, "tags"] == {"env": "prod"}
+    assert decoded.loc[1, "rules"] == [{"port": 22}]
