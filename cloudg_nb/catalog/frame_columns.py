@@ -32,6 +32,8 @@ def _distinct(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
     try:
         codes, uniques = pd.factorize(series, use_na_sentinel=False)
         cells = np.asarray(uniques, dtype=object).tolist()
+        if set(map(type, cells)) <= PLAIN_TYPES:  # (text columns: no per-cell Python)
+            return codes.astype(np.int32), cells
         return codes.astype(np.int32), [v if type(v) in PLAIN_TYPES else to_jsonable(v)
                                         for v in cells]
     except TypeError:  # unhashable cells (tags, metadata)

@@ -14,7 +14,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
-from itertools import compress
+from itertools import compress, repeat
 from operator import not_
 from typing import Any, Protocol
 
@@ -116,11 +116,10 @@ def _same(new: Any, old: Any) -> bool:
 
 
 def _pending(keys: list[Hashable], memo: _ValueMemo) -> list[int]:
-    """Indexes of the keys not in ``memo``, the first of each key only, in order."""
-    missing = list(compress(range(len(keys)), map(not_, map(memo.__contains__, keys))))
-    first = dict(zip(map(keys.__getitem__, reversed(missing)), reversed(missing),
-                     strict=True))
-    return missing if len(first) == len(missing) else sorted(first.values())
+    """Indexes of the keys not in ``memo``, in order."""
+    if not memo:
+        return list(range(len(keys)))
+    return list(compress(range(len(keys)), map(not_, map(memo.__contains__, keys))))
 
 
 def _chunks(indexes: list[int]) -> Iterator[list[int]]:
@@ -136,32 +135,41 @@ def column_transform(plan: CallPlan, report: dict[str, Any]) -> ColumnTransform 
 
     def transform(column: str, values: list[Any]) -> list[Any]:
         memo = MEMO.column(plan, column)
-        keys = [v if type(v) is str else _key(v) for v in values]
-        for chunk in _chunks(_pending(keys, memo)):
+        keys: list[Hashable] = values if set(map(type, values)) <= {str} else [
+            v if type(v) is str else _key(v) for v in values]
+        pending = _pending(keys, memo)
+        changed: list[int] = []  # indexes of the values changed, of those transformed now
+        for chunk in _chunks(pending):
             olds = list(map(values.__getitem__, chunk))
             cells, _ = plan.transform_column(column, olds)
             if cells is None:
                 raise ColumnsUnavailable(f"the policy reshaped the rows of {column}")
             chunk_keys = map(keys.__getitem__, chunk)
             if cells is olds:  # the pipeline changed none of them
-                memo.update(dict.fromkeys(chunk_keys, _UNCHANGED))
+                memo.update(zip(chunk_keys, repeat(_UNCHANGED)))
                 continue
-            for k, new, old in zip(chunk_keys, cells, olds, strict=True):
+            for i, k, new, old in zip(chunk, chunk_keys, cells, olds, strict=True):
                 if new is old or _same(new, old):
                     memo[k] = _UNCHANGED
                 else:  # a changed value's own report (redactions, pseudonyms ...), kept with it
                     memo[k] = (new, plan.transform_column(column, [old])[1])
-        found = list(map(memo.__getitem__, keys))
-        if found.count(_UNCHANGED) == len(found):
+                    changed.append(i)
+        if len(pending) == len(keys):  # all transformed now: the changed ones are known
+            entries = [(i, memo[keys[i]]) for i in changed]
+        else:
+            found = list(map(memo.__getitem__, keys))
+            if found.count(_UNCHANGED) == len(found):
+                return values
+            entries = [(i, e) for i, e in enumerate(found) if e is not _UNCHANGED]
+        if not entries:
             return values
         reported: set[Hashable] = set()
         out = list(values)
-        for i, entry in enumerate(found):
-            if entry is not _UNCHANGED:
-                out[i] = entry[0]
-                if entry[1] and keys[i] not in reported:  # each distinct value reports once
-                    reported.add(keys[i])
-                    merge_report(report, entry[1])
+        for i, (new, own) in entries:
+            out[i] = new
+            if own and keys[i] not in reported:  # each distinct value reports once
+                reported.add(keys[i])
+                merge_report(report, own)
         return out
 
     return transform
