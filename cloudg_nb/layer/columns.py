@@ -31,8 +31,9 @@ CHUNK = 500
 MEMO_VALUES = 1_000_000
 MEMO_PLANS = 16
 
-#: ``transform(column, values)``: the values of ``column`` as the output pipeline leaves them
-#: (``MISSING`` for a value the policy removed with its key).
+#: ``transform(column, values)``: the distinct values of ``column`` as the output pipeline
+#: leaves them (``MISSING`` for a value the policy removed with its key); a value given twice
+#: is answered alike, only transformed twice.
 ColumnTransform = Callable[[str, list[Any]], list[Any]]
 
 
