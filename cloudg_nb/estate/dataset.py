@@ -91,6 +91,30 @@ def _survives_suppression(key: str) -> bool:
     return key in _SUPPRESSION_KEEPS or key.startswith("codes:")
 
 
+def _rows_of_ids(ids: np.ndarray, refs: pd.Series, cells: np.ndarray) -> np.ndarray:
+    """The row of each of ``refs`` among the (unique) asset ``ids``, -1 where none: one
+    Arrow hash lookup when both are text, else pandas' (per-cell Python objects)."""
+    if not len(cells):
+        return np.zeros(0, dtype=np.int64)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        found = pc.index_in(pa.array(refs, pa.string()), value_set=pa.array(ids, pa.string()))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # ids or refs not all text
+        return pd.Index(ids).get_indexer(cells).astype(np.int64)
+    return found.fill_null(-1).to_numpy().astype(np.int64)
+
+
+def _severity_ranks(severity: pd.Series) -> np.ndarray:
+    """The rank of each finding's severity (its distinct values looked up once)."""
+    codes, uniques = pd.factorize(severity)
+    rank_of = {s.value: s.rank for s in Severity}
+    if (codes < 0).any() or any(u not in rank_of for u in uniques):
+        return severity.map(rank_of).to_numpy(dtype=np.int64)  # (fails as it always did)
+    return np.array([rank_of[u] for u in uniques], dtype=np.int64)[codes]
+
+
 class FindingIndex:
     """Findings joined to assets: ``asset_row`` per finding (-1 = not in the inventory) and,
     per asset row, the open (unsuppressed) finding count, max severity rank and max risk."""
@@ -99,8 +123,7 @@ class FindingIndex:
         n = index.n
         rid = findings["resource_id"].to_numpy(dtype=object)
         arn = findings["resource_arn"].to_numpy(dtype=object)
-        rows = pd.Index(index.ids).get_indexer(rid).astype(np.int64) if len(rid) else \
-            np.zeros(0, dtype=np.int64)
+        rows = _rows_of_ids(index.ids, findings["resource_id"], rid)
         missed = np.flatnonzero(rows < 0)
         by_arn = index.rows_of_arns([*arn[missed], *rid[missed]]) if len(missed) else {}
         for i in missed:
@@ -109,10 +132,9 @@ class FindingIndex:
                 hit = by_arn.get(rid[i])
             rows[i] = -1 if hit is None else hit
         self.asset_row = rows
-        self.row_of_id = {str(f): i for i, f in enumerate(findings["id"].tolist())}
-        self.severity_rank = findings["severity"].map(
-            {s.value: s.rank for s in Severity}).to_numpy(dtype=np.int64) if len(findings) \
-            else np.zeros(0, dtype=np.int64)
+        self._ids = findings["id"]
+        self._row_of_id: dict[str, int] | None = None
+        self.severity_rank = _severity_ranks(findings["severity"])
         self._risk = findings["risk_score"].to_numpy(dtype=np.float64)
         self._n = n
         self._aggregate(findings)
@@ -128,6 +150,14 @@ class FindingIndex:
         if sel.any():
             np.maximum.at(self.max_rank, rows[sel], self.severity_rank[sel])
             np.maximum.at(self.max_risk, rows[sel], self._risk[sel])
+
+    @property
+    def row_of_id(self) -> dict[str, int]:
+        """Finding id → row (built on first use: listing findings does not need it)."""
+        table = self._row_of_id
+        if table is None:
+            table = self._row_of_id = {str(f): i for i, f in enumerate(self._ids.tolist())}
+        return table
 
     def with_suppression_of(self, findings: pd.DataFrame) -> FindingIndex:
         """This index for ``findings`` that differ from its own only in which are suppressed

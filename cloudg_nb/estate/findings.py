@@ -48,14 +48,17 @@ def _frame(ds: Dataset) -> pd.DataFrame:
         known = rows >= 0
         safe = np.where(known, rows, 0)
 
-        def from_assets(col: str) -> np.ndarray:
+        def from_assets(col: str) -> Any:
             if not len(a):
                 return np.full(len(f), None, dtype=object)
-            vals = a[col].to_numpy(dtype=object)[safe]
+            column = a[col]
+            if isinstance(column.dtype, pd.StringDtype):  # text stays text: one take
+                return column.array.take(np.where(known, rows, -1), allow_fill=True)
+            vals = column.to_numpy(dtype=object)[safe]
             vals[~known] = None
             return vals
 
-        out = f.copy()
+        out = f.copy(deep=False)  # (new columns only: the dataset's frame is not changed)
         # a finding mapped to no framework lists none (the frame stores None for that)
         out["compliance_frameworks"] = [v if isinstance(v, list) else []
                                         for v in f["compliance_frameworks"].tolist()]
@@ -64,7 +67,10 @@ def _frame(ds: Dataset) -> pd.DataFrame:
         out["account_id"] = from_assets("account_id")
         out["provider"] = from_assets("provider")
         out["in_inventory"] = known
-        out["uri"] = [f"cloudg://findings/{i}" for i in f["id"].tolist()]
+        ids = f["id"]
+        out["uri"] = ("cloudg://findings/" + ids if isinstance(ids.dtype, pd.StringDtype) and
+                      not ids.isna().any() else
+                      [f"cloudg://findings/{i}" for i in ids.tolist()])
         out["_rank"] = fidx.severity_rank
         return out
 

@@ -67,3 +67,20 @@ def test_arn_rows_for_a_few_refs_answer_as_the_full_table_does() -> None:
     assert few == {r: full.row_of_arn[r] for r in refs if isinstance(r, str) and r in
                    full.row_of_arn}
     assert full.rows_of_arns(refs) == few
+
+
+def test_findings_join_their_assets_by_id_whatever_the_cells_hold() -> None:
+    """The id join (one Arrow lookup for text) gives the asset row per finding, -1 for a
+    resource outside the inventory or no resource; cells that are not text take pandas'
+    lookup and join the same way."""
+    import numpy as np
+
+    from cloudg_nb.estate.dataset import _rows_of_ids
+
+    ids = np.array(["a1", "a2", "a3"], dtype=object)
+    text = pd.Series(["a3", "zz", None, "a1", "a3"], dtype="str")
+    assert _rows_of_ids(ids, text, text.to_numpy(dtype=object)).tolist() == [2, -1, -1, 0, 2]
+    mixed = pd.Series(["a2", 7, None, float("nan")], dtype=object)
+    assert _rows_of_ids(ids, mixed, mixed.to_numpy(dtype=object)).tolist() == [1, -1, -1, -1]
+    empty = pd.Series([], dtype=object)
+    assert _rows_of_ids(ids, empty, empty.to_numpy(dtype=object)).tolist() == []
