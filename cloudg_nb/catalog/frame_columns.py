@@ -70,15 +70,15 @@ def _texts(cell: Any) -> tuple[str, ...] | None:
 
 def _arrow(values: list[Any], codes: np.ndarray) -> tuple[pa.Array, bool]:
     """The column as Arrow (whether its values are JSON text) from distinct ``values``."""
-    present = [v for v in values if v is not None]
-    kinds = {type(v) for v in present}
-    if not present:
+    kinds = set(map(type, values))
+    kinds.discard(type(None))
+    if not kinds:
         return pa.nulls(len(codes)), False
     if kinds <= {str}:
         return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(values, pa.string())), False
     if kinds <= {bool}:
         return pa.array(values, pa.bool_()).take(pa.array(codes)), False
-    if kinds <= {int} and all(-(2**63) <= v < 2**63 for v in present):
+    if kinds <= {int} and all(-(2**63) <= v < 2**63 for v in values if v is not None):
         return pa.array(values, pa.int64()).take(pa.array(codes)), False
     if kinds <= {int, float}:
         return pa.array([None if v is None else float(v) for v in values],
@@ -106,10 +106,11 @@ class FrameColumns:
             name = str(column)
             codes, values = _distinct(self.frame[column])
             if transform is not None:
-                values = transform(name, values)
-                if values and all(v is MISSING for v in values):
-                    continue  # the policy leaves this field out
-                values = [None if v is MISSING else v for v in values]
+                shown = transform(name, values)
+                if shown is not values:  # (the very list back: nothing changed)
+                    if shown and all(v is MISSING for v in shown):
+                        continue  # the policy leaves this field out
+                    values = [None if v is MISSING else v for v in shown]
             array, is_json = _arrow(values, codes)
             names.append(name)
             arrays.append(array)
