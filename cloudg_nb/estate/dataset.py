@@ -125,7 +125,7 @@ class FindingIndex:
         arn = findings["resource_arn"].to_numpy(dtype=object)
         rows = _rows_of_ids(index.ids, findings["resource_id"], rid)
         missed = np.flatnonzero(rows < 0)
-        by_arn = index.rows_of_arns([*arn[missed], *rid[missed]]) if len(missed) else {}
+        by_arn = index.rows_of_arns([*arn[missed], *rid[missed]])
         for i in missed:
             hit = by_arn.get(arn[i]) if isinstance(arn[i], str) else None
             if hit is None and isinstance(rid[i], str):

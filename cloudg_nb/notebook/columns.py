@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,20 +55,25 @@ def _json_cells(column: Any) -> list[Any]:
             continue
         texts = chunk.dictionary.to_pylist()
         values = [None if t is None else json.loads(t) for t in texts]
-        flat = [_flat(v) for v in values]
+        copies = [_copier(v) for v in values]
         for code in chunk.indices.to_pylist():
             if code is None:
                 cells.append(None)
-            elif flat[code]:
-                v = values[code]
-                cells.append(list(v) if type(v) is list else dict(v))
             else:
-                text = texts[code]
-                cells.append(None if text is None else json.loads(text))
+                copy = copies[code]
+                cells.append(copy(values[code]) if copy is not None else json.loads(texts[code]))
     return cells
 
 
-def _flat(value: Any) -> bool:
-    """Whether a shallow copy of ``value`` (a list or mapping of scalars) is a full copy."""
-    items = value if type(value) is list else value.values() if type(value) is dict else None
-    return items is not None and all(not isinstance(v, (list, dict)) for v in items)
+def _copier(value: Any) -> Callable[[Any], Any] | None:
+    """How a cell gets its own copy of a parsed ``value``: shared (a scalar), copied shallow
+    (a list or mapping of scalars), or None: parsed again (nested lists or mappings)."""
+    t = type(value)
+    if t is not list and t is not dict:
+        return _same
+    items = value if t is list else value.values()
+    return None if any(isinstance(v, (list, dict)) for v in items) else t
+
+
+def _same(value: Any) -> Any:
+    return value

@@ -237,6 +237,7 @@ def test_json_cells_decode_as_their_own_values_in_column_order() -> None:
         "frameworks": [["CIS", "PCI"], ["CIS", "PCI"], [], None],
         "tags": [{"env": "prod"}, {"env": "prod"}, {"env": "dev"}, {}],
         "rules": [[{"port": 22}], [{"port": 22}], [], [{"port": 443, "cidr": ["0.0.0.0/0"]}]],
+        "mixed": ["x", 3, ["a"], {"k": "v"}],
         "risk": [1.5, 2.0, 3.0, 4.0]})
     decoded = decode_columns(FrameColumns(frame).encode(None))
     assert list(decoded.columns) == list(frame.columns)
