@@ -128,7 +128,7 @@ class ApprovalDesk:
     # -- the call's side --------------------------------------------------------------------
 
     def open(self, principal: str, tool: str, arguments: Any, timeout: float) -> Approval:
-        approval = Approval(id=secrets.token_urlsafe(9), principal=principal, tool=tool,
+        approval = Approval(id=secrets.token_hex(9), principal=principal, tool=tool,
                             arguments=_shown(arguments), timeout=timeout)
         self._pending[approval.id] = approval
         self._changed()
