@@ -1,13 +1,12 @@
-"""The remote backend: one MCP session (``mcp.Client``, handshake era) to the cloudg endpoint of
-a Jupyter server, authenticated with the server's token, so the notebook shares the server's
-workspace with every assistant connected there.
+"""The remote backend: one MCP session (:class:`~.mcp_http.HttpSession`, handshake era) to the
+cloudg endpoint of a Jupyter server, authenticated with the server's token, so the notebook
+shares the server's workspace with every assistant connected there.
 
-Each session is entered and exited by one long-lived owner task on the client loop; requests
-run in other tasks on that loop. Progress arrives over the call's SSE stream; cancelling a
-request task makes the SDK send ``notifications/cancelled``; ``resources/subscribe`` plus the
-message handler deliver ``notifications/resources/updated``. A session that ends (idle expiry,
-a server restart, a network drop) is replaced by a new one: on the next request, or by the
-keepalive watcher, which also re-subscribes and tells every listener to read afresh.
+Requests run as tasks on the client loop. Progress arrives over the call's SSE stream;
+cancelling a request task sends ``notifications/cancelled``; ``resources/subscribe`` plus the
+session's GET stream deliver ``notifications/resources/updated``. A session that ends (idle
+expiry, a server restart, a network drop) is replaced by a new one: on the next request, or by
+the keepalive watcher, which also re-subscribes and tells every listener to read afresh.
 """
 
 from __future__ import annotations
@@ -17,18 +16,15 @@ import contextlib
 import itertools
 import json
 import logging
-import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..layer.wire import (
-    CONNECTION_CLOSED,
-    INVALID_REQUEST,
-    MCP_SESSION_ID_HEADER,
-    METHOD_NOT_FOUND,
-)
+from ..layer.wire import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
 from .result import CloudGError, ErrorInfo, Result, hints_from
+
+if TYPE_CHECKING:
+    from .mcp_http import HttpSession, RpcError
 
 __all__ = ["CLIENT_NAME", "RemoteBackend"]
 
@@ -52,7 +48,8 @@ RECONNECT_WAIT = 10.0
 BACKOFF = (0.25, 0.5, 1.0, 2.0, 4.0)
 #: Seconds one attempt to open a session may take.
 OPEN_TIMEOUT = 30.0
-#: The SDK's answers to a request on a session the server no longer knows (HTTP 404).
+#: Answers to a request on a session the server no longer knows (HTTP 404 without a body
+#: is the first; the SDK's server sends the others).
 SESSION_GONE = frozenset({"Session not found", "Session terminated"})
 
 
@@ -62,25 +59,6 @@ def _short(exc: BaseException | None) -> str:
         return "no reason given"
     text = " ".join(str(getattr(exc, "message", None) or exc).split())
     return f"{type(exc).__name__}: {text}"[:200] if text else type(exc).__name__
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside (nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-async def _resource_request(client: Any, uri: str, subscribe: bool) -> None:
-    """Send resources/subscribe (or unsubscribe). The SDK marks its helpers deprecated (the
-    2026 era replaced them with listen); this client speaks the handshake era, where they are
-    the way to hear about changes, so it sends the request itself."""
-    import mcp_types as types
-
-    request: Any = (types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
-                    if subscribe else
-                    types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri)))
-    await client.session.send_request(request, types.EmptyResult)
 
 
 _CLOSED_MESSAGE = ("The connection to the Jupyter server was closed (did the server stop or "
@@ -105,94 +83,20 @@ class SessionLost(Exception):
         self.sent = sent
 
 
-#: Request ``_meta`` key naming one attempt of a tool call (so a refused connection can
-#: tell which call never left this machine).
-ATTEMPT_KEY = "cloudg/attempt"
-
-
-def _attempt_of(body: bytes) -> str | None:
-    """The attempt marker of a tool call's JSON-RPC body, if it has one."""
-    try:
-        return str(json.loads(body)["params"]["_meta"][ATTEMPT_KEY])
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def _unsent_log(unsent: set[str]) -> Any:
-    """An HTTP transport that adds to ``unsent`` the attempt of every tool call whose
-    connection was refused (the request never reached the server, so sending it again on a
-    new session is safe). It connects directly: the server is the kernel's own Jupyter."""
-    import httpx2
-
-    class UnsentLog(httpx2.AsyncBaseTransport):
-        def __init__(self) -> None:
-            self.inner = httpx2.AsyncHTTPTransport()
-
-        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-            try:
-                return await self.inner.handle_async_request(request)
-            except (httpx2.ConnectError, httpx2.ConnectTimeout):
-                if request.method == "POST" and ATTEMPT_KEY.encode() in request.content:
-                    unsent.add(_attempt_of(request.content) or "")
-                raise
-
-        async def aclose(self) -> None:
-            await self.inner.aclose()
-
-    return UnsentLog()
-
-
 def _refusal(exc: BaseException) -> bool:
     """An answer saying this client may not open a session (retrying cannot help)."""
     message = str(getattr(exc, "message", "") or "")
     return message.startswith("Forbidden") or getattr(exc, "code", None) == METHOD_NOT_FOUND
 
 
-class _TracebackToOneLine(logging.Filter):
-    """The SDK logs transport failures with a traceback; in a notebook that reads as a crash
-    while the call itself returns an error result. Keep the line, drop the traceback."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and record.exc_info[1] is not None:
-            failure = _leaf(record.exc_info[1])
-            record.msg = f"{record.getMessage()}: {type(failure).__name__}: {failure}"
-            record.args = ()
-            record.exc_info = None
-            record.exc_text = None
-        return True
-
-
-def _quiet_sdk_tracebacks() -> None:
-    sdk = logging.getLogger("mcp.client.streamable_http")
-    if not any(isinstance(f, _TracebackToOneLine) for f in sdk.filters):
-        sdk.addFilter(_TracebackToOneLine())
-
-
-def _error_info(exc: Any) -> ErrorInfo:
-    """ErrorInfo of an SDK ``MCPError``."""
+def _error_info(exc: RpcError) -> ErrorInfo:
+    """ErrorInfo of a failed request."""
     if exc.code == CONNECTION_CLOSED:
         return ErrorInfo("connection", _CLOSED_MESSAGE, data={"code": exc.code})
     data = exc.data
     return ErrorInfo(code=exc.code, message=exc.message, hints=hints_from(data),
                      data=data if isinstance(data, dict) else
                      ({} if data is None else {"errors": data}))
-
-
-def _paged(method: str, cursor: str | None) -> Callable[[Any], Awaitable[Any]]:
-    """A request for one page of a list (``list_tools``, ...) at ``cursor``."""
-    async def send(client: Any) -> Any:
-        return await getattr(client, method)(cursor=cursor)
-
-    return send
-
-
-def _completion(ref: Any, name: str, value: str,
-                context: dict[str, str] | None) -> Callable[[Any], Awaitable[Any]]:
-    async def send(client: Any) -> Any:
-        return await client.complete(ref, {"name": name, "value": value},
-                                     context_arguments=context)
-
-    return send
 
 
 class RemoteBackend:
@@ -213,9 +117,8 @@ class RemoteBackend:
         self.reconnected: Callable[[str], None] | None = None
         self.reconnects = 0
         self.session_id: str | None = None
-        self._client: Any = None
-        self._owner: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
+        self._client: HttpSession | None = None
+        self._retiring: set[asyncio.Task[None]] = set()
         #: Why the last session ended, for the note on the next reconnection.
         self._ended: str | None = None
         self._closing = False
@@ -227,10 +130,6 @@ class RemoteBackend:
         self._templates: list[str] | None = None
         self._safe_tools: set[str] = set()
         self._hints_known = False
-        self._unsent: set[str] = set()
-        #: Attempts the server answered (response headers came): it received them.
-        self._answered: set[str] = set()
-        _quiet_sdk_tracebacks()
 
     @property
     def description(self) -> str:
@@ -261,82 +160,47 @@ class RemoteBackend:
             await self.list_tools()
 
     async def _open(self) -> None:
-        """Open one session, held by its own owner task until ``_end_session``."""
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[None] = loop.create_future()
-        stop = self._stop = asyncio.Event()
-        self._owner = loop.create_task(self._own(ready, stop), name="cloudg-nb-session")
-        try:
-            await ready
-        except BaseException:
-            self._owner.cancel()
-            with contextlib.suppress(BaseException):
-                await self._owner
-            raise
-
-    async def _own(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
-        """Enter the session, signal ``ready``, hold it until ``stop``, exit it: all in this
-        one task, as anyio's task groups inside the SDK require."""
+        """Open one session (the handshake and its event stream)."""
         import httpx2
-        from mcp import Client
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp_types import Implementation
 
         from .. import __version__
+        from .mcp_http import HttpSession
 
-        headers = {"Authorization": f"token {self._token}"} if self._token else {}
+        def remember(session_id: str) -> None:
+            self.session_id = session_id
 
-        async def remember_session(response: httpx2.Response) -> None:
-            session = response.headers.get(MCP_SESSION_ID_HEADER)
-            if session:
-                self.session_id = session
-            request = response.request
-            if request.method == "POST" and ATTEMPT_KEY.encode() in request.content:
-                self._answered.add(_attempt_of(request.content) or "")
+        session: HttpSession
 
-        client: Any = None
-        try:
-            async with httpx2.AsyncClient(
-                    headers=headers, timeout=httpx2.Timeout(30, read=READ_TIMEOUT),
-                    transport=_unsent_log(self._unsent),
-                    event_hooks={"response": [remember_session]}) as http:
-                client = Client(streamable_http_client(self.url, http_client=http,
-                                                       max_sse_event_size=MAX_EVENT_BYTES),
-                                mode="legacy", message_handler=self._on_message,
-                                client_info=Implementation(name=CLIENT_NAME,
-                                                           version=__version__))
-                async with client:
-                    self._client = client
-                    ready.set_result(None)
-                    await stop.wait()
-        except BaseException as exc:  # reported to the caller waiting in _open(), or kept
-            failure = _leaf(exc)
-            if not ready.done():
-                ready.set_exception(failure)
-            elif not stop.is_set():
-                self._ended = self._ended or f"the connection was lost: {_short(failure)}"
-                logger.info("cloudg: the MCP session ended: %s", failure)
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-        finally:
-            if self._client is client:
+        def lost(reason: str) -> None:
+            if self._client is session:
                 self._client = None
-            if self._wake is not None and not stop.is_set():
-                self._wake.set()  # the watcher replaces it
+                self._ended = self._ended or f"the connection was lost: {reason}"
+                logger.info("cloudg: the MCP session ended: %s", reason)
+                self._retire(session)
+                if self._wake is not None:
+                    self._wake.set()  # the watcher replaces it
+
+        session = HttpSession(
+            self.url, headers={"Authorization": f"token {self._token}"} if self._token else {},
+            client_name=CLIENT_NAME, client_version=__version__,
+            on_notification=self._on_notification, on_lost=lost, on_session=remember,
+            max_event_bytes=MAX_EVENT_BYTES, timeout=httpx2.Timeout(30, read=READ_TIMEOUT))
+        await session.open()
+        self._client = session
+
+    def _retire(self, session: HttpSession) -> None:
+        """Close an ended session in the background (its server side is told if it is
+        reachable)."""
+        task = asyncio.get_running_loop().create_task(session.close())
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
 
     async def _end_session(self) -> None:
-        """End the current session's owner task (its server side is told when reachable)."""
-        owner, self._owner = self._owner, None
-        if self._stop is not None:
-            self._stop.set()
-        self._client = None
-        if owner is not None and not owner.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(owner), 5)
-            except (TimeoutError, Exception):
-                owner.cancel()
-                with contextlib.suppress(BaseException):
-                    await owner
+        """Close the current session (its server side is told when reachable)."""
+        session, self._client = self._client, None
+        if session is not None:
+            with contextlib.suppress(Exception):
+                await session.close()
 
     async def close(self) -> None:
         self._closing = True
@@ -347,9 +211,12 @@ class RemoteBackend:
                     await task
         self._watcher = self._hints = None
         await self._end_session()
+        for task in list(self._retiring):
+            with contextlib.suppress(BaseException):
+                await task
         self._subscribers.clear()
 
-    async def _session(self, wait: float | None = None) -> Any:
+    async def _session(self, wait: float | None = None) -> HttpSession:
         """The live session; when the last one ended, a new one (waiting up to ``wait``
         seconds, default ``reconnect_wait``, for a server that does not answer)."""
         client = self._client
@@ -360,6 +227,7 @@ class RemoteBackend:
                 "connection", "This client is closed; connect again with %cloudg connect "
                               "(or cloudg_nb.connect())."))
         await self._reconnect(self.reconnect_wait if wait is None else wait)
+        assert self._client is not None
         return self._client
 
     async def _reconnect(self, wait: float) -> None:
@@ -378,7 +246,7 @@ class RemoteBackend:
                     await asyncio.wait_for(self._open(), OPEN_TIMEOUT)
                     break
                 except Exception as exc:
-                    failure = _leaf(exc)
+                    failure = exc
                     pause = BACKOFF[min(attempt, len(BACKOFF) - 1)]
                     if _refusal(failure):
                         raise CloudGError(ErrorInfo("connection", _REFUSED.format(
@@ -390,9 +258,10 @@ class RemoteBackend:
                             data={"exception": type(failure).__name__})) from None
                     await asyncio.sleep(pause)
             client = self._client
+            assert client is not None
             for uri in list(self._subscribers):
                 with contextlib.suppress(Exception):
-                    await _resource_request(client, uri, True)
+                    await client.request("resources/subscribe", {"uri": uri})
             self._templates = None
             self.reconnects += 1
             reason, self._ended = self._ended or "the previous session ended", None
@@ -409,11 +278,9 @@ class RemoteBackend:
                     logger.exception("cloudg: a resource change listener failed")
 
     async def _watch(self) -> None:
-        """Keep a session open: ping an idle one every ``keepalive`` seconds (through the
-        session: ``Client.send_ping`` warns that the 2026 era has no ping, but this client
-        speaks the handshake era); replace one that ended, trying again with growing pauses
-        while the server does not answer."""
-        from mcp.shared.exceptions import MCPError
+        """Keep a session open: ping an idle one every ``keepalive`` seconds; replace one
+        that ended, trying again with growing pauses while the server does not answer."""
+        from .mcp_http import RpcError
 
         assert self._wake is not None
         failures = 0
@@ -430,9 +297,9 @@ class RemoteBackend:
                 if client is None:
                     await self._reconnect(0.0)
                 else:
-                    await asyncio.wait_for(client.session.send_ping(), OPEN_TIMEOUT)
+                    await asyncio.wait_for(client.request("ping"), OPEN_TIMEOUT)
                 failures = 0
-            except MCPError as exc:
+            except RpcError as exc:
                 if self._gone(exc) and self._client is client:
                     await self._end_session()
                     self._wake.set()
@@ -445,7 +312,7 @@ class RemoteBackend:
                 failures += 1
 
     def _gone(self, exc: Any) -> bool:
-        """Whether an SDK error says the session is no longer usable (noting why)."""
+        """Whether an error says the session is no longer usable (noting why)."""
         code = getattr(exc, "code", None)
         if code == INVALID_REQUEST and str(getattr(exc, "message", "")) in SESSION_GONE:
             self._ended = self._ended or ("the server no longer knew the session: it expired, "
@@ -453,77 +320,56 @@ class RemoteBackend:
             return True
         return code == CONNECTION_CLOSED
 
-    async def _request(self, send: Callable[[Any], Awaitable[T]], *, safe: bool,
-                       attempt: str | None = None) -> T:
+    async def _request(self, send: Callable[[HttpSession], Awaitable[T]], *,
+                       safe: bool) -> T:
         """``send(session)``; when the session turns out to be gone, again on a new one if
-        the request never reached the server (a 404 for the session, or the refused
-        connection of ``attempt``) or is ``safe`` to repeat; else SessionLost."""
-        from mcp.shared.exceptions import MCPError
+        the request never reached the server (a 404 for the session, a refused connection)
+        or is ``safe`` to repeat; else SessionLost."""
+        from .mcp_http import RpcError
 
+        client = await self._session()
         try:
-            client = await self._session()
-            try:
-                return await send(client)
-            except MCPError as exc:
-                if not self._gone(exc):
-                    raise
-                # A call never reached the server when its connection was refused, or when
-                # the session broke (another request's failure) before any answer to it.
-                never_sent = exc.code == INVALID_REQUEST or attempt in self._unsent or (
-                    attempt is not None and attempt not in self._answered)
-                if self._client is client:
-                    await self._end_session()
-                if not (never_sent or safe):
-                    raise SessionLost(sent=True) from None
-            return await send(await self._session())
-        finally:
-            self._unsent.discard(attempt or "")
-            self._answered.discard(attempt or "")
+            return await send(client)
+        except RpcError as exc:
+            if not self._gone(exc):
+                raise
+            if self._client is client:
+                await self._end_session()
+            if exc.sent and not safe:
+                raise SessionLost(sent=True) from None
+        return await send(await self._session())
 
-    async def _on_message(self, message: Any) -> None:
-        import mcp_types as types
-
-        if isinstance(message, types.ResourceUpdatedNotification):
-            uri = str(message.params.uri)
+    def _on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/resources/updated":
+            uri = str(params.get("uri", ""))
             for fn in list(self._subscribers.get(uri, ())):
                 try:
                     fn(uri)
                 except Exception:
                     logger.exception("cloudg: a resource change listener failed")
-        elif isinstance(message, types.ToolListChangedNotification):
+        elif method == "notifications/tools/list_changed":
             if self.tools_changed is not None:
                 self.tools_changed()
-        elif isinstance(message, types.ResourceListChangedNotification):
+        elif method == "notifications/resources/list_changed":
             self._templates = None
-        elif isinstance(message, Exception):
-            logger.debug("cloudg: transport error: %s", message)
 
     # -- requests -------------------------------------------------------------------------
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         progress: ProgressFn | None = None,
                         meta: dict[str, Any] | None = None) -> Result:
-        from mcp.shared.exceptions import MCPError
+        from .mcp_http import RpcError
 
-        on_progress = None
-        if progress is not None:
-            report = progress
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        if meta:
+            params["_meta"] = dict(meta)
 
-            async def on_progress(value: float, total: float | None,
-                                  message: str | None) -> None:
-                report(value, total, message)
-
-        attempt = secrets.token_hex(8)
-        request_meta = {**(meta or {}), ATTEMPT_KEY: attempt}
-
-        async def send(client: Any) -> Any:
-            return await client.call_tool(name, arguments, progress_callback=on_progress,
-                                          meta=request_meta)
+        async def send(client: HttpSession) -> dict[str, Any]:
+            return await client.request("tools/call", params, progress=progress)
 
         try:
             try:
-                result = await self._request(send, safe=name in self._safe_tools,
-                                             attempt=attempt)
+                result = await self._request(send, safe=name in self._safe_tools)
             except SessionLost:
                 if self._hints_known or name in self._safe_tools:
                     raise
@@ -534,7 +380,7 @@ class RemoteBackend:
                 if name not in self._safe_tools:
                     raise
                 result = await self._request(send, safe=True)
-        except MCPError as exc:
+        except RpcError as exc:
             info = _error_info(exc)
             return Result(tool=name, arguments=dict(arguments), text=info.message,
                           is_error=True, error=info)
@@ -542,80 +388,73 @@ class RemoteBackend:
             message = _LOST_MID_CALL.format(tool=name)
             return Result(tool=name, arguments=dict(arguments), text=message, is_error=True,
                           error=ErrorInfo("connection", message, data={"sent": True}))
-        # Only the parts a Result reads (a full model dump of a 1k-row page costs ~ms).
-        wire = {"content": [{"type": "text", "text": block.text} for block in result.content
-                            if getattr(block, "type", None) == "text"],
-                "structuredContent": result.structured_content,
-                "isError": bool(result.is_error), "_meta": dict(result.meta or {})}
-        return Result.from_wire(name, arguments, wire)
+        return Result.from_wire(name, arguments, result)
 
-    async def _read_request(self, send: Callable[[Any], Awaitable[T]]) -> T:
-        """A request that only reads (safe to repeat on a new session); SDK errors become
+    async def _read(self, method: str, params: dict[str, Any] | None = None
+                    ) -> dict[str, Any]:
+        """A request that only reads (safe to repeat on a new session); its errors become
         CloudGError."""
-        from mcp.shared.exceptions import MCPError
+        from .mcp_http import RpcError
 
         try:
-            return await self._request(send, safe=True)
-        except MCPError as exc:
+            return await self._request(lambda client: client.request(method, params),
+                                       safe=True)
+        except RpcError as exc:
             raise CloudGError(_error_info(exc)) from None
 
+    async def _pages(self, method: str, key: str) -> list[dict[str, Any]]:
+        """Every item of a paged list (``tools/list``, ...)."""
+        items: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(100):
+            page = await self._read(method, {"cursor": cursor} if cursor else None)
+            items.extend(item for item in page.get(key) or () if isinstance(item, dict))
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+        return items
+
     async def read_resource(self, uri: str) -> Any:
-        result = await self._read_request(lambda client: client.read_resource(uri))
-        return parse_contents(c.model_dump(by_alias=True, mode="json", exclude_none=True)
-                              for c in result.contents)
+        result = await self._read("resources/read", {"uri": uri})
+        return parse_contents(c for c in result.get("contents") or () if isinstance(c, dict))
 
     async def get_prompt(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
         strings = {k: v if isinstance(v, str) else json.dumps(v)
                    for k, v in arguments.items()}
-        result = await self._read_request(lambda client: client.get_prompt(name, strings))
-        return [{"role": m.role, "text": getattr(m.content, "text", "")}
-                for m in result.messages]
+        result = await self._read("prompts/get", {"name": name, "arguments": strings})
+        return [{"role": m.get("role"), "text": (m.get("content") or {}).get("text", "")}
+                for m in result.get("messages") or ()]
 
     async def _template_uris(self) -> list[str]:
         if self._templates is None:
-            uris: list[str] = []
-            cursor = None
-            for _ in range(100):
-                page = await self._read_request(_paged("list_resource_templates", cursor))
-                uris.extend(t.uri_template for t in page.resource_templates)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            self._templates = uris
+            templates = await self._pages("resources/templates/list", "resourceTemplates")
+            self._templates = [str(t.get("uriTemplate")) for t in templates]
         return self._templates
 
     async def complete(self, argument: str, value: str, *, tool: str | None = None,
                        prompt: str | None = None, uri_template: str | None = None,
                        context: dict[str, str] | None = None) -> list[str]:
-        from mcp_types import PromptReference, ResourceTemplateReference
-
-        refs: list[tuple[Any, str]]
+        refs: list[tuple[dict[str, str], str]]
         if prompt is not None:
-            refs = [(PromptReference(type="ref/prompt", name=prompt), argument)]
+            refs = [({"type": "ref/prompt", "name": prompt}, argument)]
         elif uri_template is not None:
-            refs = [(ResourceTemplateReference(type="ref/resource", uri=uri_template), argument)]
+            refs = [({"type": "ref/resource", "uri": uri_template}, argument)]
         else:
-            refs = [(ResourceTemplateReference(type="ref/resource", uri=template), variable)
+            refs = [({"type": "ref/resource", "uri": template}, variable)
                     for template, variable in templates_for_argument(
                         argument, await self._template_uris())]
-        arguments = dict(context or {}) or None
         for ref, name in refs:
-            done = await self._read_request(_completion(ref, name, value, arguments))
-            values = [str(v) for v in done.completion.values]
+            params: dict[str, Any] = {"ref": ref, "argument": {"name": name, "value": value}}
+            if context:
+                params["context"] = {"arguments": dict(context)}
+            done = await self._read("completion/complete", params)
+            values = [str(v) for v in (done.get("completion") or {}).get("values") or ()]
             if values:
                 return values
         return []
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        tools: list[dict[str, Any]] = []
-        cursor = None
-        for _ in range(100):
-            page = await self._read_request(_paged("list_tools", cursor))
-            tools.extend(t.model_dump(by_alias=True, mode="json", exclude_none=True)
-                         for t in page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
+        tools = await self._pages("tools/list", "tools")
         # Tools that only read (or repeat harmlessly) are sent again on a new session when
         # the connection drops while they run.
         self._safe_tools = {str(t.get("name")) for t in tools
@@ -630,8 +469,9 @@ class RemoteBackend:
         listeners.append(fn)
         if first:
             try:
-                await self._request(lambda client: _resource_request(client, uri, True),
-                                    safe=True)
+                await self._request(
+                    lambda client: client.request("resources/subscribe", {"uri": uri}),
+                    safe=True)
             except BaseException:
                 listeners.remove(fn)
                 if not listeners:
@@ -642,16 +482,17 @@ class RemoteBackend:
             current = self._subscribers.get(uri, [])
             if fn in current:
                 current.remove(fn)
+            client = self._client
             if not current and self._subscribers.pop(uri, None) is not None \
-                    and self._client is not None:
+                    and client is not None:
                 with contextlib.suppress(Exception):
-                    await _resource_request(self._client, uri, False)
+                    await client.request("resources/unsubscribe", {"uri": uri})
 
         return unsubscribe
 
     def status(self) -> dict[str, Any]:
         client = self._client
-        info = getattr(client, "server_info", None) if client is not None else None
+        info = client.server_info if client is not None else {}
         return {
             "mode": self.mode,
             "description": self.description,
@@ -659,7 +500,7 @@ class RemoteBackend:
             "connected": client is not None,
             "session_id": self.session_id,
             "protocol_version": client.protocol_version if client is not None else None,
-            "server": f"{info.name} {info.version}" if info is not None else None,
+            "server": f"{info.get('name')} {info.get('version')}" if info else None,
             "subscriptions": sorted(self._subscribers),
             "reconnects": self.reconnects,
         }

@@ -91,7 +91,7 @@ def test_48_expiries_with_calls_and_a_live_frame_leak_nothing(
         assert len(kernel_sessions(server)) == 1
         backend = client.backend
         assert isinstance(backend, RemoteBackend)
-        assert not backend._unsent and len(backend._subscribers) <= 4
+        assert not backend._retiring and len(backend._subscribers) <= 4
     finally:
         lf.close()
         client.close()
