@@ -14,10 +14,14 @@ import pytest
 EDGE_MODULES = ("mcp", "tornado", "IPython", "ipywidgets", "jupyter_server", "starlette")
 
 
+#: Both packages load their names on first use: ``import *`` loads every one of them.
+EVERY_NAME = {"cloudg_nb.layer": "from cloudg_nb.layer import *", "cloudg_nb": "import cloudg_nb"}
+
+
 @pytest.mark.parametrize("module", ["cloudg_nb.layer", "cloudg_nb"])
 def test_importing_the_core_imports_no_edge_framework(module: str) -> None:
     code = (
-        f"import {module}, sys, json; "
+        f"{EVERY_NAME[module]}; import sys, json; "
         f"print(json.dumps(sorted(set({EDGE_MODULES!r}) & set(sys.modules))))"
     )
     out = subprocess.run(
@@ -74,18 +78,24 @@ def _fresh_interpreter(code: str) -> str:
     ).stdout
 
 
-def _loaded_after_import(module: str) -> set[str]:
-    out = _fresh_interpreter(f"import {module}, sys, json; print(json.dumps(sorted(sys.modules)))")
+def _loaded_after(statement: str) -> set[str]:
+    out = _fresh_interpreter(
+        f"{statement}; import sys, json; print(json.dumps(sorted(sys.modules)))")
     return set(json.loads(out))
 
 
+def _loaded_after_import(module: str) -> set[str]:
+    return _loaded_after(f"import {module}")
+
+
 def test_importing_the_layer_loads_no_data_stack_catalog_or_estate() -> None:
-    loaded = _loaded_after_import("cloudg_nb.layer")
+    loaded = _loaded_after(EVERY_NAME["cloudg_nb.layer"])
     assert sorted(m for m in HEAVY_MODULES if m in loaded) == []
 
 
 def test_importing_the_layer_loads_only_the_standard_library_and_pydantic() -> None:
-    loaded = _loaded_after_import("cloudg_nb.layer")
+    loaded = _loaded_after(EVERY_NAME["cloudg_nb.layer"])
+    assert "cloudg_nb.layer.layer" in loaded and "pydantic" in loaded  # the names did load
     # ``site``'s start-up modules load before the import; ``_sysconfigdata_*`` is the
     # interpreter's generated build data that the stdlib ``sysconfig`` reads.
     before = _loaded_after_import("sys")
@@ -104,6 +114,16 @@ def test_every_exported_name_resolves_from_the_lazy_package() -> None:
     code = ("import cloudg_nb, json; "
             "print(json.dumps([n for n in cloudg_nb.__all__ if not hasattr(cloudg_nb, n)]))")
     assert json.loads(_fresh_interpreter(code)) == []
+
+
+def test_every_name_of_the_lazy_layer_resolves_and_the_wire_constants_load_alone() -> None:
+    code = ("import cloudg_nb.layer as layer, json; "
+            "print(json.dumps([n for n in layer.__all__ if not hasattr(layer, n)]))")
+    assert json.loads(_fresh_interpreter(code)) == []
+    # what a kernel's remote client needs from the core: the wire constants, not the core
+    loaded = _loaded_after("import cloudg_nb.layer.wire")
+    assert {m for m in loaded if m.startswith("cloudg_nb.layer.")} == {"cloudg_nb.layer.wire"}
+    assert "pydantic" not in loaded
 
 
 def test_an_unknown_package_attribute_raises_attribute_error() -> None:

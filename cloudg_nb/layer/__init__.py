@@ -2,45 +2,54 @@
 
 Imports only the standard library and pydantic (never ``mcp``, ``tornado``, ``IPython`` or
 ``ipywidgets``), so every edge can build on it.
+
+Names load on first use (PEP 562), so a part that needs one module, such as the wire constants
+in a kernel, does not pay for the whole core.
 """
 
-from .bounds import InputBounds
-from .content import (
-    Annotations,
-    AudioContent,
-    BlobResourceContents,
-    EmbeddedResource,
-    ImageContent,
-    PromptMessage,
-    PromptResult,
-    ResourceLink,
-    TextContent,
-    TextResourceContents,
-    ToolResult,
-)
-from .context import Principal, ToolContext
-from .enums import Capability, Sensitivity
-from .errors import (
-    AccessDeniedError,
-    CallCancelledError,
-    InputRejectedError,
-    InvalidArgumentsError,
-    MCPLayerError,
-    NotFoundError,
-    RateLimitedError,
-)
-from .layer import CallInfo, CloudGMCPLayer, Middleware
-from .middleware import (
-    AuditLogMiddleware,
-    CachingMiddleware,
-    ConcurrencyLimitMiddleware,
-    MetricsMiddleware,
-    RetryMiddleware,
-)
-from .registry import Registry
-from .schema import validate_arguments
-from .specs import PromptArgument, PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec
-from .workers import RunInWorker, WorkerPool
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .bounds import InputBounds
+    from .content import (
+        Annotations,
+        AudioContent,
+        BlobResourceContents,
+        EmbeddedResource,
+        ImageContent,
+        PromptMessage,
+        PromptResult,
+        ResourceLink,
+        TextContent,
+        TextResourceContents,
+        ToolResult,
+    )
+    from .context import Principal, ToolContext
+    from .enums import Capability, Sensitivity
+    from .errors import (
+        AccessDeniedError,
+        CallCancelledError,
+        InputRejectedError,
+        InvalidArgumentsError,
+        MCPLayerError,
+        NotFoundError,
+        RateLimitedError,
+    )
+    from .layer import CallInfo, CloudGMCPLayer, Middleware
+    from .middleware import (
+        AuditLogMiddleware,
+        CachingMiddleware,
+        ConcurrencyLimitMiddleware,
+        MetricsMiddleware,
+        RetryMiddleware,
+    )
+    from .registry import Registry
+    from .schema import validate_arguments
+    from .specs import PromptArgument, PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec
+    from .workers import RunInWorker, WorkerPool
 
 __all__ = [
     "AccessDeniedError", "Annotations", "CallCancelledError", "InputBounds", "WorkerPool",
@@ -53,3 +62,59 @@ __all__ = [
     "ResourceTemplateSpec", "RetryMiddleware", "RunInWorker", "Sensitivity", "TextContent",
     "TextResourceContents", "ToolContext", "ToolResult", "ToolSpec", "validate_arguments",
 ]
+
+_WHERE: dict[str, str] = {
+    'AccessDeniedError': '.errors',
+    'Annotations': '.content',
+    'AudioContent': '.content',
+    'AuditLogMiddleware': '.middleware',
+    'BlobResourceContents': '.content',
+    'CachingMiddleware': '.middleware',
+    'CallCancelledError': '.errors',
+    'CallInfo': '.layer',
+    'Capability': '.enums',
+    'CloudGMCPLayer': '.layer',
+    'ConcurrencyLimitMiddleware': '.middleware',
+    'EmbeddedResource': '.content',
+    'ImageContent': '.content',
+    'InputBounds': '.bounds',
+    'InputRejectedError': '.errors',
+    'InvalidArgumentsError': '.errors',
+    'MCPLayerError': '.errors',
+    'MetricsMiddleware': '.middleware',
+    'Middleware': '.layer',
+    'NotFoundError': '.errors',
+    'Principal': '.context',
+    'PromptArgument': '.specs',
+    'PromptMessage': '.content',
+    'PromptResult': '.content',
+    'PromptSpec': '.specs',
+    'RateLimitedError': '.errors',
+    'Registry': '.registry',
+    'ResourceLink': '.content',
+    'ResourceSpec': '.specs',
+    'ResourceTemplateSpec': '.specs',
+    'RetryMiddleware': '.middleware',
+    'RunInWorker': '.workers',
+    'Sensitivity': '.enums',
+    'TextContent': '.content',
+    'TextResourceContents': '.content',
+    'ToolContext': '.context',
+    'ToolResult': '.content',
+    'ToolSpec': '.specs',
+    'WorkerPool': '.workers',
+    'validate_arguments': '.schema',
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -703,12 +703,13 @@ def default_client() -> Client:
         _default = warmed
         return warmed
     from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
-    from .inprocess import LocalBackend
     from .remote import RemoteBackend
 
     try:
         endpoint = find_jupyter_endpoint()
     except (JupyterServerNotFound, ValueError, ImportError) as exc:
+        from .inprocess import LocalBackend  # the whole layer: imported only when needed
+
         reason = "no Jupyter server found" if isinstance(exc, JupyterServerNotFound) else (
             f"server lookup failed: {exc}")
         client = Client.open(LocalBackend(reason=reason))
@@ -717,6 +718,8 @@ def default_client() -> Client:
             client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
                                                 found_by=endpoint.found_by))
         except CloudGError as exc:
+            from .inprocess import LocalBackend
+
             reason = f"the server found ({endpoint.server_url}) did not answer: {exc.error.code}"
             client = Client.open(LocalBackend(reason=reason))
     print(f"cloudg: {client.description}")

@@ -21,6 +21,7 @@ import contextlib
 import itertools
 import json
 import logging
+import ssl
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
@@ -138,7 +139,11 @@ class HttpSession:
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] = {}
         self.closed = False
-        self._http = httpx2.AsyncClient(headers=headers, timeout=timeout)
+        # plain http needs no trust store (loading one costs a fresh kernel ~25 ms); a bare
+        # context trusts nothing, so a redirect to https would fail rather than go unchecked
+        verify: ssl.SSLContext | bool = True if url.lower().startswith("https:") else \
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        self._http = httpx2.AsyncClient(headers=headers, timeout=timeout, verify=verify)
         self._ids = itertools.count(1)
         self._listener: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()

@@ -1,5 +1,5 @@
 """Opening the magics' client ahead of the first ``%cloudg`` line: at ``%load_ext`` a
-background thread imports what a call needs (pandas, the MCP client), finds the Jupyter
+background thread imports what a call needs (pandas, the HTTP client), finds the Jupyter
 server and opens the session, so the first call costs one round trip. ``default_client()``
 takes the warmed client (or waits for it); a client chosen meanwhile wins and the warmed one
 is closed. ``CLOUDG_WARMUP=0`` turns it off.
@@ -41,18 +41,26 @@ def start() -> None:
                      daemon=True).start()
 
 
-def _warm(future: concurrent.futures.Future[Client | None]) -> None:
-    """Imports, discovery, the session and the tool list; None when no server is found
-    (the local layer is built on first use: it needs no network)."""
+def _import_for_results() -> None:
+    """What showing a result needs: pandas (and its lazy parts), the renderers, ipywidgets.
+    (A second thread for these gains nothing measurable: both halves mostly compute.)"""
     try:
         import pandas
 
-        from . import render  # noqa: F401  (how results show)
+        from . import columns, graph_view, grid, progress, render  # noqa: F401  (showing results)
 
         pandas.DataFrame.from_records([{"warm": "up"}])  # pandas' lazy imports for tables
         with contextlib.suppress(ImportError):
             import ipywidgets  # noqa: F401  (progress bars and notes in a kernel)
+    except Exception:
+        logger.debug("cloudg: importing ahead failed", exc_info=True)
 
+
+def _warm(future: concurrent.futures.Future[Client | None]) -> None:
+    """Imports, discovery, the session and the tool list; None when no server is found
+    (the local layer is built on first use: it needs no network)."""
+    _import_for_results()
+    try:
         from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
         from .remote import RemoteBackend
 
