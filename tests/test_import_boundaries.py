@@ -122,7 +122,8 @@ def test_every_name_of_the_lazy_layer_resolves_and_the_wire_constants_load_alone
     assert json.loads(_fresh_interpreter(code)) == []
     # what a kernel's remote client needs from the core: the wire constants, not the core
     loaded = _loaded_after("import cloudg_nb.layer.wire")
-    assert {m for m in loaded if m.startswith("cloudg_nb.layer.")} == {"cloudg_nb.layer.wire"}
+    assert {m for m in loaded if m.startswith("cloudg_nb.layer.")} == {
+        "cloudg_nb.layer.wire", "cloudg_nb.layer.lazy_names"}
     assert "pydantic" not in loaded
 
 

@@ -6,36 +6,27 @@ IPython nor ipywidgets.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..layer.lazy_names import lazy_names
 
 __all__ = ["ActivityFeed", "ApprovalPanel", "CloudGError", "Client", "ErrorInfo", "LiveFrame",
            "Result", "connect", "default_client", "load_ipython_extension", "local",
            "set_default_client", "unload_ipython_extension"]
 
 _LAZY = {
-    "Client": "client",
-    "connect": "client",
-    "local": "client",
-    "default_client": "client",
-    "set_default_client": "client",
-    "Result": "result",
-    "ErrorInfo": "result",
-    "CloudGError": "result",
-    "LiveFrame": "live",
-    "ActivityFeed": "activity_feed",
-    "ApprovalPanel": "approval_panel",
-    "load_ipython_extension": "magics",
-    "unload_ipython_extension": "magics",
+    "Client": ".client",
+    "connect": ".client",
+    "local": ".client",
+    "default_client": ".client",
+    "set_default_client": ".client",
+    "Result": ".result",
+    "ErrorInfo": ".result",
+    "CloudGError": ".result",
+    "LiveFrame": ".live",
+    "ActivityFeed": ".activity_feed",
+    "ApprovalPanel": ".approval_panel",
+    "load_ipython_extension": ".magics",
+    "unload_ipython_extension": ".magics",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cloudg_nb.notebook' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
