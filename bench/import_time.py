@@ -18,19 +18,20 @@ import sys
 from dataclasses import asdict, dataclass
 
 TARGET_MS = 150.0
-#: (label, import statement): ours, then what a peer costs to import.
+#: (label, module, import statement): ours, then what a peer costs to import.
 ROWS = (
-    ("cloudg_nb.layer (the core)", "from cloudg_nb.layer import *"),
-    ("cloudg_nb (package root)", "import cloudg_nb"),
-    ("cloudg_nb.catalog (the tools)", "import cloudg_nb.catalog"),
-    ("peer: mcp.server.lowlevel", "import mcp.server.lowlevel"),
-    ("peer: fastmcp", "import fastmcp"),
-    ("kernel client: notebook.remote", "import cloudg_nb.notebook.remote, httpx2"),
-    ("peer: mcp.Client (SDK client)", "from mcp import Client"),
+    ("cloudg_nb.layer (the core)", "cloudg_nb.layer", "from cloudg_nb.layer import *"),
+    ("cloudg_nb (package root)", "cloudg_nb", "import cloudg_nb"),
+    ("cloudg_nb.catalog (the tools)", "cloudg_nb.catalog", "import cloudg_nb.catalog"),
+    ("peer: mcp.server.lowlevel", "mcp.server.lowlevel", "import mcp.server.lowlevel"),
+    ("peer: fastmcp", "fastmcp", "import fastmcp"),
+    ("kernel client: notebook.remote", "cloudg_nb.notebook.remote",
+     "import cloudg_nb.notebook.remote, httpx2"),
+    ("peer: mcp.Client (SDK client)", "mcp", "from mcp import Client"),
 )
 _PROBE = (
     "import sys, time, json; before = len(sys.modules); w = time.perf_counter(); "
-    "c = time.process_time(); {module}; "
+    "c = time.process_time(); {statement}; "
     "print(json.dumps([time.perf_counter() - w, time.process_time() - c, "
     "len(sys.modules) - before]))"
 )
@@ -45,12 +46,11 @@ class Row:
     modules: int
 
 
-def measure(label: str, module: str, runs: int) -> Row | None:
-    """Median figures over ``runs`` fresh interpreters; None when ``module`` is not installed.
-    (``module``: the import statement.)"""
+def measure(label: str, module: str, statement: str, runs: int) -> Row | None:
+    """Median figures over ``runs`` fresh interpreters; None when ``module`` is not installed."""
     samples = []
     for _ in range(runs):
-        proc = subprocess.run([sys.executable, "-c", _PROBE.format(module=module)],
+        proc = subprocess.run([sys.executable, "-c", _PROBE.format(statement=statement)],
                               capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             return None
@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="fresh interpreters per row")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
-    rows = [row for label, module in ROWS if (row := measure(label, module, args.runs))]
+    rows = [row for label, module, statement in ROWS
+            if (row := measure(label, module, statement, args.runs))]
     if args.json:
         print(json.dumps({"target_ms": TARGET_MS, "rows": [asdict(r) for r in rows]}))
         return 0

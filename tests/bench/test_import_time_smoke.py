@@ -1,5 +1,5 @@
-"""Smoke run of bench/import_time.py: it reports the core next to the MCP SDK peers (no timing
-asserts)."""
+"""Smoke run of bench/import_time.py: it reports the core and the kernel's client next to the
+MCP SDK peers (no timing asserts)."""
 
 from __future__ import annotations
 
@@ -21,3 +21,5 @@ def test_json_report_lists_the_core_and_the_sdk_peer_with_positive_figures() -> 
     for row in rows.values():
         assert row["wall_ms"] > 0 and row["cpu_ms"] > 0 and row["modules"] > 0, row
     assert rows["cloudg_nb.layer"]["modules"] < rows["cloudg_nb.catalog"]["modules"]
+    # the kernel's client loads fewer modules than the SDK's client it replaced
+    assert rows["cloudg_nb.notebook.remote"]["modules"] < rows["mcp"]["modules"]
