@@ -56,6 +56,14 @@ def _json_cells(column: Any) -> list[Any]:
         texts = chunk.dictionary.to_pylist()
         values = [None if t is None else json.loads(t) for t in texts]
         copies = [_copier(v) for v in values]
+        kinds = set(copies)
+        if chunk.null_count == 0 and len(kinds) == 1 and None not in kinds:
+            # one way of copying for every value (all scalars, or all lists of scalars...):
+            # the cells are made in C, not in this loop
+            picked = map(values.__getitem__, chunk.indices.to_pylist())
+            copy = copies[0] or _same
+            cells.extend(picked if copy is _same else map(copy, picked))
+            continue
         for code in chunk.indices.to_pylist():
             if code is None:
                 cells.append(None)

@@ -236,6 +236,7 @@ def test_json_cells_decode_as_their_own_values_in_column_order() -> None:
         "id": ["a", "b", "c", "d"],
         "frameworks": [["CIS", "PCI"], ["CIS", "PCI"], [], None],
         "tags": [{"env": "prod"}, {"env": "prod"}, {"env": "dev"}, {}],
+        "owners": [["ann"], ["ann"], ["bob"], []],
         "rules": [[{"port": 22}], [{"port": 22}], [], [{"port": 443, "cidr": ["0.0.0.0/0"]}]],
         "mixed": ["x", 3, ["a"], {"k": "v"}],
         "risk": [1.5, 2.0, 3.0, 4.0]})
@@ -244,7 +245,9 @@ def test_json_cells_decode_as_their_own_values_in_column_order() -> None:
     pd.testing.assert_frame_equal(decoded, frame)
     decoded.loc[0, "frameworks"].append("SOC2")
     decoded.loc[0, "tags"]["env"] = "changed"
+    decoded.loc[0, "owners"].append("eve")
     decoded.loc[0, "rules"][0]["port"] = 2222
     assert decoded.loc[1, "frameworks"] == ["CIS", "PCI"]
     assert decoded.loc[1, "tags"] == {"env": "prod"}
+    assert decoded.loc[1, "owners"] == ["ann"]
     assert decoded.loc[1, "rules"] == [{"port": 22}]
