@@ -67,8 +67,11 @@ class RpcError(Exception):
         self.sent = sent
 
 
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+def short(exc: BaseException | None) -> str:
+    """``ConnectError: All connection attempts failed`` (one line, at most 200 characters)."""
+    if exc is None:
+        return "no reason given"
+    text = " ".join(str(getattr(exc, "message", None) or exc).split())
     return f"{type(exc).__name__}: {text}"[:200] if text else type(exc).__name__
 
 
@@ -205,7 +208,7 @@ class HttpSession:
             response = await self._http.post(self.url, content=json.dumps(message).encode(),
                                              headers=self._headers())
         except httpx2.HTTPError as exc:
-            raise RpcError(CONNECTION_CLOSED, f"The connection failed: {_short(exc)}",
+            raise RpcError(CONNECTION_CLOSED, f"The connection failed: {short(exc)}",
                            sent=not isinstance(exc, httpx2.ConnectError)) from None
         if response.status_code >= 400:
             raise self._http_error(response.status_code, response.content,
@@ -237,10 +240,10 @@ class HttpSession:
                     "requestId": rid, "reason": "the caller cancelled the request"}))
             raise
         except (httpx2.ConnectError, httpx2.ConnectTimeout) as exc:
-            raise RpcError(CONNECTION_CLOSED, f"Could not connect: {_short(exc)}",
+            raise RpcError(CONNECTION_CLOSED, f"Could not connect: {short(exc)}",
                            sent=False) from None
         except httpx2.HTTPError as exc:
-            raise RpcError(CONNECTION_CLOSED, f"The connection was lost: {_short(exc)}",
+            raise RpcError(CONNECTION_CLOSED, f"The connection was lost: {short(exc)}",
                            sent=True) from None
 
     async def _answer(self, response: httpx2.Response, rid: int,
@@ -351,10 +354,10 @@ class HttpSession:
                         async for message in _events(response, self.max_event_bytes):
                             self._dispatch(message)
             except (httpx2.ConnectError, httpx2.ConnectTimeout) as exc:
-                self._lost(f"the server could not be reached: {_short(exc)}")
+                self._lost(f"the server could not be reached: {short(exc)}")
                 return
             except (httpx2.HTTPError, RpcError) as exc:
-                why = f"the event stream broke: {_short(exc)}"
+                why = f"the event stream broke: {short(exc)}"
             logger.debug("cloudg: %s; listening again", why)
             await asyncio.sleep(RELISTEN_PAUSE)
 

@@ -53,14 +53,6 @@ OPEN_TIMEOUT = 30.0
 SESSION_GONE = frozenset({"Session not found", "Session terminated"})
 
 
-def _short(exc: BaseException | None) -> str:
-    """``ConnectError: All connection attempts failed`` (one line, at most 200 characters)."""
-    if exc is None:
-        return "no reason given"
-    text = " ".join(str(getattr(exc, "message", None) or exc).split())
-    return f"{type(exc).__name__}: {text}"[:200] if text else type(exc).__name__
-
-
 _CLOSED_MESSAGE = ("The connection to the Jupyter server was closed (did the server stop or "
                    "restart?); reconnect with %cloudg connect (or cloudg_nb.connect()).")
 _LOST_MID_CALL = ("The connection to the Jupyter server was lost while {tool} ran (the server "
@@ -234,6 +226,8 @@ class RemoteBackend:
         """Replace an ended session (one attempt at a time), re-subscribe, and tell the
         listeners to read afresh. CloudGError when the server stays out of reach for
         ``wait`` seconds, or refuses the new session."""
+        from .mcp_http import short
+
         assert self._open_lock is not None
         async with self._open_lock:
             if self._client is not None:
@@ -250,11 +244,11 @@ class RemoteBackend:
                     pause = BACKOFF[min(attempt, len(BACKOFF) - 1)]
                     if _refusal(failure):
                         raise CloudGError(ErrorInfo("connection", _REFUSED.format(
-                            server=self.server, why=_short(failure)),
+                            server=self.server, why=short(failure)),
                             data={"exception": type(failure).__name__})) from None
                     if loop.time() + pause > deadline:
                         raise CloudGError(ErrorInfo("connection", _UNREACHABLE.format(
-                            server=self.server, why=_short(failure)),
+                            server=self.server, why=short(failure)),
                             data={"exception": type(failure).__name__})) from None
                     await asyncio.sleep(pause)
             client = self._client
