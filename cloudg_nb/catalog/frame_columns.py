@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ __all__ = ["ARROW_FORMAT", "FrameColumns"]
 
 #: ``format`` of the encoded columns.
 ARROW_FORMAT = "arrow-ipc"
+_SEQUENCES = frozenset((list, tuple))
 
 
 def _distinct(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
@@ -37,11 +39,19 @@ def _distinct(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
         return codes.astype(np.int32), [v if type(v) in PLAIN_TYPES else to_jsonable(v)
                                         for v in cells]
     except TypeError:  # unhashable cells (tags, metadata)
+        cells = series.tolist()
+        if set(map(type, cells)) <= _SEQUENCES:
+            keys = list(map(tuple, cells))
+            if set(map(type, chain.from_iterable(keys))) <= {str}:  # lists of text: one pass
+                seen: dict[tuple[str, ...], int] = {}
+                found = np.fromiter((seen.setdefault(k, len(seen)) for k in keys),
+                                    dtype=np.int32, count=len(keys))
+                return found, [list(k) for k in seen]
         index: dict[str, int] = {}
         values: list[Any] = []
         out = np.empty(len(series), dtype=np.int32)
         texts: dict[tuple[str, ...], int] = {}  # lists of text (tags, frameworks): no JSON
-        for i, cell in enumerate(series.tolist()):
+        for i, cell in enumerate(cells):
             items = _texts(cell)
             if items is not None and (j := texts.get(items)) is not None:
                 out[i] = j

@@ -20,6 +20,8 @@ from .errors import ReferenceNotFoundError
 __all__ = ["AssetIndex"]
 
 _MAX_FUZZY_POOL = 4000
+#: Texts located by one `list.index` each (a linear C-level scan); more: one Python loop.
+_FEW_HELD = 32
 
 
 def _text_keys(values: list[Any]) -> np.ndarray:
@@ -40,6 +42,22 @@ def _firsts(keys: np.ndarray) -> tuple[list[Any], np.ndarray]:
     hit = np.flatnonzero(codes >= 0)[::-1]
     first[codes[hit]] = hit  # the earliest row writes last
     return uniques.tolist(), first
+
+
+def _first_rows(values: list[Any], wanted: set[str]) -> dict[str, int]:
+    """The first row of ``values`` holding each text of ``wanted``, for those it holds (which
+    ones: one C-level pass; where: one ``index`` each, or one loop when many are held)."""
+    try:
+        held = wanted.intersection(values)
+    except TypeError:  # an unhashable value: look at the text ones only
+        held = wanted.intersection(v for v in values if isinstance(v, str))
+    if len(held) <= _FEW_HELD:
+        return {v: values.index(v) for v in held}
+    found: dict[str, int] = {}
+    for row, v in enumerate(values):
+        if isinstance(v, str) and v in held and v not in found:
+            found[v] = row
+    return found
 
 
 class _Groups:
@@ -135,17 +153,12 @@ class AssetIndex:
         table = self._row_of_arn
         if table is not None or not wanted:
             return {r: table[r] for r in wanted if r in table} if table else {}
-        found: dict[str, int] = {}
-        for row, arn in enumerate(self._arns):
-            if isinstance(arn, str) and arn in wanted and arn not in found:
-                found[arn] = row
+        found = _first_rows(self._arns, wanted)
         rest = wanted.difference(found)
-        if rest:
-            for row, meta in enumerate(self._metadata):
-                if isinstance(meta, dict):
-                    rid = meta.get("resource_id")
-                    if isinstance(rid, str) and rid in rest and rid not in found:
-                        found[rid] = row
+        if rest and any(issubclass(t, dict) for t in set(map(type, self._metadata))):
+            rids = [m.get("resource_id") if isinstance(m, dict) else None
+                    for m in self._metadata]
+            found.update(_first_rows(rids, rest))
         return found
 
     @property

@@ -52,6 +52,9 @@ _KEY_CACHE = 16384
 #: Upper bounds used for the JSON size hint left for ``project``.
 _SCALAR_CHARS = 24
 _REPLACEMENT_SLACK = 64
+#: Cell types of a column: all text (scanned as they are), or nested (only rows show them).
+_TEXT = frozenset((str,))
+_NESTED = frozenset((dict, list, tuple))
 
 # A key's facts: (secret entity or None, untrusted, identifier hint or None, scanned clean,
 # characters it adds to the JSON text, names public material)
@@ -212,14 +215,13 @@ class TextPass:
         info = kinfo.get(key) or self._key_info(key)
         if outer[0] is not None or info[0] is not None:
             return None
-        strings: list[str] = []
-        append = strings.append
-        for cell in cells:
-            t = type(cell)
-            if t is str:
-                append(cell)
-            elif t is dict or t is list or t is tuple:
-                return None
+        kinds = set(map(type, cells))
+        if kinds <= _TEXT:  # (a text column: no per-cell Python)
+            strings = list(cells)
+        elif kinds & _NESTED:
+            return None
+        else:
+            strings = [cell for cell in cells if type(cell) is str]
         n = len(strings)
         every = range(n)
         untrusted = list(every) if outer[1] or info[1] else []
@@ -248,13 +250,11 @@ class TextPass:
         if not repl:
             return cells
         out = list(cells)
-        pos = 0
-        for i, cell in enumerate(cells):
-            if type(cell) is str:
-                new = repl.get(pos)
-                pos += 1
-                if new is not None:
-                    out[i] = REMOVED if new is DROP else new
+        where = (range(len(cells)) if n == len(cells) else
+                 [i for i, cell in enumerate(cells) if type(cell) is str])
+        for pos, new in repl.items():
+            if pos < n:
+                out[where[pos]] = REMOVED if new is DROP else new
         return out
 
     @staticmethod

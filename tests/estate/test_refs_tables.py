@@ -69,6 +69,22 @@ def test_arn_rows_for_a_few_refs_answer_as_the_full_table_does() -> None:
     assert full.rows_of_arns(refs) == few
 
 
+def test_many_arn_refs_answer_as_the_full_table_does() -> None:
+    """Past a few refs held, the lookup takes one pass instead of one scan each: still the
+    first row of each ARN, resource ids for the rest, whatever else the cells hold."""
+    n = 300
+    frame = pd.DataFrame({
+        "id": [f"i{k}" for k in range(n)], "name": ["n"] * n,
+        "arn": [f"arn:{k % 120}" if k % 7 else [k] for k in range(n)],  # repeats, a list
+        "metadata": [{"resource_id": f"rid-{k % 90}"} if k % 5 == 0 else None
+                     for k in range(n)]})
+    refs = [f"arn:{k}" for k in range(130)] + [f"rid-{k}" for k in range(100)] + [None, ""]
+    few = AssetIndex(frame).rows_of_arns(refs)
+    full = AssetIndex(frame).row_of_arn
+    assert len(few) > 100  # (well past the few located one by one)
+    assert few == {r: full[r] for r in refs if isinstance(r, str) and r in full}
+
+
 def test_findings_join_their_assets_by_id_whatever_the_cells_hold() -> None:
     """The id join (one Arrow lookup for text) gives the asset row per finding, -1 for a
     resource outside the inventory or no resource; cells that are not text take pandas'
