@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, INVALID_PARAMS
 from .backends import Backend, ProgressFn
-from .loop import LoopThread, shared_loop
+from .loop import LoopThread, Waiting, shared_loop
 from .oversight import (
     ACTIVITY_URI,
     APPROVALS_URI,
@@ -29,6 +29,7 @@ from .oversight import (
     decide,
     read_oversight,
 )
+from .progress import DeferredProgress
 from .result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
 
 if TYPE_CHECKING:
@@ -177,12 +178,12 @@ class Client:
         notes, self._notes = self._notes, []
         return notes
 
-    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def _run(self, coro: Coroutine[Any, Any, T], waiting: Waiting | None = None) -> T:
         if self._closed:
             coro.close()
             raise RuntimeError("this client is closed; connect again with "
                                "cloudg_nb.connect() or cloudg_nb.local()")
-        return self._loop.run(coro)
+        return self._loop.run(coro, waiting=waiting)
 
     async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
         """Await ``coro`` on the client loop from whatever loop the caller runs."""
@@ -338,6 +339,15 @@ class Client:
 
     # -- progress display -----------------------------------------------------------------------
 
+    def _deferred_progress(self, label: str, progress: bool | ProgressFn
+                           ) -> tuple[DeferredProgress | None, ProgressFn | None]:
+        """For a blocking call: a display made only once it is due (its waiting thread polls
+        it in ``_run``), so a quick call makes none."""
+        if progress is True:
+            later = DeferredProgress(label, _progress_display)
+            return later, later.update
+        return None, progress if callable(progress) else None
+
     def _with_progress(self, label: str, progress: bool | ProgressFn
                        ) -> tuple[ProgressDisplay | None, ProgressFn | None]:
         if progress is True:
@@ -369,10 +379,10 @@ class Client:
         ``progress=True`` shows a progress display fed by the tool's progress reports; a
         function ``fn(progress, total, message)`` receives them instead (on the loop thread).
         """
-        display, fn = self._with_progress(tool, progress)
+        display, fn = self._deferred_progress(tool, progress)
         started = time.monotonic()
         try:
-            result = self._run(self._call(tool, args, fn))
+            result = self._run(self._call(tool, args, fn), display)
         except KeyboardInterrupt:
             self._finish(display, None, started, "interrupted")
             raise
@@ -383,10 +393,10 @@ class Client:
     def frame(self, tool: str, /, *, progress: bool | ProgressFn = True,
               **args: Any) -> pandas.DataFrame:
         """All pages of a list tool's result as one DataFrame; raises CloudGError on error."""
-        display, fn = self._with_progress(tool, progress)
+        display, fn = self._deferred_progress(tool, progress)
         started = time.monotonic()
         try:
-            df = self._run(self._frame(tool, args, fn))
+            df = self._run(self._frame(tool, args, fn), display)
         except KeyboardInterrupt:
             self._finish(display, None, started, "interrupted")
             raise

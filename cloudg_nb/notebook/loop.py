@@ -14,9 +14,9 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["SETTLE_SECONDS", "LoopThread", "shared_loop"]
+__all__ = ["SETTLE_SECONDS", "LoopThread", "Waiting", "shared_loop"]
 
 T = TypeVar("T")
 
@@ -25,6 +25,14 @@ T = TypeVar("T")
 SETTLE_SECONDS = 1.5
 #: How often a blocked caller wakes up; signals interrupt the wait either way.
 _POLL_SECONDS = 0.25
+
+
+class Waiting(Protocol):
+    """What a blocked caller polls while it waits (``progress.DeferredProgress``)."""
+
+    wake: threading.Event
+
+    def poll(self) -> float | None: ...
 
 
 async def _tracked(coro: Coroutine[Any, Any, T], settled: threading.Event) -> T:
@@ -67,12 +75,15 @@ class LoopThread:
         """Run ``fn(*args)`` on the loop thread, soon (from any thread)."""
         self.loop.call_soon_threadsafe(fn, *args)
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None,
+            waiting: Waiting | None = None) -> T:
         """Run ``coro`` on the loop and block until it finishes; return its result.
 
         KeyboardInterrupt while waiting cancels the coroutine (a remote call sends
         ``notifications/cancelled``), waits up to ``SETTLE_SECONDS`` for it to unwind and
         re-raises KeyboardInterrupt. ``timeout`` cancels the same way and raises TimeoutError.
+        ``waiting`` (a deferred progress display) is polled from this thread while it waits:
+        when its ``wake`` is set and when the seconds its ``poll`` names have passed.
         """
         if self.in_loop_thread():
             coro.close()
@@ -81,11 +92,22 @@ class LoopThread:
         settled = threading.Event()
         future = self.submit(_tracked(coro, settled))
         deadline = None if timeout is None else self.loop.time() + timeout
+        if waiting is not None:
+            wake = waiting.wake
+            future.add_done_callback(lambda _: wake.set())
         try:
             while True:
                 wait = _POLL_SECONDS
                 if deadline is not None:
                     wait = min(wait, max(0.0, deadline - self.loop.time()))
+                if waiting is not None:
+                    due = waiting.poll()
+                    if due is None:  # made: nothing more to poll for
+                        waiting = None
+                    else:  # until a report, the answer, or the display is due
+                        waiting.wake.wait(min(wait, due))
+                        waiting.wake.clear()
+                        wait = 0.0
                 try:
                     return future.result(wait)
                 except concurrent.futures.TimeoutError:

@@ -1,11 +1,12 @@
 """Progress displays for client calls: a widget bar in a Jupyter kernel, a tqdm bar elsewhere.
 
-``progress_for(label)`` is called on the calling (kernel main) thread before a call; its
+``progress_for(label)`` is called on the calling (kernel main) thread; its
 ``update(progress, total, message)`` may be called from any thread and is coalesced to at most
 ``MAX_RATE`` renders a second (a timer flushes the latest state, so none is lost); nothing is
 shown before the first update or ``QUIET_SECONDS``; ``finish(ok=, summary=)`` shows the final
 state and collapses the display to one summary line. ``CLOUDG_PROGRESS=widget|text|off``
-overrides the choice.
+overrides the choice. A blocking call wraps it in ``DeferredProgress``: the display is made
+only once it is due, so a quick call makes none (no widget, nothing imported for one).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-__all__ = ["MAX_RATE", "QUIET_SECONDS", "ProgressDisplay", "WidgetProgress", "TextProgress",
-           "NullProgress", "kernel_shell", "progress_for", "progress_mode"]
+__all__ = ["MAX_RATE", "QUIET_SECONDS", "DeferredProgress", "ProgressDisplay", "WidgetProgress",
+           "TextProgress", "NullProgress", "kernel_shell", "progress_for", "progress_mode"]
 
 #: Renders per second at most (updates in between are merged into the next render).
 MAX_RATE = 20
@@ -28,6 +30,8 @@ MAX_RATE = 20
 QUIET_SECONDS = 0.5
 #: How often a shown display refreshes its elapsed time while no progress arrives.
 TICK_SECONDS = 1.0
+#: Reports kept for a display not made yet (beyond it, the newest replaces the last kept).
+_EARLY_MAX = 64
 
 
 class ProgressDisplay(Protocol):
@@ -69,6 +73,70 @@ def progress_for(label: str) -> ProgressDisplay:
     if mode == "text":
         return TextProgress(label)
     return NullProgress()
+
+
+class DeferredProgress:
+    """A display made only when it is due: at the first report, or once the call has run
+    ``QUIET_SECONDS`` without one; a quick call makes none. ``poll`` makes it, from the
+    thread that waits for the call (the one that made it: in a kernel, its output lands in
+    the calling cell); ``wake`` is set by each report so that thread polls at once. Reports
+    that came first are handed to the display in order; a call that reported and ended
+    before any poll gets its display (and summary) at ``finish``."""
+
+    def __init__(self, label: str, make: Callable[[str], ProgressDisplay | None]) -> None:
+        self.label = label
+        self.started = time.monotonic()
+        self.wake = threading.Event()
+        self.display: ProgressDisplay | None = None
+        self._make = make
+        self._made = False
+        self._lock = threading.Lock()
+        self._early: list[tuple[float, float | None, str | None]] = []
+
+    def update(self, progress: float, total: float | None, message: str | None) -> None:
+        with self._lock:
+            if not self._made:
+                if len(self._early) < _EARLY_MAX:
+                    self._early.append((progress, total, message))
+                else:
+                    self._early[-1] = (progress, total, message)
+                self.wake.set()
+                return
+            display = self.display
+        if display is not None:
+            display.update(progress, total, message)
+
+    def poll(self) -> float | None:
+        """Make the display if it is due; else the seconds until it is (None once made)."""
+        if self._made:
+            return None
+        with self._lock:
+            reported = bool(self._early)
+        left = QUIET_SECONDS - (time.monotonic() - self.started)
+        if not reported and left > 0:
+            return left
+        self._make_now()
+        return None
+
+    def finish(self, *, ok: bool, summary: str) -> None:
+        with self._lock:
+            reported = bool(self._early)
+        if not self._made and reported:
+            self._make_now()
+        if self.display is not None:
+            self.display.finish(ok=ok, summary=summary)
+
+    def _make_now(self) -> None:
+        display = self._make(self.label)
+        if isinstance(display, _Coalesced):
+            display.started = self.started  # (its clock and quiet period: the call's)
+        with self._lock:  # the early reports first, then whatever arrives later
+            for state in self._early:
+                if display is not None:
+                    display.update(*state)
+            self._early = []
+            self.display = display
+            self._made = True
 
 
 def percent(progress: float, total: float | None) -> int | None:

@@ -1,8 +1,8 @@
 """Opening the magics' client ahead of the first ``%cloudg`` line: at ``%load_ext`` a
-background thread imports what a call needs (pandas, the HTTP client), finds the Jupyter
-server and opens the session, so the first call costs one round trip. ``default_client()``
-takes the warmed client (or waits for it); a client chosen meanwhile wins and the warmed one
-is closed. ``CLOUDG_WARMUP=0`` turns it off.
+background thread finds the Jupyter server, opens the session, then imports what showing a
+result needs (pandas, the renderers, ipywidgets), so the first call costs one round trip.
+``default_client()`` takes the warmed client (or waits for it); a client chosen meanwhile wins
+and the warmed one is closed. ``CLOUDG_WARMUP=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -57,28 +57,33 @@ def _import_for_results() -> None:
 
 
 def _warm(future: concurrent.futures.Future[Client | None]) -> None:
-    """Imports, discovery, the session and the tool list; None when no server is found
-    (the local layer is built on first use: it needs no network)."""
-    _import_for_results()
+    """Discovery, the session and the tool list, then the imports for results; None when
+    no server is found (the local layer is built on first use: it needs no network). The
+    session comes first: a call made meanwhile goes out at once, and the server works on it
+    (another process) while pandas loads here."""
     try:
-        from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
-        from .remote import RemoteBackend
-
-        try:
-            endpoint = find_jupyter_endpoint()
-        except (JupyterServerNotFound, ValueError, ImportError):
-            future.set_result(None)
-            return
-        from .client import _open_remote
-
-        client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
-                                            found_by=endpoint.found_by))
-        with contextlib.suppress(Exception):
-            client.tools()
-        future.set_result(client)
+        future.set_result(_connect())
     except BaseException as exc:  # the first call then connects itself, and says why
         logger.debug("cloudg: warming the client failed", exc_info=True)
         future.set_exception(exc)
+    _import_for_results()
+
+
+def _connect() -> Client | None:
+    from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
+    from .remote import RemoteBackend
+
+    try:
+        endpoint = find_jupyter_endpoint()
+    except (JupyterServerNotFound, ValueError, ImportError):
+        return None
+    from .client import _open_remote
+
+    client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
+                                        found_by=endpoint.found_by))
+    with contextlib.suppress(Exception):
+        client.tools()
+    return client
 
 
 def take() -> Client | None:

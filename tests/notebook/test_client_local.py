@@ -213,12 +213,62 @@ def test_progress_display_gets_the_reports_then_one_finish(
     assert len(display.finished) == 1 and display.finished[0][0] is True
 
 
-def test_progress_display_finishes_not_ok_on_an_error_result(
-        client: Client, displays: list[RecordingDisplay]) -> None:
+def test_a_call_ending_in_the_quiet_period_without_reports_makes_no_display(
+        client: Client, displays: list[RecordingDisplay],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing would be shown for it anyway: no widget is made (or imported) for it."""
+    from cloudg_nb.notebook import progress
+
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 60.0)  # (a slow machine stays quiet)
+    assert not client.call("find_assets", limit=1).is_error
+    assert client.call("find_assets", limit="many").is_error
+    assert len(client.frame("find_assets")) > 0
+    assert displays == []
+
+
+def test_a_call_past_the_quiet_period_gets_a_display_that_finishes_not_ok_on_an_error(
+        client: Client, displays: list[RecordingDisplay],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cloudg_nb.notebook import progress
+
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 0.0)  # every call is past it at once
     client.call("find_assets", limit="many")
     [display] = displays
     assert display.finished == [(False, display.finished[0][1])]
     assert "error" in display.finished[0][1]
+
+
+def test_a_display_made_late_gets_the_reports_in_order_then_the_new_ones() -> None:
+    from cloudg_nb.notebook.progress import DeferredProgress
+
+    made: list[RecordingDisplay] = []
+    later = DeferredProgress("probe", lambda label: made.append(RecordingDisplay(label))
+                             or made[-1])
+    later.update(1, 4, "a")
+    later.update(2, 4, None)
+    assert made == [] and later.wake.is_set()
+    assert later.poll() is None  # a report arrived: due now, made on this (waiting) thread
+    later.update(3, 4, "c")
+    later.finish(ok=True, summary="probe: done")
+    [display] = made
+    assert display.updates == [(1, 4, "a"), (2, 4, None), (3, 4, "c")]
+    assert display.finished == [(True, "probe: done")]
+
+
+def test_a_call_that_reported_and_ended_before_any_poll_still_shows_its_summary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cloudg_nb.notebook import progress
+
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 60.0)
+    made: list[RecordingDisplay] = []
+    later = progress.DeferredProgress("probe", lambda label: made.append(
+        RecordingDisplay(label)) or made[-1])
+    assert 0 < (later.poll() or 0) <= 60  # quiet so far: due in the rest of the period
+    assert made == []
+    later.update(1, 1, None)
+    later.finish(ok=True, summary="probe: done")
+    assert [d.updates for d in made] == [[(1, 1, None)]]
+    assert made[0].finished == [(True, "probe: done")]
 
 
 def test_progress_false_shows_no_display(client: Client,
