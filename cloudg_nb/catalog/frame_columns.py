@@ -26,6 +26,8 @@ __all__ = ["ARROW_FORMAT", "FrameColumns"]
 #: ``format`` of the encoded columns.
 ARROW_FORMAT = "arrow-ipc"
 _SEQUENCES = frozenset((list, tuple))
+#: Joins the items of a list of text into its key (used only when no item holds it).
+_SEP = "\x1f"
 
 
 def _distinct(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
@@ -40,13 +42,9 @@ def _distinct(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
                                         for v in cells]
     except TypeError:  # unhashable cells (tags, metadata)
         cells = series.tolist()
-        if set(map(type, cells)) <= _SEQUENCES:
-            keys = list(map(tuple, cells))
-            if set(map(type, chain.from_iterable(keys))) <= {str}:  # lists of text: one pass
-                seen: dict[tuple[str, ...], int] = {}
-                found = np.fromiter((seen.setdefault(k, len(seen)) for k in keys),
-                                    dtype=np.int32, count=len(keys))
-                return found, [list(k) for k in seen]
+        lists = _text_lists(cells)
+        if lists is not None:
+            return lists
         index: dict[str, int] = {}
         values: list[Any] = []
         out = np.empty(len(series), dtype=np.int32)
@@ -66,6 +64,25 @@ def _distinct(series: pd.Series) -> tuple[np.ndarray, list[Any]]:
                 texts[items] = j
             out[i] = j
         return out, values
+
+
+def _text_lists(cells: list[Any]) -> tuple[np.ndarray, list[Any]] | None:
+    """(codes, distinct values) when every cell is a list (or tuple) of text, else None. A
+    cell's key is its items joined by a separator no item holds: text, so 50k rows make no
+    containers (which would wake the garbage collector over the whole process)."""
+    if not set(map(type, cells)) <= _SEQUENCES:
+        return None
+    items = list(chain.from_iterable(cells))
+    if not set(map(type, items)) <= {str}:
+        return None
+    if _SEP.join(items).count(_SEP) != max(len(items) - 1, 0):  # an item holds the separator
+        return None
+    keys = np.array(list(map(_SEP.join, cells)), dtype=object)
+    keys[np.fromiter(map(len, cells), dtype=np.int64, count=len(cells)) == 0] = None  # ([""])
+    codes, uniques = pd.factorize(keys, use_na_sentinel=False)
+    first = np.empty(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the earliest row writes last
+    return codes.astype(np.int32), [list(cells[i]) for i in first.tolist()]
 
 
 def _texts(cell: Any) -> tuple[str, ...] | None:

@@ -251,3 +251,35 @@ def test_json_cells_decode_as_their_own_values_in_column_order() -> None:
     assert decoded.loc[1, "tags"] == {"env": "prod"}
     assert decoded.loc[1, "owners"] == ["ann"]
     assert decoded.loc[1, "rules"] == [{"port": 22}]
+
+
+def test_lists_of_text_keep_every_distinct_list_apart() -> None:
+    """Lists of text are told apart by their items: an empty list, a list of one empty
+    text and of two, a tuple and the equal list, and items holding any character."""
+    from cloudg_nb.catalog.frame_columns import FrameColumns
+    from cloudg_nb.notebook.columns import decode_columns
+
+    labels = [[], [""], ["", ""], ["a", "b"], ["a", "b"], ["ab"], [], ["b", "a"]]
+    odd = [["a\x1fb"], ["a", "b"], ["a", "b"], [], ["\x1f"], ["", ""], ["a\x1fb"], ["x"]]
+    frame = pd.DataFrame({"labels": labels, "odd": odd})
+    decoded = decode_columns(FrameColumns(frame).encode(None))
+    assert decoded["labels"].tolist() == labels
+    assert decoded["odd"].tolist() == odd
+    tupled = FrameColumns(pd.DataFrame({"labels": [tuple(v) for v in labels]})).encode(None)
+    assert decode_columns(tupled)["labels"].tolist() == labels
+
+
+def test_decoding_leaves_the_garbage_collector_as_it_found_it() -> None:
+    import gc
+
+    from cloudg_nb.catalog.frame_columns import FrameColumns
+    from cloudg_nb.notebook.columns import decode_columns
+
+    encoded = FrameColumns(pd.DataFrame({"tags": [["a"], ["b"], []] * 100})).encode(None)
+    assert gc.isenabled()
+    assert len(decode_columns(encoded)) == 300 and gc.isenabled()
+    gc.disable()
+    try:
+        assert len(decode_columns(encoded)) == 300 and not gc.isenabled()
+    finally:
+        gc.enable()
