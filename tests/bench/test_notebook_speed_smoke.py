@@ -34,4 +34,5 @@ def test_json_run_reports_loads_changes_and_first_calls() -> None:
     firsts = report["first_call"]
     assert {(r["warmup"], r["pause_s"]) for r in firsts} == {
         (w, p) for w in ("on", "off") for p in (0.0, 1.0, 3.0)}
-    assert all(r["first_call_ms"] > 0 and r["empty_cell_ms"] > 0 for r in firsts)
+    assert all(r["first_call_ms"] > 0 and r["empty_cell_ms"] > 0 and r["load_ext_ms"] > 0
+               for r in firsts)
