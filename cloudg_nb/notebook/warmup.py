@@ -1,6 +1,7 @@
 """Opening the magics' client ahead of the first ``%cloudg`` line: at ``%load_ext`` a
-background thread finds the Jupyter server, opens the session, then imports what showing a
-result needs (pandas, the renderers, ipywidgets), so the first call costs one round trip.
+background thread imports what showing a result needs (pandas, the renderers), finds the
+Jupyter server and opens the session, so the first call costs one round trip; then, if no
+call has started meanwhile, the widget modules.
 ``default_client()`` takes the warmed client (or waits for it); a client chosen meanwhile wins
 and the warmed one is closed. ``CLOUDG_WARMUP=0`` turns it off.
 """
@@ -42,14 +43,23 @@ def start() -> None:
 
 
 def _import_for_results() -> None:
-    """What showing a result needs: pandas (and its lazy parts), the renderers, ipywidgets.
+    """What showing a first result needs: pandas (and its lazy parts), the renderers.
     (A second thread for these gains nothing measurable: both halves mostly compute.)"""
     try:
         import pandas
 
-        from . import columns, graph_view, grid, progress, render  # noqa: F401  (showing results)
+        from . import columns, render  # noqa: F401  (reading and showing results)
 
         pandas.DataFrame.from_records([{"warm": "up"}])  # pandas' lazy imports for tables
+    except Exception:
+        logger.debug("cloudg: importing ahead failed", exc_info=True)
+
+
+def _import_for_widgets() -> None:
+    """What slow calls and large results show: progress bars, the grid, the graph view."""
+    try:
+        from . import graph_view, grid, progress  # noqa: F401
+
         with contextlib.suppress(ImportError):
             import ipywidgets  # noqa: F401  (progress bars and notes in a kernel)
     except Exception:
@@ -57,16 +67,20 @@ def _import_for_results() -> None:
 
 
 def _warm(future: concurrent.futures.Future[Client | None]) -> None:
-    """Discovery, the session and the tool list, then the imports for results; None when
-    no server is found (the local layer is built on first use: it needs no network). The
-    session comes first: a call made meanwhile goes out at once, and the server works on it
-    (another process) while pandas loads here."""
+    """The imports a first result needs, then discovery, the session and the tool list (None
+    when no server is found: the local layer is built on first use, it needs no network),
+    then the widget imports, unless a call has taken the client meanwhile: those would only
+    slow that call down (it imports them itself if it shows a widget)."""
+    _import_for_results()
     try:
         future.set_result(_connect())
     except BaseException as exc:  # the first call then connects itself, and says why
         logger.debug("cloudg: warming the client failed", exc_info=True)
         future.set_exception(exc)
-    _import_for_results()
+    with _lock:
+        idle = _pending is future
+    if idle:
+        _import_for_widgets()
 
 
 def _connect() -> Client | None:
