@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "notebook_speed.py"
 ARGS = ["--load-rows", "500", "1200", "--change-rows", "100", "--rounds", "2", "--repeats", "1",
-        "--kernels", "1", "--json"]
+        "--kernels", "1", "--colds", "2", "--json"]
 
 
 def test_json_run_reports_loads_changes_and_first_calls() -> None:
@@ -27,6 +27,7 @@ def test_json_run_reports_loads_changes_and_first_calls() -> None:
         assert row["json_mb"] > 0 and row["ours_cold_s"] > 0 and row["ours_warm_s"] > 0, row
         assert 0 < row["rest_get_s"] <= row["rest_plus_pandas_s"] + 1, row
         assert row["pandas_from_json_s"] > 0, row
+        assert len(row["cold_samples_s"]) == 2 and all(t > 0 for t in row["cold_samples_s"])
     live = [r for r in report["change"] if r["mode"] == "remote"]
     assert [(r["rows"], r["samples"]) for r in live] == [(100, 2)]
     assert live[0]["target_p95_ms"] is None  # targets are named for 1k and 50k only
