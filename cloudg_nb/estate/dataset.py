@@ -88,7 +88,8 @@ _SUPPRESSION_KEEPS = frozenset({
 
 
 def _survives_suppression(key: str) -> bool:
-    return key in _SUPPRESSION_KEEPS or key.startswith("codes:")
+    # (list_findings' sort orders read severities, risk, ids, dates and resources: not flags)
+    return key in _SUPPRESSION_KEEPS or key.startswith(("codes:", "findings_order:"))
 
 
 def _rows_of_ids(ids: np.ndarray, refs: pd.Series, cells: np.ndarray) -> np.ndarray:

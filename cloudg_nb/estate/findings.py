@@ -125,20 +125,30 @@ def list_findings(
         text = (f["title"].fillna("").astype(str) + "\n" + f["description"].fillna("")
                 .astype(str)).str.lower()
         mask &= text.str.contains(q, regex=False).to_numpy()
-    out = f[mask]
-    if sort_by == "severity":
-        out = out.sort_values(["_rank", "risk_score", "id"], ascending=[False, False, True],
-                              kind="stable")
-    elif sort_by == "risk":
-        out = out.sort_values(["risk_score", "id"], ascending=[False, True], kind="stable")
-    elif sort_by == "detected_at":
-        out = out.sort_values(["detected_at", "id"], ascending=[False, True], kind="stable",
-                              na_position="last")
-    elif sort_by == "resource":
-        out = out.sort_values(["resource_id", "id"], kind="stable")
-    else:
-        out = out.sort_values([sort_by, "id"], kind="stable", na_position="last")
-    return out[_LIST_COLUMNS].reset_index(drop=True)
+    order = _order(ds, f, sort_by)
+    return f[_LIST_COLUMNS].iloc[order[mask[order]]].reset_index(drop=True)
+
+
+#: sort_by -> (columns, ascending) of list_findings' stable sort (missing values last).
+_SORTS: dict[str, tuple[list[str], list[bool]]] = {
+    "severity": (["_rank", "risk_score", "id"], [False, False, True]),
+    "risk": (["risk_score", "id"], [False, True]),
+    "detected_at": (["detected_at", "id"], [False, True]),
+    "resource": (["resource_id", "id"], [True, True]),
+}
+
+
+def _order(ds: Dataset, f: pd.DataFrame, sort_by: str) -> np.ndarray:
+    """The positions of every finding in ``sort_by`` order, sorted once per dataset version
+    (a stable sort: the findings a filter keeps come out in this order too)."""
+
+    def build() -> np.ndarray:
+        by, ascending = _SORTS.get(sort_by, ([sort_by, "id"], [True, True]))
+        keys = f[list(dict.fromkeys(by))].reset_index(drop=True)  # (by may name id twice)
+        return keys.sort_values(by, ascending=ascending, kind="stable",
+                                na_position="last").index.to_numpy()
+
+    return ds.cached(f"findings_order:{sort_by}", build, label="findings order")
 
 
 def get_finding(ds: Dataset, finding_id: str) -> dict[str, Any]:
