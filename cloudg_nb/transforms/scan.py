@@ -206,7 +206,10 @@ class Scanner:
                 if det.requires:
                     found_in = {i for i in found_in
                                 if _holds(strings[i].lower() if det.lower else strings[i], det)}
-                for idx in sorted(found_in):
+                held = sorted(found_in)
+                # a holder the pattern finds nothing in is passed over in C (most of them)
+                for idx in compress(held, map(det.pattern.search,
+                                              map(strings.__getitem__, held))):
                     _collect(det, rank, strings[idx], raw.setdefault(idx, []))
                 continue
             _collect_joined(det, rank, big, strings, starts, raw)
