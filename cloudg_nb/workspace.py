@@ -495,12 +495,21 @@ def _accounts(ds: Dataset, provider: str) -> list[str]:
 
 def _accounts_by_provider(ds: Dataset) -> dict[str, list[str]]:
     """Provider -> its accounts, each once, in the order the assets first name them."""
+    import numpy as np
+    import pandas as pd
+
     frame = ds.assets
     if frame.empty or "provider" not in frame or "account_id" not in frame:
         return {}
-    pairs = frame[["provider", "account_id"]].dropna().drop_duplicates()
+    # each column's distinct values once (hash codes, -1 for a missing cell), then the
+    # distinct pairs of codes in the order they first appear
+    p_codes, providers = pd.factorize(frame["provider"])
+    a_codes, accounts = pd.factorize(frame["account_id"])
+    both = (p_codes >= 0) & (a_codes >= 0)
+    width = max(len(accounts), 1)
+    pairs = pd.unique(p_codes[both].astype(np.int64) * width + a_codes[both])
     out: dict[str, list[str]] = {}
-    for provider, account in zip(pairs["provider"].tolist(), pairs["account_id"].tolist(),
-                                 strict=True):
-        out.setdefault(str(provider), []).append(str(account))
+    for code in pairs.tolist():
+        p, a = divmod(code, width)
+        out.setdefault(str(providers[p]), []).append(str(accounts[a]))
     return out

@@ -416,3 +416,24 @@ def test_the_dataset_limit_comes_from_the_environment(
 def test_the_asset_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLOUDG_MCP_MAX_ASSETS", "1234")
     assert CloudGConfig().max_total_assets == 1234
+
+
+def test_accounts_by_provider_lists_each_pair_once_in_first_seen_order() -> None:
+    """The accounts the vault learns per provider: pairs with a missing cell are skipped,
+    each pair counts once, in the order the assets first name it, values read as text."""
+    import pandas as pd
+
+    from cloudg_nb.estate import Dataset
+    from cloudg_nb.workspace import _accounts_by_provider
+
+    assets = pd.DataFrame({
+        "id": [f"a{i}" for i in range(7)],
+        "provider": ["gcp", "aws", None, "aws", "gcp", "aws", "azure"],
+        "account_id": ["proj-b", "111122223333", "444455556666", "111122223333", "proj-a",
+                       None, 12],
+    })
+    ds = Dataset(assets, pd.DataFrame(), pd.DataFrame(), normalize=False)
+    assert _accounts_by_provider(ds) == {"gcp": ["proj-b", "proj-a"], "aws": ["111122223333"],
+                                         "azure": ["12"]}
+    empty = Dataset(assets.iloc[:0], pd.DataFrame(), pd.DataFrame(), normalize=False)
+    assert _accounts_by_provider(empty) == {}

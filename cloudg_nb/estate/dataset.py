@@ -92,19 +92,27 @@ def _survives_suppression(key: str) -> bool:
     return key in _SUPPRESSION_KEEPS or key.startswith(("codes:", "findings_order:"))
 
 
-def _rows_of_ids(ids: np.ndarray, refs: pd.Series, cells: np.ndarray) -> np.ndarray:
-    """The row of each of ``refs`` among the (unique) asset ``ids``, -1 where none: one
-    Arrow hash lookup when both are text, else pandas' (per-cell Python objects)."""
+def _rows_of_ids(ids: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """The row of each of ``cells`` among the (unique) asset ``ids``, -1 where none. Text:
+    the distinct refs (usually far fewer than the assets) are hashed and every id is looked
+    up among them, in Arrow; other cells take pandas' lookup (per-cell Python objects)."""
     if not len(cells):
         return np.zeros(0, dtype=np.int64)
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    codes, distinct = pd.factorize(cells)  # -1: no resource
     try:
-        found = pc.index_in(pa.array(refs, pa.string()), value_set=pa.array(ids, pa.string()))
+        at = pc.index_in(pa.array(ids, pa.string()),
+                         value_set=pa.array(np.asarray(distinct, dtype=object), pa.string()))
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # ids or refs not all text
         return pd.Index(ids).get_indexer(cells).astype(np.int64)
-    return found.fill_null(-1).to_numpy().astype(np.int64)
+    of_distinct = at.fill_null(-1).to_numpy().astype(np.int64)
+    rows = np.flatnonzero(of_distinct >= 0)
+    # the row of each distinct ref (a last slot, -1, answers the missing cells' code -1)
+    row_of = np.full(len(distinct) + 1, -1, dtype=np.int64)
+    row_of[of_distinct[rows[::-1]]] = rows[::-1]  # (written last: the first row of an id)
+    return row_of[codes]
 
 
 def _severity_ranks(severity: pd.Series) -> np.ndarray:
@@ -124,7 +132,7 @@ class FindingIndex:
         n = index.n
         rid = findings["resource_id"].to_numpy(dtype=object)
         arn = findings["resource_arn"].to_numpy(dtype=object)
-        rows = _rows_of_ids(index.ids, findings["resource_id"], rid)
+        rows = _rows_of_ids(index.ids, rid)
         missed = np.flatnonzero(rows < 0)
         by_arn = index.rows_of_arns([*arn[missed], *rid[missed]])
         for i in missed:

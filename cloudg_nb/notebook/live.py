@@ -224,7 +224,8 @@ class LiveFrame:
         self._task: asyncio.Task[None] | None = None
         self._lock: asyncio.Lock | None = None
         self._subscribed: dict[str, Callable[[], Awaitable[None]]] = {}
-        self._page_limit: int | None = None
+        self._page_limit: int | None = None  # the tool's largest page, once asked
+        self._page_limit_known = False
         self._delta_base: str | None = None
         self._columns: list[str] | None = None
         self.widget: Any = None
@@ -411,15 +412,25 @@ class LiveFrame:
 
     async def _start(self) -> None:
         self._lock = asyncio.Lock()
-        self._page_limit = await self._largest_page()
         async with self._lock:
             await self._run_query(raise_errors=True)
         self._schedule_tick()
 
-    async def _largest_page(self) -> int | None:
-        """The tool's largest ``limit`` (fewer pages), when the caller set none."""
+    async def _paged(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """``args`` with the tool's largest ``limit`` (fewer pages), or None when that is
+        what they already ask (the caller's own limit, or the tool has none). Asked the first
+        time pages are read, not before: a whole result sent as columns needs no pages."""
         if "limit" in self.arguments:
             return None
+        if not self._page_limit_known:
+            self._page_limit = await self._largest_page()
+            self._page_limit_known = True
+        if not self._page_limit or args.get("limit") == self._page_limit:
+            return None
+        return {**args, "limit": self._page_limit}
+
+    async def _largest_page(self) -> int | None:
+        """The tool's largest ``limit`` (None: it has none, or the tools are unreadable)."""
         try:
             tools = await self.client.atools()
         except Exception:
@@ -476,6 +487,7 @@ class LiveFrame:
                 if isinstance(result.data, dict) and "delta" in result.data:
                     result = await self.client.arequest(self.tool, args, meta=whole)  # again
             if _columns_unavailable(result):  # the policy cannot send columns: read pages
+                args = await self._paged(args) or args
                 result = await self.client.arequest(self.tool, args)
             columns = None if result.is_error else result.columns_frame()
             if columns is not None:
@@ -488,6 +500,11 @@ class LiveFrame:
                 self._show(columns, dataset, shown if isinstance(shown, int) else None,
                            len(columns), held if isinstance(held, str) else None)
                 return
+            if not result.is_error and result.next_cursor:
+                larger = await self._paged(args)  # more pages to come: read them larger
+                if larger is not None:
+                    args = larger
+                    result = await self.client.arequest(self.tool, args)
             rows: list[Any] = []
             total: int | None = None
             version: int | None = None

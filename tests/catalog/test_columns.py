@@ -131,6 +131,70 @@ def test_a_policy_that_cuts_lists_refuses_columns_and_the_client_reads_pages() -
         client.close()
 
 
+def _recorded(client: Client) -> tuple[list[dict[str, Any]], list[int]]:
+    """The arguments of every request ``client`` sends, and how often it lists the tools."""
+    sent: list[dict[str, Any]] = []
+    listed: list[int] = []
+    request, tools = client.arequest, client.atools
+
+    async def arequest(tool: str, args: dict[str, Any], **kwargs: Any) -> Any:
+        sent.append(dict(args))
+        return await request(tool, args, **kwargs)
+
+    async def atools() -> Any:
+        listed.append(1)
+        return await tools()
+
+    client.arequest = arequest  # type: ignore[method-assign]
+    client.atools = atools  # type: ignore[method-assign]
+    return sent, listed
+
+
+def test_a_live_frame_sent_as_columns_never_asks_for_the_tools() -> None:
+    """A whole result in one answer needs no page size: the frame's first read is one
+    request, with no tool listing before it."""
+    client = Client.open(LocalBackend(policy="standard", sample=None))
+    try:
+        client.call("sample_estate", name="scaled", n=600, progress=False)
+        sent, listed = _recorded(client)
+        live = client.live("find_assets", progress=False)
+        try:
+            assert len(live.df) == 600 and live.df["id"].is_unique
+            assert listed == [] and sent == [{}]
+        finally:
+            live.close()
+    finally:
+        client.close()
+
+
+def test_a_live_frame_refused_columns_reads_the_largest_pages() -> None:
+    """Under a policy that cuts lists the frame reads pages, each of the tool's largest size
+    (asked once, when pages are first needed), and holds every page as the policy shows it
+    (cut to 20 rows)."""
+    policy = {"extends": "standard", "transform_options": {"project": {"max_list": 20}}}
+    client = Client.open(LocalBackend(policy=policy, sample=None))
+    try:
+        client.call("sample_estate", name="scaled", n=600, progress=False)
+        spec = next(t for t in client.tools() if t["name"] == "find_assets")
+        largest = spec["inputSchema"]["properties"]["limit"]["maximum"]
+        assert largest < 600  # (so there are several pages)
+        sent, listed = _recorded(client)
+        live = client.live("find_assets", progress=False)
+        try:
+            pages = -(-600 // largest)
+            assert len(live.df) == 20 * pages and live.df["id"].is_unique
+            assert listed == [1]
+            assert sent[0] == {} and all(a["limit"] == largest for a in sent[1:])
+            assert len(sent) == 1 + pages
+            sent.clear()
+            live.refresh()  # a second read: the size is known, every page asks for it
+            assert listed == [1] and sent and all(a.get("limit") == largest for a in sent)
+        finally:
+            live.close()
+    finally:
+        client.close()
+
+
 def test_a_value_remembered_under_one_policy_is_not_served_under_another() -> None:
     opened = columns_call(layer_with("open"), "find_assets", {"query": "build-"})
     guarded = columns_call(layer_with("standard"), "find_assets", {"query": "build-"})

@@ -86,7 +86,7 @@ def test_many_arn_refs_answer_as_the_full_table_does() -> None:
 
 
 def test_findings_join_their_assets_by_id_whatever_the_cells_hold() -> None:
-    """The id join (one Arrow lookup for text) gives the asset row per finding, -1 for a
+    """The id join (an Arrow lookup for text) gives the asset row per finding, -1 for a
     resource outside the inventory or no resource; cells that are not text take pandas'
     lookup and join the same way."""
     import numpy as np
@@ -95,8 +95,13 @@ def test_findings_join_their_assets_by_id_whatever_the_cells_hold() -> None:
 
     ids = np.array(["a1", "a2", "a3"], dtype=object)
     text = pd.Series(["a3", "zz", None, "a1", "a3"], dtype="str")
-    assert _rows_of_ids(ids, text, text.to_numpy(dtype=object)).tolist() == [2, -1, -1, 0, 2]
+    assert _rows_of_ids(ids, text.to_numpy(dtype=object)).tolist() == [2, -1, -1, 0, 2]
     mixed = pd.Series(["a2", 7, None, float("nan")], dtype=object)
-    assert _rows_of_ids(ids, mixed, mixed.to_numpy(dtype=object)).tolist() == [1, -1, -1, -1]
+    assert _rows_of_ids(ids, mixed.to_numpy(dtype=object)).tolist() == [1, -1, -1, -1]
     empty = pd.Series([], dtype=object)
-    assert _rows_of_ids(ids, empty, empty.to_numpy(dtype=object)).tolist() == []
+    assert _rows_of_ids(ids, empty.to_numpy(dtype=object)).tolist() == []
+    none = np.array([None, float("nan"), None], dtype=object)
+    assert _rows_of_ids(ids, none).tolist() == [-1, -1, -1]
+    # an id listed twice joins its first row
+    twice = np.array(["a1", "a2", "a1"], dtype=object)
+    assert _rows_of_ids(twice, np.array(["a1", "a2"], dtype=object)).tolist() == [0, 1]
