@@ -9,7 +9,9 @@ JSON transfer carries): pandas building the frame (``json.loads`` + ``DataFrame`
 Jupyter REST round trip of those bytes (``GET files/...``) plus that pandas build: the floor
 of any Jupyter-hosted transfer. The first load is cold (the policy's transforms meet each
 distinct value for the first time; up to 50k rows, the median of three such loads, each on a
-fresh server that has just loaded the table); later loads find them memoised.
+fresh server that has just loaded the table); later loads find them memoised. The client
+process has first imported what ``%load_ext`` imports ahead in a kernel (pandas, the column
+reader, the widgets), as a notebook has by then.
 (2) Change -> LiveFrame: ``bench/live_latency.py``'s measurement (an assistant suppresses and
 unsuppresses a finding; latency until ``lf.df`` shows it) at 1k and 50k rows, next to an
 empty Jupyter REST round trip (``GET api/status``).
@@ -147,9 +149,13 @@ def load_rows(server: Any, root: Path, sizes: list[int], rounds: int) -> list[di
     import pandas as pd
 
     import cloudg_nb
+    from cloudg_nb.notebook import warmup
     from tests.protocol.harness import open_session
 
     out = []
+    # (what %load_ext imports ahead in a kernel: the first load then costs what it costs in a
+    # notebook, not this process's first imports of the reader and widgets)
+    warmup.import_ahead()
     client = cloudg_nb.connect(url=server.endpoint, token=server.token)
     try:
         with open_session(server.endpoint, "2025", headers=server.headers) as assistant:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .client import Client
 
-__all__ = ["abandon", "start", "take"]
+__all__ = ["abandon", "import_ahead", "start", "take"]
 
 logger = logging.getLogger("cloudg.notebook")
 
@@ -64,6 +64,13 @@ def _import_for_widgets() -> None:
             import ipywidgets  # noqa: F401  (progress bars and notes in a kernel)
     except Exception:
         logger.debug("cloudg: importing ahead failed", exc_info=True)
+
+
+def import_ahead() -> None:
+    """Everything ``%load_ext`` imports ahead, in this thread: for a process that uses the
+    client without the magics and wants its first result to cost what a notebook's does."""
+    _import_for_results()
+    _import_for_widgets()
 
 
 def _warm(future: concurrent.futures.Future[Client | None]) -> None:

@@ -331,6 +331,18 @@ def test_lists_of_text_keep_every_distinct_list_apart() -> None:
     assert decoded["odd"].tolist() == odd
     tupled = FrameColumns(pd.DataFrame({"labels": [tuple(v) for v in labels]})).encode(None)
     assert decode_columns(tupled)["labels"].tolist() == labels
+    # items of a text subclass (numpy's) read as plain text; other items, no list: as JSON
+    import numpy as np
+
+    from cloudg_nb.catalog.frame_columns import _distinct
+
+    numpyish = [[np.str_("a")], ["a"], [], [np.str_("b"), "c"]]
+    codes, values = _distinct(pd.Series(numpyish, dtype=object))
+    assert codes.tolist() == [0, 0, 1, 2] and values == [["a"], [], ["b", "c"]]
+    assert all(type(v) is str for value in values for v in value)
+    mixed = [["a", 1], ["a"], None, ["a", 1], {"k": "v"}]
+    decoded = decode_columns(FrameColumns(pd.DataFrame({"m": mixed})).encode(None))
+    assert decoded["m"].tolist() == mixed
 
 
 def test_decoding_leaves_the_garbage_collector_as_it_found_it() -> None:
