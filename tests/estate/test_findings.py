@@ -107,3 +107,30 @@ def test_every_sort_order_holds_for_filtered_lists_and_after_suppression_changes
     assert list_findings(ds, sort_by=sort_by)["id"].tolist() == shown[3:]
     ds.unsuppress_findings(shown[:3])
     assert list_findings(ds, sort_by=sort_by)["id"].tolist() == shown
+
+
+def test_the_arrow_sort_orders_as_pandas_stable_sort_with_missing_values_last() -> None:
+    """The findings order is computed by Arrow: the same positions as pandas' stable sort,
+    missing values (None, NaN) last whichever the direction, text by code point, ties kept in
+    row order; a column of other things is left to pandas."""
+    import numpy as np
+    import pandas as pd
+
+    from cloudg_nb.estate.findings import _arrow_order
+
+    keys = pd.DataFrame({
+        "rank": [2, 3, 2, 3, 1, 2, 3, 2],
+        "risk": [5.0, np.nan, 5.0, 7.5, np.nan, 1.0, 7.5, np.nan],
+        "when": ["2026-01-02", None, "2026-01-02", "2026-01-01", None, "é", "Z", "2026-01-02"],
+        "id": ["f8", "f2", "f1", "f7", "f5", "f3", "f4", "f6"],
+    }).astype({"when": object, "id": object})
+    for by, ascending in ((["rank", "risk", "id"], [False, False, True]),
+                          (["risk", "when"], [True, False]),
+                          (["when", "rank"], [False, True]),
+                          (["when"], [True])):
+        expected = keys.sort_values(by, ascending=ascending, kind="stable",
+                                    na_position="last").index.to_numpy()
+        order = _arrow_order(keys, by, ascending)
+        assert order is not None and order.tolist() == expected.tolist(), by
+    mixed = pd.DataFrame({"x": ["a", 1, None]}, dtype=object)
+    assert _arrow_order(mixed, ["x"], [True]) is None
