@@ -54,6 +54,15 @@ def _frame(ds: Dataset) -> pd.DataFrame:
             column = a[col]
             if isinstance(column.dtype, pd.StringDtype):  # text stays text: one take
                 return column.array.take(np.where(known, rows, -1), allow_fill=True)
+            # (pandas 3 makes text cells a text column; else converting every asset would
+            # cost more than it saves)
+            if isinstance(TEXT_DTYPE, pd.StringDtype) and len(a) <= 4 * len(f):
+                text = _as_text(column)
+                if text is not None and text.null_count < len(text):
+                    # Arrow's take (the text column pandas would make of the cells taken)
+                    import pyarrow as pa
+
+                    return pd.array(text.take(pa.array(rows, mask=~known)), dtype=TEXT_DTYPE)
             vals = column.to_numpy(dtype=object)[safe]
             vals[~known] = None
             return vals
@@ -75,6 +84,22 @@ def _frame(ds: Dataset) -> pd.DataFrame:
         return out
 
     return ds.cached("findings_frame", build, label="findings table")
+
+
+#: The dtype pandas gives a column of text cells (pandas 3: its Arrow-backed text).
+TEXT_DTYPE = pd.Series(["text"]).dtype
+
+
+def _as_text(column: pd.Series) -> Any:
+    """An object column of text and missing cells as an Arrow string array (None: it holds
+    something else). Assigning the cells a take gives would make the same text column (all
+    missing: pandas keeps objects, so the caller does not take this path)."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(column.to_numpy(dtype=object), pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
 
 
 def list_findings(

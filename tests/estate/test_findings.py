@@ -134,3 +134,36 @@ def test_the_arrow_sort_orders_as_pandas_stable_sort_with_missing_values_last() 
         assert order is not None and order.tolist() == expected.tolist(), by
     mixed = pd.DataFrame({"x": ["a", 1, None]}, dtype=object)
     assert _arrow_order(mixed, ["x"], [True]) is None
+
+
+def test_the_asset_fields_of_findings_are_the_cells_of_their_assets() -> None:
+    """Each finding shows its asset's name, type, account and provider (missing outside the
+    inventory), whatever the asset columns hold: text, text with gaps, nothing at all, or
+    values that are not text."""
+    import numpy as np
+    import pandas as pd
+
+    from cloudg_nb.estate import Dataset
+    from cloudg_nb.estate.findings import _frame
+    from cloudg_nb.estate.frames import empty_frame
+
+    assets = pd.DataFrame({c: [None] * 3 for c in empty_frame("assets").columns}, dtype=object)
+    assets = assets.assign(id=["a1", "a2", "a3"], name=["web", None, "db"],
+                           asset_type=[None, None, None], account_id=[1, "x", None],
+                           provider=["aws", "aws", "gcp"], metadata=[{}, {}, {}])
+    findings = pd.DataFrame({"id": ["f1", "f2", "f3", "f4"],
+                             "resource_id": ["a3", "zz", "a1", "a2"],
+                             "resource_arn": [None] * 4, "severity": ["HIGH"] * 4,
+                             "risk_score": [1.0] * 4, "is_suppressed": [False] * 4,
+                             "compliance_frameworks": [[]] * 4})
+    frame = _frame(Dataset(assets, pd.DataFrame(), findings, normalize=False))
+
+    def cells(col: str) -> list[object]:
+        return [None if v is None or (isinstance(v, float) and np.isnan(v)) else v
+                for v in frame[col].tolist()]
+
+    assert cells("resource_name") == ["db", None, "web", None]
+    assert cells("resource_type") == [None] * 4
+    assert cells("account_id") == [None, None, 1, "x"]
+    assert cells("provider") == ["gcp", None, "aws", "aws"]
+    assert frame["in_inventory"].tolist() == [True, False, True, True]
