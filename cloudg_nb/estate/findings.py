@@ -68,6 +68,14 @@ def _frame(ds: Dataset) -> pd.DataFrame:
             return vals
 
         out = f.copy(deep=False)  # (new columns only: the dataset's frame is not changed)
+        if isinstance(TEXT_DTYPE, pd.StringDtype):
+            # the listed text fields as text columns, once per version: each list then takes
+            # and tells apart their values in Arrow, with no conversion of its own
+            for col in _TEXT_FIELDS:
+                if col in f and f[col].dtype == object:
+                    text = _as_text(f[col])
+                    if text is not None and text.null_count < len(text):
+                        out[col] = pd.array(text, dtype=TEXT_DTYPE)
         # a finding mapped to no framework lists none (the frame stores None for that)
         out["compliance_frameworks"] = [v if isinstance(v, list) else []
                                         for v in f["compliance_frameworks"].tolist()]
@@ -76,7 +84,7 @@ def _frame(ds: Dataset) -> pd.DataFrame:
         out["account_id"] = from_assets("account_id")
         out["provider"] = from_assets("provider")
         out["in_inventory"] = known
-        ids = f["id"]
+        ids = out["id"]
         out["uri"] = ("cloudg://findings/" + ids if isinstance(ids.dtype, pd.StringDtype) and
                       not ids.isna().any() else
                       [f"cloudg://findings/{i}" for i in ids.tolist()])
@@ -88,6 +96,9 @@ def _frame(ds: Dataset) -> pd.DataFrame:
 
 #: The dtype pandas gives a column of text cells (pandas 3: its Arrow-backed text).
 TEXT_DTYPE = pd.Series(["text"]).dtype
+#: The findings' own text fields that lists show (the findings table holds them as text).
+_TEXT_FIELDS = ("id", "severity", "title", "resource_id", "source_tool", "detected_at",
+                "suppression_reason")
 
 
 def _as_text(column: pd.Series) -> Any:
