@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..estate.frames import text_array
 from ..layer.columns import MISSING, ColumnTransform
 from ..layer.results import PLAIN_TYPES, to_jsonable
 
@@ -74,9 +75,8 @@ def _object_text(series: pd.Series) -> tuple[np.ndarray, list[Any]] | None:
     """(codes, distinct values) of an object column holding only text and missing cells
     (None, NaN: one null value), told apart in Arrow (a third faster than pandas' hashing of
     Python objects at 500k rows); None when a cell is something else."""
-    try:
-        text = pa.array(series.to_numpy(dtype=object), type=pa.string(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    text = text_array(series)
+    if text is None:
         return None
     encoded = text.dictionary_encode(null_encoding="encode")
     return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32),

@@ -18,6 +18,7 @@ import pandas as pd
 from .dataset import Dataset, asset_uri
 from .exposure import exposure_levels
 from .finding_exposure import derived_rows
+from .frames import text_array
 from .models import Finding, Severity, parse_choice, parse_enum, parse_enum_list
 from .progress import Phases, ProgressFn
 
@@ -57,7 +58,8 @@ def _frame(ds: Dataset) -> pd.DataFrame:
             # (pandas 3 makes text cells a text column; else converting every asset would
             # cost more than it saves)
             if isinstance(TEXT_DTYPE, pd.StringDtype) and len(a) <= 4 * len(f):
-                text = _as_text(column)
+                text = text_array(column)
+                # (all missing: pandas keeps the taken cells as objects, so no text column)
                 if text is not None and text.null_count < len(text):
                     # Arrow's take (the text column pandas would make of the cells taken)
                     import pyarrow as pa
@@ -73,7 +75,7 @@ def _frame(ds: Dataset) -> pd.DataFrame:
             # and tells apart their values in Arrow, with no conversion of its own
             for col in _TEXT_FIELDS:
                 if col in f and f[col].dtype == object:
-                    text = _as_text(f[col])
+                    text = text_array(f[col])
                     if text is not None and text.null_count < len(text):
                         out[col] = pd.array(text, dtype=TEXT_DTYPE)
         # a finding mapped to no framework lists none (the frame stores None for that)
@@ -99,18 +101,6 @@ TEXT_DTYPE = pd.Series(["text"]).dtype
 #: The findings' own text fields that lists show (the findings table holds them as text).
 _TEXT_FIELDS = ("id", "severity", "title", "resource_id", "source_tool", "detected_at",
                 "suppression_reason")
-
-
-def _as_text(column: pd.Series) -> Any:
-    """An object column of text and missing cells as an Arrow string array (None: it holds
-    something else). Assigning the cells a take gives would make the same text column (all
-    missing: pandas keeps objects, so the caller does not take this path)."""
-    import pyarrow as pa
-
-    try:
-        return pa.array(column.to_numpy(dtype=object), pa.string(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
 
 
 def list_findings(

@@ -198,6 +198,17 @@ def _require(df: pd.DataFrame, columns: list[str], source: str) -> None:
         )
 
 
+def text_array(column: pd.Series) -> Any:
+    """An object column of text and missing cells (None, NaN: null) as an Arrow string
+    array; None when a cell is something else (numbers, flags, bytes that are not UTF-8 ...)."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(column.to_numpy(dtype=object), pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+
+
 def _text_col(df: pd.DataFrame, col: str) -> pd.Series:
     if col not in df.columns:
         return pd.Series([None] * len(df), index=df.index, dtype=object)
