@@ -78,9 +78,14 @@ def _object_text(series: pd.Series) -> tuple[np.ndarray, list[Any]] | None:
     text = text_array(series)
     if text is None:
         return None
+    codes, dictionary = _encoded(text)
+    return codes, dictionary.to_pylist()
+
+
+def _encoded(text: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """(codes, distinct values) of Arrow text, null one value, in order of first appearance."""
     encoded = text.dictionary_encode(null_encoding="encode")
-    return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32),
-            encoded.dictionary.to_pylist())
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32), encoded.dictionary
 
 
 def _text_lists(cells: list[Any]) -> tuple[np.ndarray, list[Any]] | None:
@@ -100,10 +105,8 @@ def _text_lists(cells: list[Any]) -> tuple[np.ndarray, list[Any]] | None:
     if "".join(keys).count(_SEP) != int(lengths.sum()) - int(np.count_nonzero(lengths)):
         return None
     # [] has no key (null), so it stays apart from [""]; codes in order of first appearance
-    encoded = pa.array(keys, pa.string(), mask=lengths == 0).dictionary_encode(
-        null_encoding="encode")
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
-    first = np.empty(len(encoded.dictionary), dtype=np.int64)
+    codes, dictionary = _encoded(pa.array(keys, pa.string(), mask=lengths == 0))
+    first = np.empty(len(dictionary), dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the earliest row writes last
     # (as JSON: items that are text of a subclass, e.g. numpy's, become plain text)
     return codes, [to_jsonable(cells[i]) for i in first.tolist()]

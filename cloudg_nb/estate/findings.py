@@ -55,29 +55,22 @@ def _frame(ds: Dataset) -> pd.DataFrame:
             column = a[col]
             if isinstance(column.dtype, pd.StringDtype):  # text stays text: one take
                 return column.array.take(np.where(known, rows, -1), allow_fill=True)
-            # (pandas 3 makes text cells a text column; else converting every asset would
-            # cost more than it saves)
-            if isinstance(TEXT_DTYPE, pd.StringDtype) and len(a) <= 4 * len(f):
-                text = text_array(column)
-                # (all missing: pandas keeps the taken cells as objects, so no text column)
-                if text is not None and text.null_count < len(text):
-                    # Arrow's take (the text column pandas would make of the cells taken)
-                    import pyarrow as pa
+            # (else converting every asset would cost more than it saves)
+            text = _text_of(column) if len(a) <= 4 * len(f) else None
+            if text is not None:  # Arrow's take: the text column of the cells taken
+                import pyarrow as pa
 
-                    return pd.array(text.take(pa.array(rows, mask=~known)), dtype=TEXT_DTYPE)
+                return pd.array(text.take(pa.array(rows, mask=~known)), dtype=TEXT_DTYPE)
             vals = column.to_numpy(dtype=object)[safe]
             vals[~known] = None
             return vals
 
         out = f.copy(deep=False)  # (new columns only: the dataset's frame is not changed)
-        if isinstance(TEXT_DTYPE, pd.StringDtype):
-            # the listed text fields as text columns, once per version: each list then takes
-            # and tells apart their values in Arrow, with no conversion of its own
-            for col in _TEXT_FIELDS:
-                if col in f and f[col].dtype == object:
-                    text = text_array(f[col])
-                    if text is not None and text.null_count < len(text):
-                        out[col] = pd.array(text, dtype=TEXT_DTYPE)
+        # the listed text fields as text columns, once per version: each list then takes and
+        # tells apart their values in Arrow, with no conversion of its own
+        for col in _TEXT_FIELDS:
+            if col in f and (text := _text_of(f[col])) is not None:
+                out[col] = pd.array(text, dtype=TEXT_DTYPE)
         # a finding mapped to no framework lists none (the frame stores None for that)
         out["compliance_frameworks"] = [v if isinstance(v, list) else []
                                         for v in f["compliance_frameworks"].tolist()]
@@ -101,6 +94,15 @@ TEXT_DTYPE = pd.Series(["text"]).dtype
 #: The findings' own text fields that lists show (the findings table holds them as text).
 _TEXT_FIELDS = ("id", "severity", "title", "resource_id", "source_tool", "detected_at",
                 "suppression_reason")
+
+
+def _text_of(column: pd.Series) -> Any:
+    """An object column as the Arrow text pandas would make a column of its cells (pandas 3),
+    or None when pandas keeps objects: pandas 2, cells that are not text, or all missing."""
+    if not isinstance(TEXT_DTYPE, pd.StringDtype) or column.dtype != object:
+        return None
+    text = text_array(column)
+    return text if text is not None and text.null_count < len(text) else None
 
 
 def list_findings(
