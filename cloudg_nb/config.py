@@ -23,6 +23,9 @@ MAX_ASSETS_ENV = "CLOUDG_MCP_MAX_ASSETS"
 MAX_DATASETS_ENV = "CLOUDG_MCP_MAX_DATASETS"
 DEFAULT_MAX_TOTAL_ASSETS = 500_000
 DEFAULT_MAX_DATASETS = 16
+#: An assistant's own share of the workspace: datasets, and assets across them.
+DEFAULT_ASSISTANT_MAX_DATASETS = 4
+DEFAULT_ASSISTANT_MAX_ASSETS = 200_000
 
 
 def _roots_from_env() -> list[Path]:
@@ -48,7 +51,10 @@ def _output_from_env() -> Path | None:
 @dataclass
 class CloudGConfig:
     """Where files may be read (``allowed_roots``) and written (``output_dir``), and how many
-    datasets the workspace keeps (``max_datasets``; past it the oldest inactive is evicted)."""
+    datasets the workspace keeps: the analyst's (``max_datasets``, ``max_total_assets``; past
+    them the analyst's oldest inactive dataset is evicted) and each assistant's own share
+    (``assistant_max_datasets``, ``assistant_max_assets``; past them an assistant's load is
+    refused: nothing of anyone's is evicted for it)."""
 
     allowed_roots: list[Path] = field(default_factory=_roots_from_env)
     output_dir: Path | None = field(default_factory=_output_from_env)
@@ -56,6 +62,9 @@ class CloudGConfig:
     #: Assets all datasets may hold together (memory guard; ≈ 2-3 KB each in memory). Past it
     #: the oldest inactive datasets are evicted; one dataset larger than it is refused.
     max_total_assets: int = field(default_factory=_max_assets_from_env)
+    assistant_max_datasets: int = DEFAULT_ASSISTANT_MAX_DATASETS
+    #: Assets one assistant's datasets may hold together (0: no cap of its own).
+    assistant_max_assets: int = DEFAULT_ASSISTANT_MAX_ASSETS
 
     def output_root(self) -> Path:
         """The absolute output directory (``./cloudg-output`` when unset); not created."""

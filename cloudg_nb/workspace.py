@@ -1,4 +1,4 @@
-"""Workspace: the named estate datasets a layer serves, the active one, and change events.
+"""Workspace: the named estate datasets a layer serves, who owns each, the active one, events.
 
 Listeners registered with ``on_change(fn)`` receive ``fn(kind, uri)``; the layer registers
 its ``notify_change``. A change to dataset ``name`` (add/replace, mutation such as suppress,
@@ -7,10 +7,17 @@ removal, eviction) fires kind ``resource`` for every URI whose content depends o
 findings`` and, when ``name`` is, becomes or was the active dataset,
 ``cloudg://findings/summary`` and ``cloudg://compliance``. A new name or a removal also fires
 a resources list change (kind ``resources``); ``select`` fires the workspace URIs and the two
-active-dataset URIs. Evictions (past CLOUDG_MCP_MAX_DATASETS / CLOUDG_MCP_MAX_ASSETS) are
-recorded for the caller inside ``with workspace.evictions() as names``. Paths are checked
-against allowed roots (symlinks resolved); writes go only under the output root. A failed
-load leaves the workspace as it was.
+active-dataset URIs.
+
+Ownership (``acting``): a dataset belongs to the analyst side, or to the assistant whose call
+created it. An assistant has an active dataset of its own (it starts as the analyst's), its
+own quota (``assistant_max_*``, refused when full) and changes another principal's dataset
+only as approved; the analyst's active dataset changes only by the analyst's calls (or an
+approved unload of it). Evictions (past the analyst's CLOUDG_MCP_MAX_DATASETS /
+CLOUDG_MCP_MAX_ASSETS) take only the analyst's own inactive datasets, for the analyst's loads,
+and are recorded for the caller inside ``with workspace.evictions() as names``. Paths are
+checked against allowed roots (symlinks resolved); writes go only under the output root. A
+failed load leaves the workspace as it was.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .acting import Change, current, owner_label, refuse
 from .config import CloudGConfig
 from .estate.errors import (
     DatasetNameConflictError,
@@ -111,7 +119,13 @@ class Workspace:
         if max_datasets is not None:
             self.config.max_datasets = max_datasets
         self.datasets: dict[str, Dataset] = {}
+        #: The analyst's active dataset (an assistant's own choice is in ``selected``).
         self.active: str | None = None
+        #: Dataset name -> its owner: None for the analyst side, else the principal id of
+        #: the assistant whose call created it.
+        self.owners: dict[str, str | None] = {}
+        #: Governed principal id -> the dataset it made active for itself.
+        self.selected: dict[str, str] = {}
         self._listeners = Listeners(logger, "workspace listener")
         self._unsubscribe: dict[str, Callable[[], None]] = {}
         self._lock = threading.RLock()
@@ -191,6 +205,72 @@ class Workspace:
                     return candidate
                 k += 1
 
+    # -- ownership -------------------------------------------------------------------------
+
+    def owner_of(self, name: str) -> str | None:
+        """Who owns dataset ``name``: None for the analyst side, else an assistant's id."""
+        with self._lock:
+            return self.owners.get(name)
+
+    def active_for(self, owner: str | None) -> str | None:
+        """The active dataset of ``owner`` (None: the analyst's): an assistant's own choice
+        while that dataset is loaded, else the analyst's."""
+        with self._lock:
+            if owner is not None:
+                chosen = self.selected.get(owner)
+                if chosen is not None and chosen in self.datasets:
+                    return chosen
+            return self.active
+
+    def active_name(self) -> str | None:
+        """The active dataset of the running call's principal (the analyst's outside a
+        governed call): what an empty ``dataset`` argument means for it."""
+        acting = current()
+        return self.active_for(acting.owner if acting is not None else None)
+
+    def _guard(self, change: Change, name: str) -> None:
+        """Refuse ``change`` of dataset ``name`` when the running call is governed, the
+        dataset is another principal's and no approval of this call covers the change."""
+        acting = current()
+        if acting is None:
+            return
+        owner = self.owners.get(name)
+        if owner != acting.owner and not acting.may(change, name):
+            raise refuse(change, name, owner)
+
+    def _guard_mutation(self, name: str, what: str) -> None:
+        """A dataset's own mutation (``Dataset.guard``): suppressions or its content."""
+        with self._lock:
+            if self.datasets.get(name) is None:
+                return
+            self._guard(Change.SUPPRESSIONS if what == "suppressions" else Change.CONTENT,
+                        name)
+
+    def _check_share(self, owner: str | None, name: str, incoming: int) -> None:
+        """Refuse a governed call's dataset that would take ``owner`` past its share (an
+        assistant's ``assistant_max_*``, or the analyst's when an approved call replaces
+        one of the analyst's): nothing is ever evicted for an assistant."""
+        if owner is None:
+            limit, budget = max(1, int(self.config.max_datasets)), int(
+                self.config.max_total_assets or 0)
+        else:
+            limit = max(1, int(self.config.assistant_max_datasets))
+            budget = int(self.config.assistant_max_assets or 0)
+        held = [n for n, o in self.owners.items() if o == owner and n != name]
+        assets = sum(len(self.datasets[n].assets) for n in held)
+        if len(held) + 1 <= limit and not (budget and assets + incoming > budget):
+            return
+        whose = "your" if owner is not None and owner == getattr(current(), "owner", None) \
+            else f"the {owner_label(owner)}'s"
+        raise AccessDeniedError(
+            f"The workspace holds all it may of {whose} datasets ({limit} datasets, "
+            f"{budget or 'any number of'} assets), so this dataset was not added and nothing "
+            "was unloaded to make room. Unload one of those datasets (list_datasets shows "
+            "each dataset's owner) and try again.",
+            data={"reason": "quota", "owner": owner_label(owner), "held": held,
+                  "held_assets": assets, "incoming_assets": incoming,
+                  "max_datasets": limit, "max_assets": budget})
+
     # -- datasets ------------------------------------------------------------------------
 
     def identifier_sources(self) -> list[tuple[Hashable, str, Callable[[], list[str]]]]:
@@ -207,12 +287,14 @@ class Workspace:
         return out
 
     def get(self, name: str | None = "") -> Dataset:
-        """The dataset ``name``; the active one for ``""``/None. NoDatasetError otherwise."""
+        """The dataset ``name``; for ``""``/None the active one of the running call's
+        principal (``active_name``). NoDatasetError otherwise."""
         with self._lock:
             if not name:
-                if self.active is None:
+                active = self.active_name()
+                if active is None:
                     raise NoDatasetError()
-                return self.datasets[self.active]
+                return self.datasets[active]
             ds = self.datasets.get(name)
             if ds is None:
                 from .estate.models import close_matches
@@ -232,8 +314,10 @@ class Workspace:
 
         An existing name is refused (DatasetNameConflictError, data {existing, suggested})
         unless ``replace``; a replacement's version continues from the old one so cursors
-        go stale. Activates when asked or when nothing is active. Past ``max_datasets`` the
-        oldest non-active dataset is evicted.
+        go stale, and its owner stays the old one's. A new name belongs to the running call's
+        principal. Activates (for that principal) when asked, or when nothing is active and
+        the analyst adds. Past the analyst's ``max_datasets`` the analyst's oldest inactive
+        dataset is evicted; a governed call past its owner's share is refused instead.
         """
         name = self.check_name(name if name is not None else dataset.name)
         budget = int(self.config.max_total_assets or 0)
@@ -242,11 +326,18 @@ class Workspace:
                 f"The dataset has more assets than the workspace may hold ({budget}); load a "
                 "smaller estate or raise CLOUDG_MCP_MAX_ASSETS.",
                 data={"assets": len(dataset.assets), "max_total_assets": budget})
+        acting = current()
+        by = acting.owner if acting is not None else None
         events: list[tuple[str, str | None]] = []
         with self._lock:
             old = self.datasets.get(name)
             if old is not None and not replace:
                 raise DatasetNameConflictError(name, self.unique_name(name))
+            owner = self.owners.get(name) if old is not None else by
+            if old is not None:
+                self._guard(Change.REPLACE, name)
+            if acting is not None:
+                self._check_share(owner, name, len(dataset.assets))
             if any(d is dataset for n, d in self.datasets.items() if n != name):
                 dataset = dataset.copy(name)
             dataset.name = name
@@ -257,11 +348,18 @@ class Workspace:
             else:
                 events.append(("resources", None))
             self.datasets[name] = dataset
+            self.owners[name] = owner
             self._unsubscribe[name] = dataset.on_change(partial(self._on_dataset_mutation, name))
-            if activate or self.active is None:
+            dataset.guard = partial(self._guard_mutation, name)
+            if by is not None:
+                if activate:
+                    self.selected[by] = name
+            elif activate or self.active is None:
                 self.active = name
-            events.extend(self._changed(name, active=self.active == name))
-            events.extend(self._evict(protect=name))
+            shown = self.active == name or (by is not None and self.selected.get(by) == name)
+            events.extend(self._changed(name, active=shown))
+            if acting is None:
+                events.extend(self._evict(protect=name))
         self._emit(events)
         return dataset
 
@@ -278,22 +376,26 @@ class Workspace:
             _EVICTED.reset(token)
 
     def _evict(self, protect: str | None = None) -> list[tuple[str, str | None]]:
-        """Evict the oldest datasets that are neither active nor ``protect`` (the one just
-        added) while past ``max_datasets`` or the asset budget."""
+        """Evict the analyst's oldest datasets that are neither active nor ``protect`` (the
+        one just added) while the analyst's datasets are past ``max_datasets`` or the asset
+        budget. Assistants' datasets neither count here nor are ever evicted."""
         events: list[tuple[str, str | None]] = []
         limit = max(1, int(self.config.max_datasets))
         budget = int(self.config.max_total_assets or 0)
 
+        def mine() -> list[str]:
+            return [n for n in self.datasets if self.owners.get(n) is None]
+
         def over() -> bool:
-            total = sum(len(d.assets) for d in self.datasets.values())
-            return len(self.datasets) > limit or bool(budget and total > budget)
+            names = mine()
+            total = sum(len(self.datasets[n].assets) for n in names)
+            return len(names) > limit or bool(budget and total > budget)
 
         while over():
-            victim = next((n for n in self.datasets if n not in (self.active, protect)), None)
+            victim = next((n for n in mine() if n not in (self.active, protect)), None)
             if victim is None:
                 break
-            self._detach(victim)
-            del self.datasets[victim]
+            self._drop(victim)
             logger.info("evicted dataset %s (max_datasets=%d, max_total_assets=%d)", victim,
                         limit, budget)
             record = _EVICTED.get()
@@ -301,6 +403,15 @@ class Workspace:
                 record.append(victim)
             events.extend(self._removed(victim, active=False))
         return events
+
+    def _drop(self, name: str) -> None:
+        """Forget dataset ``name``: its listener, guard, owner and anyone's choice of it."""
+        self._detach(name)
+        ds = self.datasets.pop(name)
+        ds.guard = None
+        self.owners.pop(name, None)
+        for who in [w for w, chosen in self.selected.items() if chosen == name]:
+            del self.selected[who]
 
     def _detach(self, name: str) -> None:
         unsub = self._unsubscribe.pop(name, None)
@@ -313,34 +424,49 @@ class Workspace:
     def _on_mutation(self, name: str) -> None:
         with self._lock:
             present = name in self.datasets
-            active = self.active == name
+            active = self.active == name or name in self.selected.values()
         if present:
             self._emit(self._changed(name, active=active))
 
     def select(self, name: str) -> Dataset:
-        """Make ``name`` the active dataset."""
+        """Make ``name`` the active dataset of the running call's principal (an assistant's
+        choice is its own: the analyst's active dataset stays as it was)."""
+        acting = current()
         with self._lock:
             ds = self.get(name) if name else self.get("")
-            self.active = ds.name
+            if acting is not None:
+                self.selected[acting.owner] = ds.name
+            else:
+                self.active = ds.name
         self._emit([("resource", uri) for uri in (WORKSPACE_URI, DATASETS_URI, *ACTIVE_URIS)])
         return ds
 
+    def successor(self, name: str) -> str | None:
+        """The analyst's active dataset after ``name`` is unloaded: unchanged unless it was
+        ``name``; then the analyst's most recently added other dataset, else anyone's."""
+        with self._lock:
+            if self.active != name:
+                return self.active
+            rest = [n for n in self.datasets if n != name]
+            own = [n for n in rest if self.owners.get(n) is None]
+            return (own or rest)[-1] if rest else None
+
     def remove(self, name: str) -> Dataset:
-        """Unload ``name``; if it was active, the most recently added remaining one becomes
-        active (none when the workspace is empty)."""
+        """Unload ``name``; if it was the analyst's active dataset, the analyst's most
+        recently added remaining one becomes active (else anyone's; none when empty)."""
         with self._lock:
             ds = self.get(name) if name else self.get("")
-            self._detach(ds.name)
-            del self.datasets[ds.name]
-            was_active = self.active == ds.name
-            if was_active:
-                self.active = next(reversed(self.datasets)) if self.datasets else None
+            self._guard(Change.UNLOAD, ds.name)
+            was_active = self.active == ds.name or ds.name in self.selected.values()
+            self.active = self.successor(ds.name)
+            self._drop(ds.name)
         self._emit(self._removed(ds.name, active=was_active))
         return ds
 
     def snapshot(self, name: str | None = "", new_name: str | None = None) -> Dataset:
         """Deep-copy dataset ``name`` (active for "") under ``new_name`` (default
-        ``<name>-snapshot`` made unique) without activating it."""
+        ``<name>-snapshot`` made unique) without activating it; the copy belongs to the
+        running call's principal."""
         with self._lock:
             src = self.get(name)
             target = self.check_name(new_name) if new_name else \
@@ -375,18 +501,24 @@ class Workspace:
 
         resolved = self.resolve_path(path)
         if name is None:
-            stem = resolved.stem or resolved.name
-            if resolved.is_file() and stem in ("inventory-map", "findings"):
-                stem = resolved.parent.name  # name the estate after its folder
-            final = self.unique_name(self.name_from(stem))
+            final = self.default_name(resolved)
         else:
             final = self.check_name(name)
             with self._lock:
                 if final in self.datasets and not replace:
                     raise DatasetNameConflictError(final, self.unique_name(final))
+        self._precheck(final)
         read = self.parse_cache.load if self.parse_cache is not None else load_path
         ds = read(resolved, kind=kind, name=final, progress=progress, strict=strict)
         return self.add(ds, final, activate=activate, replace=replace)
+
+    def default_name(self, resolved: Path) -> str:
+        """The name a load of ``resolved`` without a name gets: the file's stem (the
+        folder's name for an inventory-map.json or findings.json), made unique."""
+        stem = resolved.stem or resolved.name
+        if resolved.is_file() and stem in ("inventory-map", "findings"):
+            stem = resolved.parent.name  # name the estate after its folder
+        return self.unique_name(self.name_from(stem))
 
     def load_sample(
         self,
@@ -406,9 +538,23 @@ class Workspace:
             with self._lock:
                 if final in self.datasets and not replace:
                     raise DatasetNameConflictError(final, self.unique_name(final))
+        self._precheck(name)
         ds = sample(kind, n=n, seed=seed, name=name)
         final = name if name is not None else self.unique_name(ds.name)
         return self.add(ds, final, activate=activate, replace=replace)
+
+    def _precheck(self, name: str | None) -> None:
+        """Before reading or generating anything for a governed call: refuse a replacement
+        it may not make and a dataset past its share (``add`` checks again after)."""
+        acting = current()
+        if acting is None:
+            return
+        with self._lock:
+            existing = name is not None and name in self.datasets
+            if existing:
+                self._guard(Change.REPLACE, str(name))
+            owner = self.owners.get(str(name)) if existing else acting.owner
+            self._check_share(owner, str(name or ""), 0)
 
     # -- paths ---------------------------------------------------------------------------
 
@@ -463,10 +609,12 @@ class Workspace:
     # -- status --------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
-        """Names (sorted), the active name, and a line per dataset in load order."""
+        """Names (sorted), the caller's active name, and a line per dataset in load order
+        (with its owner: ``analyst`` or the assistant that created it)."""
         with self._lock:
             items = list(self.datasets.items())
-            active = self.active
+            owners = dict(self.owners)
+            active = self.active_name()
         return {
             "datasets": sorted(n for n, _ in items),
             "active": active,
@@ -474,7 +622,7 @@ class Workspace:
             "loaded": [
                 {"name": n, "version": d.version, "active": n == active, "source": d.source,
                  "kind": d.kind, "assets": len(d.assets), "edges": len(d.edges),
-                 "findings": len(d.findings)}
+                 "findings": len(d.findings), "owner": owner_label(owners.get(n))}
                 for n, d in items
             ],
         }

@@ -168,7 +168,7 @@ def test_status_lists_datasets_with_versions(ws) -> None:
     assert status["datasets"] == ["demo"] and status["active"] == "demo"
     assert status["loaded"][0] | {"source": None} == {
         "name": "demo", "version": 1, "active": True, "source": None, "kind": "sample",
-        "assets": 60, "edges": 77, "findings": 15}
+        "assets": 60, "edges": 77, "findings": 15, "owner": "analyst"}
 
 
 # -- change events ------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def _dataset(ctx: ToolContext) -> estate.Dataset | None:
     name = filled.get("dataset") or ""
     if name and name in ws:
         return ws.get(name)
-    return ws.get("") if ws.active else None
+    return ws.get("") if ws.active_name() else None
 
 
 def complete_dataset(ctx: ToolContext, partial: str) -> list[str]:

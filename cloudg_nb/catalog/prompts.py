@@ -45,7 +45,7 @@ def _facts(title: str, facts: dict[str, Any], ask: str) -> str:
 
 
 def _loaded(ctx: ToolContext) -> bool:
-    return ctx.workspace.active is not None
+    return ctx.workspace.active_name() is not None
 
 
 def _records(frame: pd.DataFrame, columns: list[str], n: int = _TOP) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .. import estate
+from ..acting import owner_label
 from ..layer.context import ToolContext
 from ..layer.enums import Sensitivity
 from ..layer.registry import Registry
@@ -56,16 +57,18 @@ def workspace_resource(ctx: ToolContext) -> dict[str, Any]:
 def datasets_resource(ctx: ToolContext) -> dict[str, Any]:
     """Every loaded dataset with its version, source, sizes and summary URI."""
     ws = ctx.workspace
+    active = ws.active_name()
     out = []
     for name in ws.names():
         ds = ws.get(name)
-        out.append({"name": name, "version": ds.version, "active": name == ws.active,
+        out.append({"name": name, "version": ds.version, "active": name == active,
+                    "owner": owner_label(ws.owner_of(name)),
                     "source": ds.source, "kind": ds.kind, "assets": len(ds.assets),
                     "edges": len(ds.edges), "findings": len(ds.findings),
                     "summary_uri": summary_uri(name),
                     "assets_uri": f"cloudg://datasets/{name}/assets",
                     "findings_uri": f"cloudg://datasets/{name}/findings"})
-    return {"active": ws.active, "datasets": out}
+    return {"active": active, "datasets": out}
 
 
 def findings_summary_resource(ctx: ToolContext) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
+from ..acting import owner_label
 from ..estate import MAX_LIMIT, Dataset, Phases, diff, write_inventory_map, write_tabular
 from ..estate.formats import DatasetKind, dataset_kind
 from ..estate.samples import MAX_SCALED
@@ -43,15 +44,18 @@ NewNameArg = Annotated[str | None, Field(
                 "and made unique.")]
 
 
-def _line(ws: Workspace, ds: Dataset) -> dict[str, Any]:
-    return {"name": ds.name, "version": ds.version, "active": ws.active == ds.name,
-            "source": ds.source, "kind": ds.kind, "assets": len(ds.assets),
-            "edges": len(ds.edges), "findings": len(ds.findings),
+def _line(ws: Workspace, ds: Dataset, active: str | None = None) -> dict[str, Any]:
+    """One dataset as lists show it; ``active``: the caller's active dataset name."""
+    if active is None:
+        active = ws.active_name()
+    return {"name": ds.name, "version": ds.version, "active": active == ds.name,
+            "owner": owner_label(ws.owner_of(ds.name)), "source": ds.source, "kind": ds.kind,
+            "assets": len(ds.assets), "edges": len(ds.edges), "findings": len(ds.findings),
             "summary_uri": summary_uri(ds.name)}
 
 
-_LINE = obj({"name": STR, "version": INT, "active": BOOL, "source": NSTR, "kind": NSTR,
-             "assets": INT, "edges": INT, "findings": INT, "summary_uri": STR})
+_LINE = obj({"name": STR, "version": INT, "active": BOOL, "owner": STR, "source": NSTR,
+             "kind": NSTR, "assets": INT, "edges": INT, "findings": INT, "summary_uri": STR})
 
 
 def _loaded(ctx: ToolContext, ds: Dataset, replaced: bool, evicted: list[str]
@@ -97,16 +101,17 @@ def workspace_status(ctx: ToolContext) -> dict[str, Any]:
 
 _STATUS = obj({"datasets": arr(STR), "active": NSTR, "max_datasets": INT,
                "loaded": arr(obj({"name": STR, "version": INT, "active": BOOL,
-                                  "source": NSTR, "kind": NSTR, "assets": INT, "edges": INT,
-                                  "findings": INT}))})
+                                  "owner": STR, "source": NSTR, "kind": NSTR, "assets": INT,
+                                  "edges": INT, "findings": INT}))})
 
 
 def list_datasets(ctx: ToolContext) -> dict[str, Any]:
     """List the loaded datasets in load order: name, version (bumped by every change),
     whether it is active, where it came from, and asset/edge/finding counts."""
     ws = ctx.workspace
-    lines = [_line(ws, ws.get(n)) for n in ws.names()]
-    return {"active": ws.active, "total": len(lines), "datasets": lines}
+    active = ws.active_name()
+    lines = [_line(ws, ws.get(n), active) for n in ws.names()]
+    return {"active": active, "total": len(lines), "datasets": lines}
 
 
 def dataset_summary(ctx: ToolContext, dataset: DatasetArg = "") -> dict[str, Any]:
@@ -286,7 +291,7 @@ def unload_dataset(ctx: ToolContext, name: NameArg) -> dict[str, Any]:
     if it was active, the most recently loaded remaining dataset becomes active."""
     ws = ctx.workspace
     ds = ws.remove(name)
-    return {"unloaded": ds.name, "active": ws.active, "datasets": ws.names()}
+    return {"unloaded": ds.name, "active": ws.active_name(), "datasets": ws.names()}
 
 
 _UNLOADED = obj({"unloaded": STR, "active": NSTR, "datasets": arr(STR)})
@@ -302,7 +307,7 @@ def snapshot_dataset(
     with ws.evictions() as evicted:
         copy = ws.snapshot(src.name, name)
     return {"snapshot": copy.name, "source_dataset": src.name, "version": copy.version,
-            "active": ws.active, "datasets": ws.names(), **_evicted(evicted)}
+            "active": ws.active_name(), "datasets": ws.names(), **_evicted(evicted)}
 
 
 _SNAPSHOT = obj({"snapshot": STR, "source_dataset": STR, "version": INT, "active": NSTR,

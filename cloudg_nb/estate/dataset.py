@@ -241,6 +241,9 @@ class Dataset:
         self._lock = threading.RLock()
         self._cache: dict[str, Any] = {}
         self._listeners = Listeners(logger, "dataset listener")
+        #: Called before a mutation with what changes (``suppressions`` or ``content``); it
+        #: raises to refuse. The workspace holding the dataset sets it (ownership guard).
+        self.guard: Callable[[str], None] | None = None
         # (a given frame stands in until _set_frames replaces it: no empty frame built for it)
         self._assets = empty_frame("assets") if assets is None else assets
         self._edges = empty_frame("edges") if edges is None else edges
@@ -354,6 +357,8 @@ class Dataset:
         normalize: bool = True,
     ) -> None:
         """Replace some frames (normalised unless told not to); one version bump."""
+        if self.guard is not None:
+            self.guard("content")
         with self._lock:
             self._set_frames(assets, edges, findings, compliance, normalize)
         self._mutated()
@@ -371,6 +376,8 @@ class Dataset:
 
     def _set_suppressed(self, ids: Iterable[str], value: bool, reason: str | None) -> dict:
         ids = [ids] if isinstance(ids, str) else list(ids)
+        if self.guard is not None:  # outside the lock: the guard takes the workspace's
+            self.guard("suppressions")
         with self._lock:
             rows, unknown = self._finding_rows(ids)
             if not rows and unknown:

@@ -1,12 +1,16 @@
-"""Analyst approval of an assistant's sensitive calls: the desk of pending requests and the gate.
+"""Analyst approval of an assistant's calls: the desk of pending requests and the gate.
 
-``ApprovalGate`` (middleware, inside the audit and outside the concurrency limit) stops a call
-that its caller's ``ApprovalRule`` names, shows it on the ``ApprovalDesk`` (tool, caller, and
-the arguments as the caller's policy shows them), reports progress "waiting for analyst
-approval", optionally asks the client to open the approval page (MCP URL-mode elicitation),
-and waits — on the loop, holding no worker thread or concurrency slot — for a decision. An
-approval lets the call through; a denial, a timeout, a cancelled call or a revoked credential
-ends it as an error result. Every decision is written to the audit hook.
+``ApprovalGate`` (middleware, inside the audit and outside the concurrency limit) runs every
+request of a governed principal (an assistant) as that principal (``acting``), so the
+workspace knows whose data a change touches. Before a tool call it works out the call's
+effects (``catalog.effects``); a call that changes data another principal owns, or that its
+caller's ``ApprovalRule`` names, waits: it shows on the ``ApprovalDesk`` (what it will do, as
+the caller's policy shows it), reports progress "waiting for analyst approval", optionally
+asks the client to open the approval page (MCP URL-mode elicitation), and waits — on the loop,
+holding no worker thread or concurrency slot. An approval lets the call through allowed
+exactly the changes shown; a denial, a timeout, a cancelled call or a revoked credential ends
+it as an error result; a caller with ``max_pending`` calls waiting is refused at once. Every
+decision is written to the audit hook.
 """
 
 from __future__ import annotations
@@ -20,18 +24,22 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from ..acting import acting
+from ..catalog.effects import EffectNotShowable, EffectPlan, plan_call
 from ..layer.calls import CallInfo, Handler
-from ..layer.errors import AccessDeniedError, NotFoundError
+from ..layer.errors import AccessDeniedError, MCPLayerError, NotFoundError, RateLimitedError
 from ..layer.results import to_jsonable
+from ..layer.schema import validate_arguments
 
 if TYPE_CHECKING:
     from ..layer.context import Principal
     from ..layer.layer import CloudGMCPLayer
     from ..policy.approval import ApprovalRule
 
-__all__ = ["APPROVALS_URI", "Approval", "ApprovalDesk", "ApprovalGate", "DEFAULT_TIMEOUT"]
+__all__ = ["APPROVALS_URI", "Approval", "ApprovalDesk", "ApprovalGate", "DEFAULT_MAX_PENDING",
+           "DEFAULT_TIMEOUT"]
 
 logger = logging.getLogger("cloudg.oversight")
 
@@ -40,8 +48,11 @@ APPROVALS_URI = "cloudg://approvals"
 DEFAULT_TIMEOUT = 120.0
 #: Decided requests the desk still shows (newest last).
 RECENT = 50
-#: The most characters of arguments an approval shows (the rest is cut, and says so).
-MAX_SHOWN_CHARS = 4000
+#: Calls of one principal that may wait for the analyst at once; more are refused at once.
+DEFAULT_MAX_PENDING = 3
+#: The most characters of JSON an approval shows; a call whose effect needs more is refused
+#: (an approval is never cut).
+MAX_SHOWN_CHARS = 100_000
 
 PENDING, APPROVED, DENIED, TIMED_OUT, CANCELLED = (
     "pending", "approved", "denied", "timed out", "cancelled")
@@ -54,8 +65,10 @@ class Approval:
     id: str
     principal: str
     tool: str
-    arguments: Any  #: as the caller's policy shows them (redacted), possibly cut
+    arguments: Any  #: every argument, long values summarised, as the caller's policy shows them
     timeout: float
+    #: What the call will do: ``summary`` (a sentence) and ``effects`` (one entry each).
+    effect: dict[str, Any] = field(default_factory=dict)
     created: float = field(default_factory=time.time)
     state: str = PENDING
     decided_by: str | None = None
@@ -71,6 +84,7 @@ class Approval:
     def public(self) -> dict[str, Any]:
         return {
             "id": self.id, "principal": self.principal, "tool": self.tool,
+            "summary": self.effect.get("summary"), "effects": self.effect.get("effects", []),
             "arguments": self.arguments, "state": self.state,
             "created": _iso(self.created), "timeout_seconds": self.timeout,
             "expires_in": max(0.0, round(self.created + self.timeout - time.time(), 1))
@@ -83,14 +97,17 @@ def _iso(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
 
 
-def _shown(arguments: Any) -> Any:
-    """The arguments for display, cut to ``MAX_SHOWN_CHARS`` of JSON."""
-    value = to_jsonable(arguments)
-    text = json.dumps(value, default=str, ensure_ascii=False)
-    if len(text) <= MAX_SHOWN_CHARS:
-        return value
-    return {"(cut)": f"{len(text)} characters of arguments; the first {MAX_SHOWN_CHARS}: "
-                     f"{text[:MAX_SHOWN_CHARS]}"}
+def _shown(view: dict[str, Any]) -> dict[str, Any]:
+    """The view as JSON values; a view too large to show in full refuses the call."""
+    value = to_jsonable(view)
+    size = len(json.dumps(value, default=str, ensure_ascii=False))
+    if size > MAX_SHOWN_CHARS:
+        raise EffectNotShowable(
+            "What this call would do is too large to show the analyst in full for approval "
+            f"({size:,} characters), so it was refused. Split it into smaller calls.",
+            data={"reason": "effect-too-large", "characters": size,
+                  "max_characters": MAX_SHOWN_CHARS})
+    return value if isinstance(value, dict) else {"arguments": value}
 
 
 class ApprovalDesk:
@@ -101,9 +118,13 @@ class ApprovalDesk:
     """
 
     def __init__(self, *, on_change: Callable[[], None] | None = None,
-                 audit: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 audit: Callable[[dict[str, Any]], None] | None = None,
+                 max_pending: int = DEFAULT_MAX_PENDING) -> None:
+        if max_pending < 1:
+            raise ValueError("max_pending must be at least 1")
         self.on_change = on_change
         self.audit = audit
+        self.max_pending = max_pending
         self._pending: dict[str, Approval] = {}
         self._recent: deque[Approval] = deque(maxlen=RECENT)
 
@@ -127,9 +148,23 @@ class ApprovalDesk:
 
     # -- the call's side --------------------------------------------------------------------
 
-    def open(self, principal: str, tool: str, arguments: Any, timeout: float) -> Approval:
+    def open(self, principal: str, tool: str, view: dict[str, Any], timeout: float
+             ) -> Approval:
+        """Put a call on the desk: ``view`` holds ``summary``, ``effects`` and
+        ``arguments``. RateLimitedError when ``principal`` has ``max_pending`` waiting;
+        EffectNotShowable when the view is too large to show in full."""
+        waiting = sum(1 for a in self._pending.values() if a.principal == principal)
+        if waiting >= self.max_pending:
+            raise RateLimitedError(
+                f"{waiting} of your calls already wait for the analyst's approval (at most "
+                f"{self.max_pending} may), so this one was refused without asking. Wait until "
+                "the analyst decides them (cloudg://approvals lists yours), then call again.",
+                data={"reason": "approvals-pending", "pending": waiting,
+                      "max_pending": self.max_pending, "retry_after": 10.0})
+        shown = _shown(view)
         approval = Approval(id=secrets.token_hex(9), principal=principal, tool=tool,
-                            arguments=_shown(arguments), timeout=timeout)
+                            arguments=shown.get("arguments", {}), timeout=timeout,
+                            effect={k: v for k, v in shown.items() if k != "arguments"})
         self._pending[approval.id] = approval
         self._changed()
         return approval
@@ -203,11 +238,12 @@ UrlFor = Callable[["Approval", "Principal"], "str | None"]
 
 
 class ApprovalGate:
-    """Hold a caller's calls that its rule names until the analyst decides them.
+    """Run a governed caller's requests as that caller, and hold its calls that change
+    another principal's data, or that its rule names, until the analyst decides them.
 
-    ``rule_for(principal)`` gives the caller's ``ApprovalRule`` (None: nothing waits);
-    ``timeout`` is the wait when the rule sets none; ``url_for`` names the approval page
-    sent in progress messages and URL-mode elicitations.
+    ``rule_for(principal)`` gives the caller's ``ApprovalRule`` (None: the caller is not
+    governed — the analyst); ``timeout`` is the wait when the rule sets none; ``url_for``
+    names the approval page sent in progress messages and URL-mode elicitations.
     """
 
     def __init__(self, desk: ApprovalDesk, rule_for: Callable[[Principal], ApprovalRule | None],
@@ -220,30 +256,75 @@ class ApprovalGate:
     def attach(self, layer: CloudGMCPLayer) -> None:
         self.desk.attach(layer)
 
-    def _needs_approval(self, info: CallInfo) -> ApprovalRule | None:
-        if info.kind != "tool":
-            return None
+    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
         rule = self.rule_for(info.principal)
-        if rule is None or not rule.applies(info.spec.name, info.spec.capabilities):
-            return None
+        if rule is None:  # the analyst's side: nothing governed
+            return await call_next(info)
+        who = info.principal.id
+        if info.kind != "tool":
+            with acting(who):
+                return await call_next(info)
         access = info.plan.access if info.plan is not None else None
         if getattr(access, "deny", None) is not None:
-            return None  # the policy refuses it anyway: nothing for the analyst to decide
-        return rule
+            with acting(who):  # the policy refuses it anyway: nothing for the analyst
+                return await call_next(info)
+        plan = await self._effects(info)
+        named = rule.applies(info.spec.name, info.spec.capabilities)
+        if not named and (plan is None or not plan.others):
+            with acting(who):
+                return await call_next(info)
+        approval = self._open(info, plan, rule)
+        decision = await self._decision(info, approval)
+        if decision == APPROVED:
+            with acting(who, plan.permitted() if plan is not None else frozenset()):
+                return await call_next(info)
+        raise AccessDeniedError(_refusal(approval), data={
+            "approval": approval.id, "decision": decision, "tool": info.name,
+            **({"reason": approval.reason} if approval.reason else {})})
 
-    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
-        rule = self._needs_approval(info)
-        if rule is None:
-            return await call_next(info)
-        shown = info.arguments
+    async def _effects(self, info: CallInfo) -> EffectPlan | None:
+        """The call's effects on the workspace as it is now, worked out in a worker thread
+        (arguments are validated on the way: large ones must not hold the loop). None when
+        the arguments fail (the call then fails the same way in the layer) or the layer has
+        no workspace."""
+        layer = info.context.layer
+        workspace = getattr(layer, "workspace", None)
+        if layer is None or workspace is None or info.plan is None:
+            return None
+        plan, spec, who = info.plan, info.spec, info.principal.id
+        model = getattr(spec, "arguments_model", None)
+
+        def work() -> EffectPlan | None:
+            try:
+                arguments, _ = plan.transform(dict(info.arguments or {}), "input")
+                kwargs = validate_arguments(model, arguments) if model is not None \
+                    else dict(arguments)
+            except MCPLayerError:
+                return None
+            with acting(who):
+                return plan_call(workspace, spec.name, kwargs, who)
+
+        return cast("EffectPlan | None", await layer.workers.run("light", who, work))
+
+    def _open(self, info: CallInfo, plan: EffectPlan | None, rule: ApprovalRule) -> Approval:
+        """Put the call on the desk, showing its effects as the caller's policy shows them."""
+        if plan is not None:
+            view: dict[str, Any] = plan.view()
+        else:
+            view = {"summary": f"{info.name}: its arguments could not be read, so the call "
+                               "will fail if approved.",
+                    "effects": [], "arguments": dict(info.arguments or {})}
         if info.plan is not None:
-            shown, _ = info.plan.transform(dict(info.arguments or {}))
-        approval = self.desk.open(info.principal.id, info.name, shown,
+            view, _ = info.plan.transform(view)
+        approval = self.desk.open(info.principal.id, info.name, view,
                                   rule.timeout or self.timeout)
         info.context.meta["cloudg/approval"] = approval
         if self.url_for is not None:
             with contextlib.suppress(Exception):
                 approval.url = self.url_for(approval, info.principal)
+        return approval
+
+    async def _decision(self, info: CallInfo, approval: Approval) -> str:
         where = f" or at {approval.url}" if approval.url else ""
         await info.context.report_progress(
             0, None, f"waiting for analyst approval (up to {approval.timeout:g} s): the "
@@ -255,11 +336,7 @@ class ApprovalGate:
             if asking is not None and not asking.done():
                 asking.cancel()
         await self._elicitation_done(info, approval)
-        if decision == APPROVED:
-            return await call_next(info)
-        raise AccessDeniedError(_refusal(approval), data={
-            "approval": approval.id, "decision": decision, "tool": info.name,
-            **({"reason": approval.reason} if approval.reason else {})})
+        return decision
 
     def _elicit(self, info: CallInfo, approval: Approval) -> asyncio.Task[None] | None:
         """Ask a client that supports URL-mode elicitation to show the approval page; a

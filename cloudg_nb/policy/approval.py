@@ -1,5 +1,6 @@
-"""ApprovalRule: which of an assistant's calls wait for the analyst, read from a policy's
-``approval`` mapping (``tools``: names or globs, ``capabilities``, ``timeout`` seconds).
+"""ApprovalRule: which of an assistant's calls wait for the analyst besides those that change
+another principal's data (those always wait: ``cloudg_nb.catalog.effects``), read from a
+policy's ``approval`` mapping (``tools``: names or globs, ``capabilities``, ``timeout``).
 
 The rule only says *whether* a call needs approval; ``cloudg_nb.oversight`` does the waiting.
 """
@@ -13,14 +14,14 @@ from typing import Any
 
 from ..layer.enums import Capability
 
-__all__ = ["ApprovalRule", "SENSITIVE_TOOLS"]
+__all__ = ["ApprovalRule", "SENSITIVE_CAPABILITIES", "SENSITIVE_TOOLS"]
 
-#: What an assistant may not do without the analyst saying yes, unless a profile says
-#: otherwise: reveal pseudonyms, export, load / unload datasets, change suppressions.
-SENSITIVE_TOOLS: tuple[str, ...] = (
-    "reveal_token", "export_dataset", "load_dataset", "sample_estate", "unload_dataset",
-    "suppress_findings", "unsuppress_findings",
-)
+#: Tools that wait by name unless a profile says otherwise: none. What waits follows from
+#: what a call does: its effects on others' data, and the capabilities below.
+SENSITIVE_TOOLS: tuple[str, ...] = ()
+#: Capabilities whose calls wait unless a profile says otherwise: revealing pseudonyms,
+#: reading files from the allowed folders (loads), writing files (exports).
+SENSITIVE_CAPABILITIES = frozenset({Capability.REVEAL, Capability.READ_FS, Capability.WRITE_FS})
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class ApprovalRule:
     """Tool names (globs) and capabilities whose calls need approval, and the wait."""
 
     tools: tuple[str, ...] = SENSITIVE_TOOLS
-    capabilities: frozenset[Capability] = frozenset({Capability.REVEAL, Capability.WRITE_FS})
+    capabilities: frozenset[Capability] = SENSITIVE_CAPABILITIES
     #: Seconds a call waits for a decision before it is refused (None: the server's default).
     timeout: float | None = None
 
@@ -52,8 +53,9 @@ class ApprovalRule:
 
     @classmethod
     def of_tools(cls, tools: Iterable[str], timeout: float | None = None) -> ApprovalRule:
-        """A rule naming tools only (the Jupyter extension's ``require_approval`` setting)."""
-        return cls(tools=tuple(tools), capabilities=frozenset(), timeout=timeout)
+        """The default rule naming ``tools`` too (the Jupyter extension's
+        ``require_approval`` setting)."""
+        return cls(tools=tuple(tools), timeout=timeout)
 
     def applies(self, name: str, capabilities: Iterable[Capability] = ()) -> bool:
         """Whether a call of tool ``name`` (holding ``capabilities``) needs approval."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from jupyter_core.paths import jupyter_data_dir
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Dict, Float, Int, List, Unicode, default
+from traitlets import Bool, Dict, Float, Int, List, Unicode
 
 from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler, shared_secret_auth
 
@@ -115,9 +115,18 @@ class CloudGExtension(ExtensionApp):
         "is refused (a profile's approval.timeout wins)."))
     require_approval = List(Unicode(), config=True, help=(
         "Tool names (globs) whose calls by an assistant wait for the analyst, for profiles "
-        "without an `approval` section. Default: revealing, exporting, loading/unloading "
-        "and suppression tools (and any tool that reveals or writes files). An empty list: "
-        "nothing waits."))
+        "without an `approval` section, besides the calls that always wait: those that "
+        "change data the analyst (or another assistant) owns, and, unless a profile says "
+        "otherwise, those that read or write files or reveal pseudonyms. Default: none."))
+    max_pending_approvals = Int(3, config=True, help=(
+        "Calls one assistant may have waiting for the analyst's approval at once; more are "
+        "refused at once with a clear error."))
+    assistant_max_datasets = Int(4, config=True, help=(
+        "Datasets each assistant may hold in the workspace (its own loads, samples and "
+        "snapshots); past it its next one is refused. The analyst's datasets are never "
+        "unloaded to make room for an assistant's."))
+    assistant_max_assets = Int(200_000, config=True, help=(
+        "Assets each assistant's datasets may hold together (0: no cap of its own)."))
     activity_size = Int(1000, config=True, help=(
         "Calls the live activity feed (cloudg://activity) keeps."))
     show_token = Bool(False, config=True, help=(
@@ -125,12 +134,6 @@ class CloudGExtension(ExtensionApp):
         "escape hatch of `cloudg-nb config --jupyter --server-token`: that token opens files "
         "and kernels too). Default: the log suggests `cloudg-nb config --jupyter`, which "
         "gives the assistant a credential of its own."))
-
-    @default("require_approval")
-    def _default_require_approval(self) -> list[str]:
-        from cloudg_nb.policy.approval import SENSITIVE_TOOLS
-
-        return list(SENSITIVE_TOOLS)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -239,7 +242,7 @@ class CloudGExtension(ExtensionApp):
         from cloudg_nb.oversight import ActivityLog, ApprovalDesk
         from cloudg_nb.oversight.catalog import register as register_oversight
         from cloudg_nb.policy import Policy, PolicyError
-        from cloudg_nb.policy.approval import SENSITIVE_TOOLS, ApprovalRule
+        from cloudg_nb.policy.approval import ApprovalRule
         from cloudg_nb.policy.router import PolicyRouter
         from cloudg_nb.protocol import PrincipalResolver, bind_layer
         from cloudg_nb.protocol.http import session_manager
@@ -248,12 +251,15 @@ class CloudGExtension(ExtensionApp):
         self.store = AssistantStore(Path(self.assistant_store).expanduser()
                                     if self.assistant_store else None)
         self.activity = ActivityLog(max(1, self.activity_size))
-        self.desk = ApprovalDesk(audit=self._audit_event)
+        self.desk = ApprovalDesk(audit=self._audit_event,
+                                 max_pending=max(1, self.max_pending_approvals))
         root = self._root_dir()
         config = CloudGConfig(
             allowed_roots=[Path(p).expanduser() for p in self.allowed_roots] or [root],
             output_dir=Path(self.output_dir).expanduser() if self.output_dir
             else root / "cloudg-output",
+            assistant_max_datasets=max(1, self.assistant_max_datasets),
+            assistant_max_assets=max(0, self.assistant_max_assets),
         )
         try:
             registry = register_oversight(self._registry(), activity=self.activity,
@@ -271,8 +277,7 @@ class CloudGExtension(ExtensionApp):
         except ValueError as exc:
             setting = "CloudGExtension.prefix" if "prefix" in str(exc) else "the layer"
             raise SetupProblem(f"{setting}: {exc}") from None
-        default_rule = (ApprovalRule() if list(self.require_approval) == list(SENSITIVE_TOOLS)
-                        else ApprovalRule.of_tools(self.require_approval))
+        default_rule = ApprovalRule.of_tools(self.require_approval)
         assert isinstance(layer.policy, Policy)
         self.router = PolicyRouter(layer.policy, assistant_default=self.assistant_policy,
                                    default_approval=default_rule)

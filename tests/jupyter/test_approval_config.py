@@ -1,5 +1,6 @@
 """Which assistant calls wait for the analyst is configurable: ``require_approval`` for every
-profile without an ``approval`` section, and a profile's own section for its assistants."""
+profile without an ``approval`` section, and a profile's own section for its assistants, name
+calls that wait besides those that change the analyst's data, which always wait."""
 
 from __future__ import annotations
 
@@ -44,7 +45,20 @@ def _waits(server: JupyterServer, token: str, tool: str, args: dict) -> bool:
 def test_the_server_setting_names_what_waits(server: JupyterServer) -> None:
     token = mint(server, "default-bot")
     assert _waits(server, token, "list_datasets", {})
-    assert not _waits(server, token, "suppress_findings", {"ids": ["f-001"], "reason": "r"})
+    assert not _waits(server, token, "count_assets", {"group_by": "provider"})
+
+
+def test_a_change_to_the_analysts_data_waits_whatever_the_setting_names(
+        server: JupyterServer) -> None:
+    token = mint(server, "effects-bot")
+    assert _waits(server, token, "suppress_findings", {"ids": ["f-001"], "reason": "r"})
+    with open_session(server.endpoint, "2025", headers=bearer(token)) as session:
+        copy = session.call_tool("snapshot_dataset", {"name": "effects-bot-copy"})
+        assert not copy.is_error, copy.content
+        own = session.call_tool("suppress_findings", {"ids": ["f-001"], "reason": "r",
+                                                      "dataset": "effects-bot-copy"})
+        assert not own.is_error, own.content  # its own copy: nothing to approve
+        assert own.structured_content["suppressed"] == ["f-001"]
 
 
 def test_a_profiles_own_section_wins(server: JupyterServer) -> None:

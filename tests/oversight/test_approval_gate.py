@@ -191,6 +191,6 @@ def test_approval_ids_can_be_typed_after_a_magic_or_a_command() -> None:
     """An id is an argument of ``%cloudg approve ID``: it never starts with ``-`` (which the
     magic would read as an option) nor holds characters a shell or URL would mangle."""
     desk = ApprovalDesk()
-    ids = [desk.open("assistant:a", "suppress_findings", {}, 60.0).id for _ in range(300)]
+    ids = [desk.open(f"assistant:a{i}", "suppress_findings", {}, 60.0).id for i in range(300)]
     assert len(set(ids)) == len(ids)
     assert all(i.isalnum() and i.isascii() for i in ids)

@@ -66,9 +66,11 @@ def test_approval_rule_applies_to_assistants_only() -> None:
     router = PolicyRouter(Policy.load("standard"))
     assert router.approval_rule(OWNER) is None
     rule = router.approval_rule(assistant())
-    assert rule is not None and rule.applies("unload_dataset")
-    assert not rule.applies("find_assets")
-    assert rule.applies("anything", [Capability.REVEAL])
+    assert rule is not None and not rule.applies("find_assets")
+    # by default nothing waits by name: what a call does decides (its effects, capabilities)
+    assert not rule.applies("unload_dataset")
+    for capability in (Capability.REVEAL, Capability.READ_FS, Capability.WRITE_FS):
+        assert rule.applies("anything", [capability])
 
 
 def test_a_profile_without_approval_section_takes_the_server_default() -> None:
