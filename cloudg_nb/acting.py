@@ -35,14 +35,16 @@ class Change(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Acting:
-    """The principal a call acts as (``owner``: its id) and the (change, dataset) pairs on
-    others' data it may make: what the analyst approved for this one call."""
+    """The principal a call acts as (``owner``: its id) and the changes to others' data it may
+    make: what the analyst approved for this one call, as (change, dataset name, dataset
+    epoch) — the epoch pins the very dataset shown, so one loaded under that name while the
+    call waited is not covered."""
 
     owner: str
-    permitted: frozenset[tuple[str, str]] = frozenset()
+    permitted: frozenset[tuple[str, str, int]] = frozenset()
 
-    def may(self, change: str, dataset: str) -> bool:
-        return (change, dataset) in self.permitted
+    def may(self, change: str, dataset: str, epoch: int) -> bool:
+        return (change, dataset, epoch) in self.permitted
 
 
 _ACTING: contextvars.ContextVar[Acting | None] = contextvars.ContextVar(
@@ -55,7 +57,8 @@ def current() -> Acting | None:
 
 
 @contextlib.contextmanager
-def acting(owner: str, permitted: frozenset[tuple[str, str]] = frozenset()) -> Iterator[Acting]:
+def acting(owner: str, permitted: frozenset[tuple[str, str, int]] = frozenset(),
+           ) -> Iterator[Acting]:
     """Run the block as ``owner`` (a governed principal), allowed ``permitted`` changes to
     others' data. Worker threads started inside inherit it (their context is copied)."""
     value = Acting(owner, permitted)

@@ -235,7 +235,8 @@ class Workspace:
         if acting is None:
             return
         owner = self.owners.get(name)
-        if owner != acting.owner and not acting.may(change, name):
+        ds = self.datasets.get(name)
+        if owner != acting.owner and not (ds is not None and acting.may(change, name, ds.epoch)):
             raise refuse(change, name, owner)
 
     def _guard_mutation(self, name: str, what: str) -> None:

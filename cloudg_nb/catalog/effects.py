@@ -70,6 +70,7 @@ class EffectItem:
     owner: str | None = None  #: the dataset's owner (None: the analyst side)
     others: bool = False  #: whether it changes data another principal owns
     detail: Mapping[str, Any] = field(default_factory=dict)
+    epoch: int | None = None  #: the dataset object's epoch (not shown: it pins the one shown)
 
     def view(self) -> dict[str, Any]:
         out: dict[str, Any] = {"effect": str(self.effect)}
@@ -94,10 +95,11 @@ class EffectPlan:
         """The items that change data another principal owns."""
         return [item for item in self.items if item.others]
 
-    def permitted(self) -> frozenset[tuple[str, str]]:
-        """The (change, dataset) pairs an approval of this plan allows."""
-        return frozenset((str(SHARED[i.effect]), str(i.dataset)) for i in self.others
-                         if i.effect in SHARED and i.dataset is not None)
+    def permitted(self) -> frozenset[tuple[str, str, int]]:
+        """The (change, dataset, epoch) triples an approval of this plan allows."""
+        return frozenset((str(SHARED[i.effect]), str(i.dataset), int(i.epoch))
+                         for i in self.others
+                         if i.effect in SHARED and i.dataset is not None and i.epoch is not None)
 
     def view(self) -> dict[str, Any]:
         """What the analyst reads: a sentence, every effect, every argument."""
@@ -133,7 +135,7 @@ def _touch(ws: Workspace, effect: Effect, name: str, caller: str,
     """An effect on existing dataset ``name``, marked when another principal owns it."""
     owner = ws.owner_of(name)
     return EffectItem(effect, name, owner, owner != caller,
-                      {**_dataset_detail(ws, name), **detail})
+                      {**_dataset_detail(ws, name), **detail}, ws.get(name).epoch)
 
 
 def _shown_path(ws: Workspace, path: Path, *, write: bool = False) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ..effect_text import effect_lines
 from .follow import Follower
 from .oversight import APPROVALS_URI, decide, read_oversight
 
@@ -29,8 +30,6 @@ __all__ = ["ApprovalPanel", "RECENT_SHOWN", "SLOTS"]
 SLOTS = 8
 #: Decided calls the "recent" list shows.
 RECENT_SHOWN = 5
-#: Characters of a call's arguments (as JSON) a row shows.
-ARGUMENT_CHARS = 2000
 #: Seconds between updates of the time left.
 TICK = 1.0
 _ROW_STYLE = ("border-left:3px solid #f9a825;padding:2px 8px;margin:2px 0;"
@@ -43,12 +42,20 @@ def _left(seconds: float) -> str:
 
 
 def _arguments(value: Any) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    return text if len(text) <= ARGUMENT_CHARS else text[:ARGUMENT_CHARS] + "\n… (cut)"
+    """Every argument (the server summarised long values; nothing is cut here)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _effects(approval: dict[str, Any]) -> str:
+    """What the call will do: the server's sentence, then a line per effect."""
+    lines = [str(approval["summary"])] if approval.get("summary") else []
+    lines.extend(effect_lines(approval.get("effects")))
+    return "\n".join(lines)
 
 
 def pending_html(approval: dict[str, Any], left: float, note: str = "") -> str:
-    """One waiting call: who, tool, time left, the (redacted) arguments."""
+    """One waiting call: who, tool, time left, what it will do, every argument (as its
+    policy shows them)."""
     aid = html.escape(str(approval.get("id")))
     link = approval.get("url")
     page = (f' · <a href="{html.escape(str(link))}" target="_blank">approval page</a>'
@@ -58,8 +65,12 @@ def pending_html(approval: dict[str, Any], left: float, note: str = "") -> str:
             f"<b>{html.escape(str(approval.get('principal')))}</b> wants to run "
             f"<code>{html.escape(str(approval.get('tool')))}</code> · "
             f'<span class="cloudg-left">{_left(left)}</span> · <small>id {aid}{page}</small>'
+            f'<pre class="cloudg-effects" style="margin:2px 0;font-size:85%;'
+            f'white-space:pre-wrap">{html.escape(_effects(approval))}</pre>'
+            f'<details><summary style="font-size:85%">every argument</summary>'
             f'<pre class="cloudg-arguments" style="margin:2px 0;font-size:85%">'
-            f"{html.escape(_arguments(approval.get('arguments')))}</pre>{extra}</div>")
+            f"{html.escape(_arguments(approval.get('arguments')))}</pre></details>"
+            f"{extra}</div>")
 
 
 def decided_text(approval: dict[str, Any]) -> str:
@@ -246,8 +257,9 @@ class ApprovalPanel(Follower):
         for approval in self.pending:
             aid = str(approval.get("id"))
             lines.append(f"  {aid}  {approval.get('principal')} wants {approval.get('tool')} "
-                         f"({_left(self._time_left(aid))}): "
-                         f"{json.dumps(approval.get('arguments'), default=str)[:200]}")
+                         f"({_left(self._time_left(aid))})")
+            lines.extend(f"    {line}" for line in _effects(approval).splitlines())
+            lines.append(f"    arguments: {json.dumps(approval.get('arguments'), default=str)}")
         if self.pending:
             lines.append("  decide: client.approve(ID) / client.deny(ID, reason) or "
                          "%cloudg approve ID")

@@ -17,6 +17,7 @@ from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from tornado import web
 
 from cloudg_nb.assistants import AssistantStoreError, is_assistant
+from cloudg_nb.effect_text import effect_lines
 
 from .assistant_auth import presented_assistant_token
 
@@ -113,8 +114,11 @@ button{{font-size:1rem;padding:.4rem 1.2rem;margin-right:.6rem}}
 </style></head><body>
 <h1>An assistant's call waits for you</h1>
 <p><b>{principal}</b> wants to run <b>{tool}</b>.</p>
-<p>Arguments, as its policy shows them:</p>
-<pre>{arguments}</pre>
+<p id="cloudg-approval-summary">{summary}</p>
+<p>What it will do (<b>!</b> marks a change to data that is not the assistant's own):</p>
+<pre id="cloudg-approval-effects">{effects}</pre>
+<p>Every argument, as its policy shows them:</p>
+<pre id="cloudg-approval-arguments">{arguments}</pre>
 <p class="state" id="cloudg-approval-state">{state}</p>
 {form}
 </body></html>
@@ -151,9 +155,14 @@ class ApprovalPageHandler(_Owner, JupyterHandler):
         state = note or (f"Waiting for your decision (for {approval.public()['expires_in']:g} "
                          "s more)." if waiting else f"This call was {approval.state}"
                          + (f" by {approval.decided_by}." if approval.decided_by else "."))
+        public = approval.public()
         self.finish(_PAGE.format(
             principal=html.escape(approval.principal), tool=html.escape(approval.tool),
-            arguments=html.escape(json.dumps(approval.arguments, indent=2, default=str)),
+            summary=html.escape(str(public.get("summary") or "")),
+            effects=html.escape("\n".join(effect_lines(public.get("effects")))
+                                or "(reads only)"),
+            arguments=html.escape(json.dumps(approval.arguments, indent=2, default=str,
+                                             ensure_ascii=False)),
             state=html.escape(state),
             form=_FORM.format(xsrf=self.xsrf_form_html()) if waiting else ""))
 

@@ -6,6 +6,7 @@ analyst's own calls never wait, and every decision is audited."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -194,3 +195,122 @@ def test_approval_ids_can_be_typed_after_a_magic_or_a_command() -> None:
     ids = [desk.open(f"assistant:a{i}", "suppress_findings", {}, 60.0).id for i in range(300)]
     assert len(set(ids)) == len(ids)
     assert all(i.isalnum() and i.isascii() for i in ids)
+
+
+# -- effects, not names -------------------------------------------------------------------------
+
+
+async def test_the_approval_shows_what_the_call_will_do(setup: Setup) -> None:
+    call = asyncio.create_task(setup.layer.call_tool(
+        "suppress_findings", {"ids": ["f-001"], "reason": "accepted risk"}, principal=BOT))
+    approval = await setup.pending()
+    public = approval.public()
+    assert "SUPPRESSES 1 finding(s) in dataset demo (the analyst's" in public["summary"]
+    (effect,) = public["effects"]
+    assert effect["changes_others_data"] and effect["owner"] == "analyst"
+    assert effect["findings_named"][0]["title"].startswith("CVE-2024-3094")
+    assert public["arguments"] == {"ids": ["f-001"], "reason": "accepted risk", "dataset": ""}
+    setup.desk.decide(approval.id, False, "alice")
+    await call
+
+
+async def test_an_assistants_work_on_its_own_data_runs_without_asking(setup: Setup) -> None:
+    for tool, arguments in [
+        ("snapshot_dataset", {"name": "mine"}),
+        ("select_dataset", {"name": "mine"}),
+        ("suppress_findings", {"ids": ["f-001"], "reason": "r"}),  # its active: its own copy
+        ("sample_estate", {"name": "drifted", "dataset_name": "week2"}),
+        ("unload_dataset", {"name": "week2"}),
+    ]:
+        result = await asyncio.wait_for(
+            setup.layer.call_tool(tool, arguments, principal=BOT), 10)
+        assert not result.is_error, (tool, result.text)
+    assert not setup.desk.pending() and not setup.desk.recent()
+    ws = setup.layer.workspace
+    assert ws.active == "demo" and ws.names() == ["demo", "mine"]
+    assert not bool(ws.get("demo").findings["is_suppressed"].iloc[0])
+
+
+async def test_an_approval_covers_only_the_changes_it_showed(setup: Setup) -> None:
+    """The analyst approves a new dataset; meanwhile the analyst loads one under that name.
+    The approved call may not replace it: that change was never shown."""
+    call = asyncio.create_task(setup.layer.call_tool(
+        "sample_estate", {"name": "drifted", "dataset_name": "demo-2", "replace": True},
+        principal=BOT))
+    await asyncio.sleep(0.3)
+    assert not setup.desk.pending()  # a new dataset of its own: nothing to ask
+    assert not (await asyncio.wait_for(call, 10)).is_error
+    await setup.layer.call_tool("sample_estate", {"name": "demo", "dataset_name": "shared"},
+                                principal=ANALYST)
+    waiting = asyncio.create_task(setup.layer.call_tool(
+        "unload_dataset", {"name": "shared"}, principal=BOT))
+    approval = await setup.pending()
+    # while it waits, the analyst unloads "shared" and another assistant's copy takes the name
+    await setup.layer.call_tool("unload_dataset", {"name": "shared"}, principal=ANALYST)
+    snap = await setup.layer.call_tool("snapshot_dataset", {"name": "shared"}, principal=OTHER)
+    assert not snap.is_error
+    setup.desk.decide(approval.id, True, "alice")
+    result = await asyncio.wait_for(waiting, 5)
+    assert result.is_error and "no approval" in result.text  # OTHER's dataset: not shown
+    assert "shared" in setup.layer.workspace.names()
+
+
+async def test_a_fourth_waiting_call_is_refused_at_once(setup: Setup) -> None:
+    calls = [asyncio.create_task(setup.layer.call_tool(
+        "unload_dataset", {"name": "demo"}, principal=BOT)) for _ in range(3)]
+    for _ in range(200):
+        if len(setup.desk.pending()) == 3:
+            break
+        await asyncio.sleep(0.01)
+    started = asyncio.get_running_loop().time()
+    fourth = await asyncio.wait_for(setup.layer.call_tool(
+        "unload_dataset", {"name": "demo"}, principal=BOT), 5)
+    assert asyncio.get_running_loop().time() - started < 2
+    assert fourth.is_error and "3 of your calls already wait" in fourth.text
+    assert fourth.meta["cloudg/error_data"]["retry_after"] > 0
+    other = asyncio.create_task(setup.layer.call_tool(  # another assistant has its own limit
+        "unload_dataset", {"name": "demo"}, principal=OTHER))
+    for _ in range(200):
+        if len(setup.desk.pending()) == 4:
+            break
+        await asyncio.sleep(0.01)
+    assert len(setup.desk.pending()) == 4
+    for task in [*calls, other]:
+        task.cancel()
+    await asyncio.gather(*calls, other, return_exceptions=True)
+
+
+async def test_a_call_too_large_to_show_is_refused_without_asking(setup: Setup) -> None:
+    ids = [f"f-{i:04d}" for i in range(500)]
+    result = await asyncio.wait_for(setup.layer.call_tool(
+        "suppress_findings", {"ids": ids}, principal=BOT), 10)
+    assert result.is_error and "split" in result.text.lower()
+    assert not setup.desk.pending() and not setup.desk.recent()
+
+
+async def test_a_tool_without_an_effect_entry_cannot_change_the_analysts_data() -> None:
+    from cloudg_nb.layer.context import ToolContext
+
+    setup = Setup()
+    await setup.layer.call_tool("sample_estate", {"name": "demo"}, principal=ANALYST)
+
+    def tidy_up(ctx: ToolContext) -> dict[str, Any]:
+        """A third-party tool that unloads whatever is active."""
+        ctx.workspace.remove("")
+        return {"ok": True}
+
+    setup.layer.registry.tool(tidy_up)
+    result = await asyncio.wait_for(setup.layer.call_tool("tidy_up", {}, principal=BOT), 10)
+    assert result.is_error and "no approval" in result.text
+    assert setup.layer.workspace.names() == ["demo"] and not setup.desk.pending()
+
+
+async def test_resources_follow_the_assistants_own_active_dataset(
+        setup: Setup) -> None:
+    await setup.layer.call_tool("sample_estate", {"name": "drifted", "dataset_name": "week2",
+                                                  "activate": True}, principal=BOT)
+    for who, expected in ((BOT, "week2"), (ANALYST, "demo")):
+        (contents,) = await setup.layer.read_resource("cloudg://findings/summary",
+                                                      principal=who)
+        assert json.loads(contents.text)["dataset"] == expected
+    assert setup.layer.workspace.active == "demo"
