@@ -53,3 +53,27 @@ def test_a_remote_refresh_reads_only_the_changed_rows_and_matches_a_fresh_read(
     finally:
         lf.close()
         client.call("unsuppress_findings", ids=[finding], progress=False)
+
+
+def test_an_assistant_activating_its_own_dataset_never_switches_the_analysts_live_frame(
+    server: JupyterServer, client: Client,
+) -> None:
+    from tests.notebook.assistants import assistant
+
+    lf = LiveFrame(client, "list_findings", {}, widget=False)  # follows the active dataset
+    try:
+        shown, rows = lf.dataset, lf.df["id"].tolist()
+        with assistant(server, "switcher") as bot:
+            done = bot.call_tool("sample_estate", {"name": "drifted", "activate": True,
+                                                   "dataset_name": "switcher-ds"})
+            assert not done.is_error
+            assert not bot.call_tool("select_dataset", {"name": "switcher-ds"}).is_error
+            refreshes = lf.refreshes
+            deadline = time.monotonic() + 5  # the workspace changed: the frame re-reads
+            while lf.refreshes == refreshes and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert lf.refreshes > refreshes
+            assert lf.dataset == shown and lf.df["id"].tolist() == rows
+            assert not bot.call_tool("unload_dataset", {"name": "switcher-ds"}).is_error
+    finally:
+        lf.close()
