@@ -31,6 +31,7 @@ class Change(StrEnum):
     UNLOAD = "unload_dataset"
     SUPPRESSIONS = "change_suppressions"
     CONTENT = "change_dataset"
+    OVERWRITE = "overwrite_file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,13 @@ _VERBS = {Change.REPLACE: "replace", Change.UNLOAD: "unload",
 
 
 def refuse(change: Change, dataset: str, owner: str | None) -> AccessDeniedError:
-    """The error for a change to another principal's dataset that no approval covers."""
+    """The error for a change to another principal's data that no approval covers."""
+    if change is Change.OVERWRITE:
+        return AccessDeniedError(
+            "This call would overwrite a file in the output folder that no approval of the "
+            "analyst covers (it was not there, or not the same, when the call was approved), "
+            "so nothing was written. Write into a new folder, or ask again.",
+            data={"reason": "not-approved", "change": str(change), "file": dataset})
     return AccessDeniedError(
         f"This call would {_VERBS[change]} a dataset that the {owner_label(owner)} owns, and "
         "no approval of the analyst covers that change, so nothing was changed. Work on a "

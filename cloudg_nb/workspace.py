@@ -601,6 +601,34 @@ class Workspace:
                       "write": write})
         return resolved
 
+    def shown_path(self, path: Path, *, write: bool = False) -> str:
+        """``path`` relative to the allowed root (or, ``write``, the output root) it lies
+        in, as errors name roots: never the server's absolute path."""
+        roots = [self.output_root] if write else self.allowed_roots
+        for root in roots:
+            if path == root or path.is_relative_to(root):
+                rel = path.relative_to(root).as_posix()
+                label = root_label(root)
+                if rel == ".":
+                    return label
+                return rel if label == "." else f"{label}/{rel}"
+        return root_label(path)
+
+    def guard_overwrite(self, files: Sequence[Path]) -> None:
+        """Before a governed call writes ``files``: refuse if one exists and the call's
+        approval did not show that very file (its path and modification time)."""
+        acting = current()
+        if acting is None:
+            return
+        for path in files:
+            try:
+                stamp = path.stat().st_mtime_ns
+            except FileNotFoundError:
+                continue
+            shown = self.shown_path(path, write=True)
+            if not acting.may(Change.OVERWRITE, shown, stamp):
+                raise refuse(Change.OVERWRITE, shown, None)
+
     def output_path(self, relative: str | Path) -> Path:
         """A writable path under the output root (parents created)."""
         target = self.resolve_path(relative, write=True)

@@ -187,3 +187,25 @@ def test_a_dataset_let_go_is_no_longer_guarded(ws: Workspace) -> None:
     with acting(BOT):
         ds.suppress_findings(["f-001"], "ok")  # nobody's dataset any more: no owner to ask
     assert ds.guard is None
+
+
+def test_overwriting_a_file_needs_an_approval_of_that_very_file(ws: Workspace) -> None:
+    target = ws.output_path("export/assets.csv")
+    target.write_text("id\n")
+    shown = ws.shown_path(target, write=True)
+    stamp = target.stat().st_mtime_ns
+    new = target.with_name("edges.csv")
+    with acting(BOT):
+        ws.guard_overwrite([new])  # a new file: nobody's to lose
+        with pytest.raises(AccessDeniedError) as refused:
+            ws.guard_overwrite([target])
+    assert refused.value.data == {"reason": "not-approved", "change": "overwrite_file",
+                                  "file": shown}
+    with acting(BOT, frozenset({("overwrite_file", shown, stamp)})):
+        ws.guard_overwrite([target])
+        target.write_text("id\nchanged-since\n")
+        import os
+        os.utime(target, ns=(stamp + 10**9, stamp + 10**9))
+        with pytest.raises(AccessDeniedError):
+            ws.guard_overwrite([target])  # not the file the approval showed any more
+    ws.guard_overwrite([target])  # the analyst: unrestricted

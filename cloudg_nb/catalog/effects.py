@@ -20,7 +20,7 @@ from typing import Any
 from ..acting import Change, owner_label
 from ..estate.formats.tabular import TABLES
 from ..layer.errors import AccessDeniedError, MCPLayerError
-from ..workspace import Workspace, root_label
+from ..workspace import Workspace
 
 __all__ = ["EFFECTS", "Effect", "EffectItem", "EffectNotShowable", "EffectPlan",
            "MAX_SHOWN_FINDINGS", "ToolEffects", "plan_call"]
@@ -71,6 +71,8 @@ class EffectItem:
     others: bool = False  #: whether it changes data another principal owns
     detail: Mapping[str, Any] = field(default_factory=dict)
     epoch: int | None = None  #: the dataset object's epoch (not shown: it pins the one shown)
+    #: Files it overwrites, as (shown path, modification time): pins the very files shown.
+    files: tuple[tuple[str, int], ...] = ()
 
     def view(self) -> dict[str, Any]:
         out: dict[str, Any] = {"effect": str(self.effect)}
@@ -96,10 +98,13 @@ class EffectPlan:
         return [item for item in self.items if item.others]
 
     def permitted(self) -> frozenset[tuple[str, str, int]]:
-        """The (change, dataset, epoch) triples an approval of this plan allows."""
-        return frozenset((str(SHARED[i.effect]), str(i.dataset), int(i.epoch))
-                         for i in self.others
-                         if i.effect in SHARED and i.dataset is not None and i.epoch is not None)
+        """The changes an approval of this plan allows: (change, dataset, epoch) for
+        datasets, (overwrite_file, path, modification time) for files."""
+        datasets = {(str(SHARED[i.effect]), str(i.dataset), int(i.epoch)) for i in self.others
+                    if i.effect in SHARED and i.dataset is not None and i.epoch is not None}
+        files = {(str(Change.OVERWRITE), path, stamp) for i in self.others
+                 for path, stamp in i.files}
+        return frozenset(datasets | files)
 
     def view(self) -> dict[str, Any]:
         """What the analyst reads: a sentence, every effect, every argument."""
@@ -139,15 +144,13 @@ def _touch(ws: Workspace, effect: Effect, name: str, caller: str,
 
 
 def _shown_path(ws: Workspace, path: Path, *, write: bool = False) -> str:
-    """``path`` relative to the allowed root (or output root) it lies in, as errors name
-    roots: never the server's absolute path."""
-    roots = [ws.output_root] if write else ws.allowed_roots
-    for root in roots:
-        if path == root or path.is_relative_to(root):
-            rel = path.relative_to(root).as_posix()
-            label = root_label(root)
-            return label if rel == "." else f"{label}/{rel}" if label != "." else rel
-    return root_label(path)
+    return ws.shown_path(path, write=write)
+
+
+def export_files(fmt: str) -> list[str]:
+    """The files ``export_dataset`` writes in format ``fmt``."""
+    return ["inventory-map.json", "findings.json"] if fmt == "inventory" else \
+        [f"{table}.{fmt}" for table in TABLES]
 
 
 def _file_detail(path: Path) -> dict[str, Any]:
@@ -226,12 +229,13 @@ def _plan_export(ws: Workspace, args: dict[str, Any], caller: str) -> list[Effec
     ds = ws.get(args.get("dataset") or "")
     fmt = args.get("format", "inventory")
     folder = ws.resolve_path(args.get("folder") or ds.name, write=True)
-    names = ["inventory-map.json", "findings.json"] if fmt == "inventory" else \
-        [f"{table}.{fmt}" for table in TABLES]
+    names = export_files(fmt)
     existing = [n for n in names if (folder / n).exists()]
-    return [EffectItem(Effect.WRITE_FILES, ds.name, ws.owner_of(ds.name), False,
+    stamps = tuple((_shown_path(ws, folder / n, write=True), (folder / n).stat().st_mtime_ns)
+                   for n in existing)
+    return [EffectItem(Effect.WRITE_FILES, ds.name, ws.owner_of(ds.name), bool(existing),
                        {"folder": _shown_path(ws, folder, write=True), "files": names,
-                        "overwrites": existing})]
+                        "overwrites": existing}, files=stamps)]
 
 
 def _plan_suppressions(action: str) -> Planner:

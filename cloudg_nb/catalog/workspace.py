@@ -24,6 +24,7 @@ from ..layer.registry import Registry
 from ..workspace import Workspace, summary_uri
 from .choices import one_of, read_by
 from .conventions import DatasetArg, dataset_of, progress_of
+from .effects import export_files
 from .schemas import BOOL, INT, NSTR, OBJ, STR, arr, int_map, obj
 
 __all__ = ["register", "EXPORT_FORMATS", "SAMPLE_NAMES"]
@@ -333,6 +334,7 @@ def export_dataset(
     ws = ctx.workspace
     ds = dataset_of(ctx, dataset)
     target = ws.resolve_path(folder or ds.name, write=True)
+    ws.guard_overwrite([target / name for name in export_files(fmt)])
     paths = write_inventory_map(ds, target) if fmt == "inventory" else \
         write_tabular(ds, target, fmt)
     root = ws.output_root

@@ -170,8 +170,14 @@ def test_an_export_names_the_files_it_overwrites(ws: Workspace) -> None:
     folder = ws.output_root / "demo"
     folder.mkdir(parents=True)
     (folder / "assets.csv").write_text("id\n")
-    (item,) = _plan(ws, "export_dataset", dataset="", folder=None, format="csv").items
-    assert item.detail["overwrites"] == ["assets.csv"]
+    plan = _plan(ws, "export_dataset", dataset="", folder=None, format="csv")
+    (item,) = plan.items
+    assert item.detail["overwrites"] == ["assets.csv"] and item.others
+    shown = ws.shown_path(folder / "assets.csv", write=True)
+    assert plan.permitted() == frozenset(
+        {("overwrite_file", shown, (folder / "assets.csv").stat().st_mtime_ns)})
+    fresh = _plan(ws, "export_dataset", dataset="", folder="elsewhere", format="csv")
+    assert fresh.others == []  # new files overwrite nobody's
     assert item.detail["folder"].endswith("demo") and str(ws.output_root) not in str(
         item.detail["folder"])
 
