@@ -347,9 +347,10 @@ class ApprovalGate:
 
         async def ask() -> None:
             try:
+                what = approval.effect.get("summary") or info.name
                 action = await elicit(
-                    f"{info.principal.id} wants to run {info.name}; the analyst approves or "
-                    "denies it on this page (Jupyter login needed).", approval.url or "",
+                    f"{info.principal.id} wants to run {what} The analyst approves or denies "
+                    "it on this page (Jupyter login needed).", approval.url or "",
                     approval.id)
             except Exception:
                 logger.debug("URL elicitation failed", exc_info=True)
