@@ -35,7 +35,7 @@ from .handlers import (
     StatusHandler,
     shared_secret_auth,
 )
-from .public_address import check_public_url, public_base_url
+from .public_address import check_public_url, public_base_url, under_jupyterhub
 
 if TYPE_CHECKING:
     from jupyter_server.auth.identity import User
@@ -175,6 +175,7 @@ class CloudGExtension(ExtensionApp):
         self._refusals_logged: set[str] = set()
         #: Which server this is, for binding assistant credentials (``server_identity``).
         self.server_identity = ""
+        self._public_url = ""  # public_url, once checked
 
     # -- Jupyter hooks -------------------------------------------------------------------
 
@@ -276,7 +277,7 @@ class CloudGExtension(ExtensionApp):
 
         if self.public_url:
             try:
-                check_public_url(self.public_url)
+                self._public_url = check_public_url(self.public_url)
             except ValueError as exc:
                 raise SetupProblem(f"CloudGExtension.public_url: {exc}") from None
         self.store = AssistantStore(Path(self.assistant_store).expanduser()
@@ -674,7 +675,7 @@ class CloudGExtension(ExtensionApp):
 
     def public_base(self) -> str:
         """This server's address as analysts open it (``public_address``), ending in ``/``."""
-        return public_base_url(self.public_url, self.serverapp, os.environ)
+        return public_base_url(self._public_url, self.serverapp, os.environ)
 
     def approval_url(self, approval: Approval, principal: Principal) -> str:
         """The approval page at the server's configured address (whoever asks, and however
@@ -703,6 +704,13 @@ class CloudGExtension(ExtensionApp):
             return
         url = self.endpoint_url()
         self.log.info("cloudg: MCP endpoint at %s", url)
+        if (under_jupyterhub(os.environ) and not self._public_url
+                and not os.environ.get("JUPYTERHUB_PUBLIC_URL")):
+            self.log.warning(
+                "cloudg: approval links use this server's own address (%s), which analysts "
+                "may not reach through JupyterHub: set JupyterHub.public_url (the hub passes "
+                "it as JUPYTERHUB_PUBLIC_URL) or CloudGExtension.public_url",
+                self.public_base())
         self.log.info(
             "cloudg: connect an assistant with a credential of its own (MCP endpoint only, "
             "revocable): cloudg-nb config --client claude-code --jupyter (or cursor, vscode, "
