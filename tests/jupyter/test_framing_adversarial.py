@@ -162,17 +162,18 @@ def test_no_cloudg_response_can_be_framed(server: JupyterServer, attacker: dict[
 def open_stream(server: JupyterServer, token: str) -> http.client.HTTPConnection:
     """An assistant's session (raw initialize) with its GET event stream open; the
     connection's ``last_response`` holds the stream's status and headers."""
-    status, found, _ = request(server, "POST", f"{BASE}cloudg/mcp", INITIALIZE,
+    endpoint = f"{server.base_url}cloudg/mcp"
+    status, found, _ = request(server, "POST", endpoint, INITIALIZE,
                                {**MCP_HEADERS, **bearer(token)})
     assert status == 200
     session = {"Mcp-Session-Id": found["mcp-session-id"][0],
                "Mcp-Protocol-Version": "2025-11-25"}
-    status, _, _ = request(server, "POST", f"{BASE}cloudg/mcp", {
+    status, _, _ = request(server, "POST", endpoint, {
         "jsonrpc": "2.0", "method": "notifications/initialized"},
         {**MCP_HEADERS, **bearer(token), **session})
     assert status == 202
     conn = http.client.HTTPConnection(server.host_port, timeout=TIMEOUT)
-    conn.request("GET", f"{BASE}cloudg/mcp", headers={
+    conn.request("GET", endpoint, headers={
         **bearer(token), "Accept": "text/event-stream", **session})
     conn.last_response = conn.getresponse()  # type: ignore[attr-defined]
     return conn
