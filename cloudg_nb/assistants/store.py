@@ -150,7 +150,7 @@ class AssistantStore:
     def _file_stat(self) -> os.stat_result | None:
         try:
             return os.stat(self.path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no store yet (or none can be)
             return None
         except OSError as exc:
             raise AssistantStoreError(

@@ -286,8 +286,9 @@ class CloudGExtension(ExtensionApp):
                                                getattr(self.serverapp, "base_url", "/"))
         try:  # before the audit log, which writes beside it, creates the folder
             self.store.secure_folder()
-        except AssistantStoreError as exc:
-            raise SetupProblem(f"CloudGExtension.assistant_store: {exc}") from None
+        except AssistantStoreError as exc:  # the analyst's own use needs no credential store
+            self.log.warning("cloudg: CloudGExtension.assistant_store: %s Minting assistant "
+                             "credentials will fail until it can be written.", exc)
         self.activity = ActivityLog(max(1, self.activity_size))
         self.desk = ApprovalDesk(audit=self._audit_event)
         root = self._root_dir()
@@ -723,6 +724,19 @@ class CloudGExtension(ExtensionApp):
                 "kernels: claude mcp add --transport http cloudg %s "
                 "--header \"Authorization: Bearer %s\"", url, token)
 
+    def _credential_count(self) -> int | None:
+        """This server's live credentials (None: the store cannot be read; it says why when
+        one is minted or used)."""
+        from cloudg_nb.assistants import AssistantStoreError
+
+        if self.store is None:
+            return 0
+        try:
+            records = self.store.records(self.server_identity)
+        except AssistantStoreError:
+            return None
+        return sum(r.bound_to(self.server_identity) for r in records)
+
     def status(self, user: Any) -> dict[str, Any]:
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
@@ -750,9 +764,7 @@ class CloudGExtension(ExtensionApp):
             "tools": len(self.layer.list_tools(self.principal_for(user))),
             "assistants": {
                 "policy": self.assistant_policy,
-                "credentials": sum(r.bound_to(self.server_identity)
-                                   for r in self.store.records(self.server_identity))
-                if self.store is not None else 0,
+                "credentials": self._credential_count(),
                 "approval": (self.router.default_approval.describe()
                              if self.router is not None else None),
                 "approval_timeout": self.approval_timeout,

@@ -286,6 +286,8 @@ class NotFoundHandler(SecurityHeaders, APIHandler):
     """Every other path under ``{base_url}cloudg/`` (register it after cloudg's routes): a JSON
     404 with cloudg's headers, so no response under ``cloudg/`` lacks them."""
 
+    _track_activity = False  # a request to nothing is no sign of use
+
     def prepare(self) -> None:  # type: ignore[override]
         raise web.HTTPError(404)
 

@@ -373,3 +373,16 @@ def test_removing_one_servers_credential_leaves_anothers_of_that_name_running(
 def request_fixture(request: pytest.FixtureRequest) -> Any:
     """Look a server fixture up by name (for parametrised tests)."""
     return request.getfixturevalue
+
+
+def test_a_store_that_cannot_be_written_leaves_the_analysts_endpoint_up(tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")  # the data dir would sit under a file: nothing can be created
+    with jupyter_server(tmp_path, extra_args=[*ARGS, "--CloudGExtension.audit_log="],
+                        env={"JUPYTER_DATA_DIR": str(blocked / "data")}) as server:
+        with open_session(server.endpoint, "2025", headers=server.headers) as analyst:
+            assert not analyst.call_tool("list_datasets", {}).is_error
+        status, _, raw = request(server, "POST", "/cloudg/api/assistants", {"name": "x"},
+                                 {**owner(server), "Content-Type": "application/json"})
+        assert status == 400 and "assistant credential store" in json.loads(raw)["message"]
+        assert "CloudGExtension.assistant_store" in server.log()
