@@ -107,10 +107,11 @@ def check_alone(tmp: Path, repeats: int) -> dict[str, float]:
     from cloudg_jupyter.assistant_auth import _CarriesAssistantToken, presented_assistant_token
     from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 
-    from cloudg_nb.assistants import AssistantStore
+    from cloudg_nb.assistants import AssistantStore, server_identity
 
     store = AssistantStore(tmp / "assistants.json")
-    tokens = [store.mint(f"bot-{i}", client="other", profile="standard")[0]
+    server = server_identity(tmp, "/")
+    tokens = [store.mint(f"bot-{i}", client="other", profile="standard", server=server)[0]
               for i in range(STORE_SIZE)]
     token = tokens[STORE_SIZE // 2]
     path = "/cloudg/mcp"
@@ -129,13 +130,13 @@ def check_alone(tmp: Path, repeats: int) -> dict[str, float]:
     scopes: dict[str, object] = {}
     record = store.verify(token)
     assert record is not None and store.verify(token + "x") is None
-    scopes[f"{record.token_sha256}|{record.profile}|http://127.0.0.1/"] = object()
+    scopes[f"{record.token_sha256}|{record.profile}"] = object()
 
     def whole() -> object:
         guard.match(assistant_mcp)
         found = store.verify(presented_assistant_token(assistant_mcp))
-        assert found is not None
-        return scopes[f"{found.token_sha256}|{found.profile}|http://127.0.0.1/"]
+        assert found is not None and found.bound_to(server)
+        return scopes[f"{found.token_sha256}|{found.profile}"]
 
     return {
         "route guard, analyst request": _per_call_us(lambda: guard.match(analyst_elsewhere),

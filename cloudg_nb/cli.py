@@ -626,6 +626,10 @@ def _table(rows: Sequence[Sequence[str]]) -> str:
                      .rstrip() for row in rows)
 
 
+#: The SERVER cell of a credential minted before credentials were bound to their server.
+_UNBOUND_CELL = "(none: mint again)"
+
+
 def _cmd_assistants_list(args: argparse.Namespace) -> int:
     from .assistants import AssistantStoreError
 
@@ -656,11 +660,16 @@ def _cmd_assistants_list(args: argparse.Namespace) -> int:
     def cell(value: Any, empty: str = "-") -> str:
         return empty if value is None or value == "" else str(value)
 
-    rows = [("NAME", "CLIENT", "PROFILE", "TOKEN", "CREATED", "LAST USED", "SESSIONS")]
+    rows = [("NAME", "CLIENT", "PROFILE", "TOKEN", "CREATED", "LAST USED", "SESSIONS",
+             "SERVER")]
     rows += [(cell(a.get("name")), cell(a.get("client")), cell(a.get("profile"), "(default)"),
               cell(a.get("token_hint")), cell(a.get("created")), cell(a.get("last_used")),
-              cell(a.get("sessions"))) for a in items]
+              cell(a.get("sessions")), cell(a.get("server"), _UNBOUND_CELL)) for a in items]
     print(_table(rows))
+    if any(not a.get("server") for a in items):
+        print("# a credential of no server was minted before credentials were bound to their "
+              "server: no server accepts it; revoke it and mint a new one with `cloudg-nb "
+              "config --client CLIENT --jupyter`", file=sys.stderr)
     return 0
 
 
@@ -688,13 +697,15 @@ def _cmd_assistants_revoke(args: argparse.Namespace) -> int:
         return 0
     store = _local_store()
     try:
-        record = store.revoke(name)
+        removed = store.revoke(name)
     except AssistantStoreError as exc:
         raise UsageError(str(exc)) from None
-    if record is None:
+    if not removed:
         raise UsageError(missing)
-    print(f"revoked assistant {name} ({record.principal_id}) in {store.path}: a running server "
-          "refuses its token from its next request and ends its sessions within seconds")
+    servers = ", ".join(r.server or "no server" for r in removed)
+    print(f"revoked assistant {name} ({removed[0].principal_id}; server {servers}) in "
+          f"{store.path}: a running server refuses its token from its next request and ends "
+          "its sessions within a fraction of a second")
     return 0
 
 
@@ -869,8 +880,9 @@ def build_parser() -> argparse.ArgumentParser:
     assistants = sub.add_parser(
         "assistants", help="list or revoke the assistants' own credentials",
         description="Manage the credentials `config --jupyter` mints: through the running "
-                    "Jupyter server when one is found, else in the local credential store "
-                    "file (a server reads it again on its next request).")
+                    "Jupyter server when one is found (its own credentials: each is bound "
+                    "to the server that minted it), else in the local credential store file, "
+                    "for every server (a running server reads it again at once).")
     actions = assistants.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="the assistants with a credential (no tokens)")
     listing.add_argument("--json", action="store_true", help="print JSON")

@@ -235,9 +235,10 @@ def test_assistants_list_shows_names_and_hints_but_no_token(alice: JupyterServer
     assert table.returncode == 0, table.stderr
     header, *rows = table.stdout.splitlines()
     assert header.split() == ["NAME", "CLIENT", "PROFILE", "TOKEN", "CREATED", "LAST", "USED",
-                              "SESSIONS"]
+                              "SESSIONS", "SERVER"]
     (row,) = [r.split() for r in rows if r.startswith("lister ")]
     assert row[:3] == ["lister", "cursor", "read_only"]
+    assert " ".join(row[7:]) == f"/user/alice/ on {alice.root_dir.resolve()}"  # its server
     assert row[3].startswith(token[:9]) and len(row[3]) < 16  # a hint, not the token
     assert row[5] != "-"  # used a moment ago
     listed = json.loads(cli(alice, "assistants", "list", "--json").stdout)

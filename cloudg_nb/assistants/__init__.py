@@ -16,13 +16,14 @@ from .store import (
     AssistantStoreError,
     default_store_path,
     looks_like_assistant_token,
+    server_identity,
     valid_name,
 )
 
 __all__ = [
     "ASSISTANT_PREFIX", "ASSISTANT_ROLE", "DEFAULT_PROFILE", "TOKEN_PREFIX", "AssistantRecord",
     "AssistantStore", "AssistantStoreError", "assistant_principal", "default_store_path",
-    "is_assistant", "looks_like_assistant_token", "valid_name",
+    "is_assistant", "looks_like_assistant_token", "server_identity", "valid_name",
 ]
 
 #: The one role every assistant principal has (policies may match it in rules).

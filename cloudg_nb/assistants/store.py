@@ -1,10 +1,11 @@
 """AssistantStore: per-assistant MCP credentials, kept as SHA-256 digests in one JSON file.
 
-A token is ``cgat_`` + 256 random bits (URL-safe base64). Only its digest and a short hint
-(the first four characters after the prefix) are written, in a 0600 file under the Jupyter
-data dir; a copy of the file authenticates nobody. Writers take an ``flock`` and replace the
-file atomically; readers (the server, on every request) re-read it when it changed on disk,
-so a revocation made by another process takes effect on the next request.
+A token is ``cgat_`` + 256 random bits (URL-safe base64). Only its digest, a short hint (the
+first four characters after the prefix) and the server it was minted for are written, in a
+0600 file in a 0700 folder under the Jupyter data dir; a copy of the file authenticates nobody.
+Writers take an ``flock`` and replace the file atomically; readers (the server, on every
+request) re-read it when it changed on disk, so a revocation made by another process takes
+effect on the next request. Names are unique per server (``server_identity``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import tempfile
 import threading
 import time
@@ -32,6 +34,7 @@ __all__ = [
     "AssistantStoreError",
     "default_store_path",
     "looks_like_assistant_token",
+    "server_identity",
     "valid_name",
 ]
 
@@ -42,7 +45,8 @@ TOKEN_PREFIX = "cgat_"
 ASSISTANT_PREFIX = "assistant:"
 #: Random bytes per token (256 bits; the issue asks for at least 128).
 TOKEN_BYTES = 32
-STORE_VERSION = 1
+#: 2: records name the server they were minted for (``server``).
+STORE_VERSION = 2
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,47}$")
 #: The characters a token may contain after its prefix (URL-safe base64).
 _TOKEN_BODY = re.compile(r"^[A-Za-z0-9_-]{20,128}$")
@@ -67,6 +71,18 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def server_identity(root_dir: str | os.PathLike[str], base_url: str) -> str:
+    """The server a credential belongs to: its ``base_url`` and resolved ``root_dir``.
+
+    The same for every restart of one server (whatever its port), different for two servers
+    that share a Jupyter data dir (they serve another folder, or under another base_url).
+    Readable, since ``cloudg-nb assistants list`` shows it: ``/user/alice/ on /home/alice``.
+    """
+    parts = [part for part in str(base_url).split("/") if part]
+    base = "/" + "".join(f"{part}/" for part in parts)
+    return f"{base} on {Path(root_dir).expanduser().resolve()}"
+
+
 def default_store_path() -> Path:
     """``{jupyter data dir}/cloudg/assistants.json`` (``$JUPYTER_DATA_DIR`` is honoured)."""
     from jupyter_core.paths import jupyter_data_dir
@@ -85,53 +101,84 @@ class AssistantRecord:
     token_sha256: str
     hint: str  #: ``cgat_AbCd...``: enough to tell tokens apart, useless to an attacker
     created: str  #: UTC, ISO 8601
+    #: ``server_identity`` of the server it was minted for; "" for a credential minted before
+    #: credentials were bound to a server, which authenticates on no server.
+    server: str = ""
 
     @property
     def principal_id(self) -> str:
         return f"{ASSISTANT_PREFIX}{self.name}"
 
+    def bound_to(self, server: str) -> bool:
+        """Whether this credential may authenticate on ``server``."""
+        return bool(self.server) and self.server == server
+
     def public(self) -> dict[str, Any]:
         """What listings show: everything but the digest."""
         return {"name": self.name, "principal": self.principal_id, "client": self.client,
-                "profile": self.profile, "token_hint": self.hint, "created": self.created}
+                "profile": self.profile, "token_hint": self.hint, "created": self.created,
+                "server": self.server or None}
+
+
+#: One credential's key in the store: (server, name).
+_Key = tuple[str, str]
 
 
 class AssistantStore:
-    """The credential file at ``path``: mint, list, revoke and verify assistant tokens."""
+    """The credential file at ``path``: mint, list, revoke and verify assistant tokens.
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    Its folder is created 0700. ``private_folder`` (default: when ``path`` is the default,
+    ``{data dir}/cloudg/``, which holds only cloudg's private files) also tightens an existing
+    folder to 0700; a folder named in configuration keeps the mode its owner gave it.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *,
+                 private_folder: bool | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
+        self.private_folder = path is None if private_folder is None else private_folder
         self._lock = threading.Lock()
-        self._stamp: tuple[int, int, int] | None = None
+        self._stamp: tuple[int, int, int, int] | None = None
+        self._generation = 0
         self._by_digest: dict[str, AssistantRecord] = {}
-        self._by_name: dict[str, AssistantRecord] = {}
+        self._by_key: dict[_Key, AssistantRecord] = {}
 
     def __repr__(self) -> str:
         return f"AssistantStore({str(self.path)!r})"
 
     # -- reading --------------------------------------------------------------------------
 
-    def _file_stamp(self) -> tuple[int, int, int] | None:
+    def _file_stat(self) -> os.stat_result | None:
         try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
+            return os.stat(self.path)
+        except (FileNotFoundError, NotADirectoryError):  # no store yet (or none can be)
             return None
         except OSError as exc:
             raise AssistantStoreError(
                 f"Cannot read the assistant credential store ({exc.strerror}); check the "
                 "permissions of the Jupyter data dir.") from None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
 
     def _refresh(self) -> None:
-        """Re-read the file when it changed on disk (one ``stat`` when it did not)."""
-        stamp = self._file_stamp()
-        if stamp == self._stamp and (stamp is not None or not self._by_name):
+        """Re-read the file when it changed on disk (one ``stat`` when it did not). A file
+        left readable by others (a hand edit) is made 0600 again."""
+        st = self._file_stat()
+        stamp = None if st is None else (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+        if stamp == self._stamp and (stamp is not None or not self._by_key):
             return
+        if st is not None and stat.S_IMODE(st.st_mode) & 0o077:
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
         with self._lock:
             records = self._read() if stamp is not None else []
             self._by_digest = {r.token_sha256: r for r in records}
-            self._by_name = {r.name: r for r in records}
+            self._by_key = {(r.server, r.name): r for r in records}
             self._stamp = stamp
+            self._generation += 1
+
+    def generation(self) -> int:
+        """A number that changes whenever the file is read again (it changed on disk): one
+        ``stat`` when it did not. For watchers that act on revocations made elsewhere."""
+        self._refresh()
+        return self._generation
 
     def _read(self) -> list[AssistantRecord]:
         try:
@@ -146,20 +193,26 @@ class AssistantStore:
         records = []
         for item in items or []:
             try:
-                records.append(AssistantRecord(**{k: str(item[k]) for k in (
-                    "name", "client", "profile", "token_sha256", "hint", "created")}))
-            except (KeyError, TypeError):
+                records.append(AssistantRecord(
+                    **{k: str(item[k]) for k in (
+                        "name", "client", "profile", "token_sha256", "hint", "created")},
+                    server=str(item.get("server") or "")))
+            except (KeyError, TypeError, AttributeError):
                 continue  # an entry written by hand without its fields authenticates nobody
         return records
 
-    def records(self) -> list[AssistantRecord]:
-        """Every assistant with a live credential, by name."""
+    def records(self, server: str | None = None) -> list[AssistantRecord]:
+        """Every live credential (by server, then name); with ``server``, those bound to it
+        and those bound to none (minted before binding: listed so they can be revoked)."""
         self._refresh()
-        return sorted(self._by_name.values(), key=lambda r: r.name)
+        found = [r for r in self._by_key.values()
+                 if server is None or r.server in (server, "")]
+        return sorted(found, key=lambda r: (r.server, r.name))
 
-    def get(self, name: str) -> AssistantRecord | None:
+    def get(self, name: str, server: str = "") -> AssistantRecord | None:
+        """The credential of ``name`` bound to ``server`` ("": one bound to no server)."""
         self._refresh()
-        return self._by_name.get(name)
+        return self._by_key.get((server, name))
 
     def verify(self, token: str | None) -> AssistantRecord | None:
         """The assistant a token belongs to, or None (unknown, revoked or malformed)."""
@@ -173,11 +226,13 @@ class AssistantStore:
 
     # -- writing --------------------------------------------------------------------------
 
-    def mint(self, name: str, *, client: str = "other", profile: str = "",
+    def mint(self, name: str, *, client: str = "other", profile: str = "", server: str = "",
              ) -> tuple[str, AssistantRecord, bool]:
-        """A new token for assistant ``name``: ``(token, record, replaced)``. An existing
-        credential of that name is replaced (its token stops working at once). ``profile``
-        names the policy its calls run under ("" : the server's default for assistants)."""
+        """A new token for assistant ``name`` on ``server`` (a ``server_identity``; "" makes
+        a credential no server accepts): ``(token, record, replaced)``. That server's
+        credential of that name, and one of that name bound to no server, are replaced (their
+        tokens stop working at once); other servers' credentials are kept. ``profile`` names
+        the policy its calls run under ("" : the server's default for assistants)."""
         if not valid_name(name):
             raise AssistantStoreError(
                 "An assistant name is 1-48 lower-case letters, digits, '.', '_' or '-', "
@@ -186,31 +241,50 @@ class AssistantStore:
         record = AssistantRecord(
             name=name, client=str(client)[:40], profile=str(profile)[:200],
             token_sha256=_digest(token), hint=token[:len(TOKEN_PREFIX) + 4] + "...",
-            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), server=server,
         )
         with self._editing() as records:
-            replaced = records.pop(name, None) is not None
-            records[name] = record
+            replaced = records.pop((server, name), None) is not None
+            replaced = records.pop(("", name), None) is not None or replaced
+            records[(server, name)] = record
         return token, record, replaced
 
-    def revoke(self, name: str) -> AssistantRecord | None:
-        """Remove ``name``'s credential; the removed record, or None when there was none."""
+    def revoke(self, name: str, server: str | None = None) -> list[AssistantRecord]:
+        """Remove ``name``'s credentials: the one bound to ``server`` and one bound to no
+        server (``server`` None: on every server). The removed records (empty: none)."""
         with self._editing() as records:
-            return records.pop(name, None)
+            keys = [key for key in records if key[1] == name
+                    and (server is None or key[0] in (server, ""))]
+            return sorted((records.pop(key) for key in keys),
+                          key=lambda r: (r.server != server, r.server))
 
-    def set_profile(self, name: str, profile: str) -> AssistantRecord | None:
+    def set_profile(self, name: str, profile: str, server: str = "") -> AssistantRecord | None:
         with self._editing() as records:
-            found = records.get(name)
+            found = records.get((server, name))
             if found is not None:
-                records[name] = found = replace(found, profile=str(profile)[:200])
+                records[(server, name)] = found = replace(found, profile=str(profile)[:200])
             return found
 
-    @contextlib.contextmanager
-    def _editing(self) -> Iterator[dict[str, AssistantRecord]]:
-        """The records by name, under an exclusive lock; written back atomically (0600)."""
+    def secure_folder(self) -> None:
+        """Create the store's folder 0700 (and, for a ``private_folder``, make an existing
+        one 0700); AssistantStoreError when that fails."""
         folder = self.path.parent
         try:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.private_folder and stat.S_IMODE(folder.stat().st_mode) != 0o700:
+                os.chmod(folder, 0o700)
+        except OSError as exc:
+            raise AssistantStoreError(
+                f"Cannot create the assistant credential store's folder {folder.name}/ "
+                f"({exc.strerror}); check the permissions of the Jupyter data dir.") from None
+
+    @contextlib.contextmanager
+    def _editing(self) -> Iterator[dict[_Key, AssistantRecord]]:
+        """The records by (server, name), under an exclusive lock; written back atomically
+        (0600)."""
+        self.secure_folder()
+        folder = self.path.parent
+        try:
             lock_fd = os.open(folder / f".{self.path.name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise AssistantStoreError(
@@ -218,9 +292,9 @@ class AssistantStore:
                 f"({exc.strerror}).") from None
         try:
             fcntl.flock(lock_fd, fcntl.LOCK_EX)
-            records = {r.name: r for r in self._read()}
+            records = {(r.server, r.name): r for r in self._read()}
             yield records
-            self._write(sorted(records.values(), key=lambda r: r.name))
+            self._write(sorted(records.values(), key=lambda r: (r.server, r.name)))
         finally:
             os.close(lock_fd)
         self._stamp = None  # read our own write back on next use

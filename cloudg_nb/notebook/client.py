@@ -472,7 +472,8 @@ class Client:
 
     def assistants(self) -> pandas.DataFrame:
         """The assistant credentials: name, principal, client, profile, token_hint, created,
-        last_used, sessions (never a token). Raises CloudGError."""
+        last_used, sessions, server (this server's, and None for one minted before
+        credentials were bound to a server; never a token). Raises CloudGError."""
         return self._run(self._assistants())
 
     def revoke_assistant(self, name: str) -> Result:

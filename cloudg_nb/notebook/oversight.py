@@ -26,7 +26,7 @@ APPROVALS_URI = "cloudg://approvals"
 ACTIVITY_COLUMNS = ["seq", "time", "principal", "assistant", "kind", "name", "outcome",
                     "duration_ms", "redacted", "approval", "error_code"]
 ASSISTANT_COLUMNS = ["name", "principal", "client", "profile", "token_hint", "created",
-                     "last_used", "sessions"]
+                     "last_used", "sessions", "server"]
 LOCAL_MODE = ("This is a local (in-process) workspace: assistants connect to the Jupyter "
               "server's cloudg endpoint, so their activity, approvals and credentials live "
               "there. Use %cloudg connect (or cloudg_nb.connect()) to see them.")

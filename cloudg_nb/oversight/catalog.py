@@ -107,8 +107,10 @@ def register(registry: Registry, *, activity: ActivityLog, desk: ApprovalDesk,
         return registry
 
     async def list_assistants(ctx: ToolContext) -> dict[str, Any]:
-        """The assistants with a live credential: name, client, policy profile, token hint,
-        when made and last used (analyst only; tokens themselves are never stored)."""
+        """The assistants with a live credential on this server: name, client, policy
+        profile, token hint, when made and last used, the server it is bound to (None: minted
+        before binding, accepted nowhere; mint it again) (analyst only; tokens themselves are
+        never stored)."""
         _owner_only(ctx, "list assistant credentials")
         found = assistants.describe_assistants()
         return {"total": len(found), "assistants": found}

@@ -28,7 +28,14 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
 from traitlets import Bool, Dict, Float, Int, List, Unicode
 
-from .handlers import PRINCIPAL_SCOPE_KEY, MCPHandler, StatusHandler, shared_secret_auth
+from .handlers import (
+    PRINCIPAL_SCOPE_KEY,
+    MCPHandler,
+    NotFoundHandler,
+    StatusHandler,
+    shared_secret_auth,
+)
+from .public_address import check_public_url, public_base_url, under_jupyterhub
 
 if TYPE_CHECKING:
     from jupyter_server.auth.identity import User
@@ -46,6 +53,11 @@ __all__ = ["CloudGExtension"]
 
 #: Seconds ``stop_extension`` waits for requests and the session manager to wind down.
 STOP_TIMEOUT = 3.0
+#: Seconds between two looks at the assistant store file (one ``stat``, ~2 µs): a credential
+#: removed from the file by another process ends its sessions within about this long.
+STORE_POLL = 0.1
+#: Credentials refused for belonging to another server that the log has named already.
+MAX_REFUSALS_LOGGED = 256
 SAMPLE_PREFIX = "sample:"
 #: Users whose request scope entries are kept (a Hub server has one user; a few to spare).
 MAX_CACHED_USERS = 64
@@ -129,6 +141,12 @@ class CloudGExtension(ExtensionApp):
         "Assets each assistant's datasets may hold together (0: no cap of its own)."))
     activity_size = Int(1000, config=True, help=(
         "Calls the live activity feed (cloudg://activity) keeps."))
+    public_url = Unicode("", config=True, help=(
+        "The URL analysts open this server at (ending with its base_url), e.g. behind a "
+        "proxy: https://notebooks.example.org/user/alice/. Approval links and the endpoint "
+        "address are built from it, never from a request's Host or X-Forwarded-* headers. "
+        "Default: under JupyterHub, this server's public URL as the hub gives it "
+        "(JUPYTERHUB_PUBLIC_URL); else the server's own connection URL."))
     show_token = Bool(False, config=True, help=(
         "Also print a client command holding the real Jupyter token in the start log (the "
         "escape hatch of `cloudg-nb config --jupyter --server-token`: that token opens files "
@@ -157,6 +175,10 @@ class CloudGExtension(ExtensionApp):
         self.desk: ApprovalDesk | None = None
         self._last_used: dict[str, float] = {}
         self._known_assistants: set[str] = set()
+        self._refusals_logged: set[str] = set()
+        #: Which server this is, for binding assistant credentials (``server_identity``).
+        self.server_identity = ""
+        self._public_url = ""  # public_url, once checked
 
     # -- Jupyter hooks -------------------------------------------------------------------
 
@@ -188,6 +210,9 @@ class CloudGExtension(ExtensionApp):
             (r"cloudg/api/assistants/([a-z0-9][a-z0-9._-]{0,47})", AssistantsHandler, ext),
             (r"cloudg/approvals/([A-Za-z0-9_-]{1,32})", ApprovalPageHandler, ext),
         ])
+        # Keep last: every other path under cloudg/ answers 404 with cloudg's security
+        # headers (routes added after this one are never reached).
+        self.handlers.append((r"cloudg(/.*)?", NotFoundHandler))
         web_app = getattr(self.serverapp, "web_app", None)
         if web_app is not None:  # assistant tokens: refused on every route but the endpoint
             base_url = getattr(self.serverapp, "base_url", "/")
@@ -237,7 +262,12 @@ class CloudGExtension(ExtensionApp):
 
     def _build(self) -> None:
         from cloudg_nb.assembly import build_layer
-        from cloudg_nb.assistants import AssistantStore, is_assistant
+        from cloudg_nb.assistants import (
+            AssistantStore,
+            AssistantStoreError,
+            is_assistant,
+            server_identity,
+        )
         from cloudg_nb.config import CloudGConfig
         from cloudg_nb.oversight import ActivityLog, ApprovalDesk
         from cloudg_nb.oversight.catalog import register as register_oversight
@@ -248,8 +278,20 @@ class CloudGExtension(ExtensionApp):
         from cloudg_nb.protocol.http import session_manager
         from cloudg_nb.protocol.sessions import SessionLimits
 
+        if self.public_url:
+            try:
+                self._public_url = check_public_url(self.public_url)
+            except ValueError as exc:
+                raise SetupProblem(f"CloudGExtension.public_url: {exc}") from None
         self.store = AssistantStore(Path(self.assistant_store).expanduser()
                                     if self.assistant_store else None)
+        self.server_identity = server_identity(self._root_dir(),
+                                               getattr(self.serverapp, "base_url", "/"))
+        try:  # before the audit log, which writes beside it, creates the folder
+            self.store.secure_folder()
+        except AssistantStoreError as exc:  # the analyst's own use needs no credential store
+            self.log.warning("cloudg: CloudGExtension.assistant_store: %s Minting assistant "
+                             "credentials will fail until it can be written.", exc)
         self.activity = ActivityLog(max(1, self.activity_size))
         self.desk = ApprovalDesk(audit=self._audit_event,
                                  max_pending=max(1, self.max_pending_approvals))
@@ -479,20 +521,40 @@ class CloudGExtension(ExtensionApp):
 
     # -- assistants ----------------------------------------------------------------------
 
-    def authenticate_assistant(self, token: str) -> AssistantRecord | None:
-        """The assistant a token belongs to (None: unknown or revoked); notes its use."""
+    def authenticate_assistant(self, token: str) -> AssistantRecord:
+        """The assistant a token belongs to, minted for this server; notes its use. Raises
+        ``AssistantRefused``: unknown or revoked, minted for another server, or minted
+        before credentials were bound to a server."""
+        from .assistant_auth import OTHER_SERVER, UNBOUND, UNKNOWN, AssistantRefused
+
         store = self.store
         record = store.verify(token) if store is not None else None
-        if record is not None:
-            self._last_used[record.name] = time.time()
-            self._known_assistants.add(record.name)
+        if record is None:
+            raise AssistantRefused(UNKNOWN)
+        if not record.bound_to(self.server_identity):
+            self._log_refusal(record)
+            raise AssistantRefused(OTHER_SERVER if record.server else UNBOUND)
+        self._last_used[record.name] = time.time()
+        self._known_assistants.add(record.name)
         return record
 
-    def assistant_scope(self, record: AssistantRecord, origin: str) -> dict[str, Any]:
-        """ASGI scope entries for a request by assistant ``record``: its principal (with the
-        server address it used, for approval links) and an SDK user that binds its MCP
-        sessions to it."""
-        key = f"{record.token_sha256}|{record.profile}|{origin}"
+    def _log_refusal(self, record: AssistantRecord) -> None:
+        """Tell the analyst, once per credential, why an assistant's token is refused."""
+        if record.token_sha256 in self._refusals_logged:
+            return
+        if len(self._refusals_logged) < MAX_REFUSALS_LOGGED:
+            self._refusals_logged.add(record.token_sha256)
+        where = (f"was minted for the server {record.server}" if record.server else
+                 "was minted before credentials were bound to a server")
+        self.log.warning("cloudg: refused assistant %s (token %s): its credential %s, not "
+                         "this one (%s); mint one here: cloudg-nb config --client %s "
+                         "--jupyter --name %s", record.name, record.hint, where,
+                         self.server_identity, record.client, record.name)
+
+    def assistant_scope(self, record: AssistantRecord) -> dict[str, Any]:
+        """ASGI scope entries for a request by assistant ``record``: its principal and an SDK
+        user that binds its MCP sessions to it."""
+        key = f"{record.token_sha256}|{record.profile}"
         cached = self._scopes.get(key)
         if cached is not None:
             return cached
@@ -501,7 +563,7 @@ class CloudGExtension(ExtensionApp):
 
         from cloudg_nb.assistants import assistant_principal
 
-        principal = assistant_principal(record, origin=origin)
+        principal = assistant_principal(record)
         token = AccessToken(token=f"assistant:{record.token_sha256[:16]}",
                             client_id=principal.id, scopes=sorted(principal.roles),
                             subject=principal.id)
@@ -526,7 +588,8 @@ class CloudGExtension(ExtensionApp):
                 self.router.check_profile(profile)
             except PolicyError as exc:
                 raise AssistantStoreError(f"profile: {exc}") from None
-        token, record, replaced = self.store.mint(name, client=client, profile=profile or "")
+        token, record, replaced = self.store.mint(name, client=client, profile=profile or "",
+                                                  server=self.server_identity)
         if replaced:
             self._end_assistant_later(record.principal_id, "its credential was replaced")
         self._known_assistants.add(record.name)
@@ -540,7 +603,7 @@ class CloudGExtension(ExtensionApp):
         if store is None:
             return []
         out = []
-        for record in store.records():
+        for record in store.records(self.server_identity):
             item = record.public()
             item["profile"] = record.profile or self.assistant_policy
             used = self._last_used.get(record.name)
@@ -555,9 +618,10 @@ class CloudGExtension(ExtensionApp):
         """Revoke ``name``: its token is refused from the next request on, its open sessions
         and requests end, its calls waiting for approval are denied."""
         store = self.store
-        record = store.revoke(name) if store is not None else None
-        if record is None:
+        removed = store.revoke(name, self.server_identity) if store is not None else []
+        if not removed:
             return None
+        record = removed[0]
         ended, denied = await self._end_assistant(record.principal_id,
                                                   "its credential was revoked")
         self._audit_event({"event": "assistant.revoked", "assistant": record.principal_id,
@@ -582,16 +646,27 @@ class CloudGExtension(ExtensionApp):
             self._requests.add(task)
             task.add_done_callback(self._requests.discard)
 
-    async def _watch_store(self, every: float = 2.0) -> None:
-        """End the sessions of assistants whose credential disappeared from the store file
-        (revoked by ``cloudg-nb assistants revoke`` from a shell, not through this server)."""
+    async def _watch_store(self, every: float = STORE_POLL) -> None:
+        """End the sessions, requests in flight and waiting calls of assistants whose
+        credential disappeared from the store file (revoked by ``cloudg-nb assistants
+        revoke`` with no server running, or by a hand edit), within ``every`` seconds.
+
+        A ``stat`` of the file per look (about 2 µs; the file is read again only when it
+        changed), rather than inotify: no dependency, and it works on every file system (on
+        a network one, the client's attribute cache may delay it)."""
+        seen = -1
         while True:
             await asyncio.sleep(every)
             store = self.store
             if store is None:
                 continue
             try:
-                live = {r.name for r in store.records()}
+                generation = store.generation()
+                if generation == seen:
+                    continue
+                seen = generation
+                live = {r.name for r in store.records(self.server_identity)
+                        if r.bound_to(self.server_identity)}
             except Exception:
                 self.log.debug("cloudg: reading the assistant store failed", exc_info=True)
                 continue
@@ -604,13 +679,14 @@ class CloudGExtension(ExtensionApp):
 
     # -- approvals ------------------------------------------------------------------------
 
+    def public_base(self) -> str:
+        """This server's address as analysts open it (``public_address``), ending in ``/``."""
+        return public_base_url(self._public_url, self.serverapp, os.environ)
+
     def approval_url(self, approval: Approval, principal: Principal) -> str:
-        """The approval page, at the server address the assistant used (else the server's
-        own URL)."""
-        origin = principal.claims.get("origin") if principal.claims else None
-        base = origin if isinstance(origin, str) and origin else getattr(
-            self.serverapp, "connection_url", "/")
-        return url_path_join(base, "cloudg/approvals", approval.id)
+        """The approval page at the server's configured address (whoever asks, and however
+        they reached the server)."""
+        return url_path_join(self.public_base(), "cloudg/approvals", approval.id)
 
     def _audit_event(self, fields: dict[str, Any]) -> None:
         if self._audit is not None:
@@ -627,13 +703,20 @@ class CloudGExtension(ExtensionApp):
     # -- telling people ------------------------------------------------------------------
 
     def endpoint_url(self) -> str:
-        return url_path_join(getattr(self.serverapp, "connection_url", "/"), "cloudg/mcp")
+        return url_path_join(self.public_base(), "cloudg/mcp")
 
     def _log_endpoint(self) -> None:
         if self.setup_problem is not None:
             return
         url = self.endpoint_url()
         self.log.info("cloudg: MCP endpoint at %s", url)
+        if (under_jupyterhub(os.environ) and not self._public_url
+                and not os.environ.get("JUPYTERHUB_PUBLIC_URL")):
+            self.log.warning(
+                "cloudg: approval links use this server's own address (%s), which analysts "
+                "may not reach through JupyterHub: set JupyterHub.public_url (the hub passes "
+                "it as JUPYTERHUB_PUBLIC_URL) or CloudGExtension.public_url",
+                self.public_base())
         self.log.info(
             "cloudg: connect an assistant with a credential of its own (MCP endpoint only, "
             "revocable): cloudg-nb config --client claude-code --jupyter (or cursor, vscode, "
@@ -645,6 +728,19 @@ class CloudGExtension(ExtensionApp):
                 "cloudg: (show_token) with the server's own token, which also opens files and "
                 "kernels: claude mcp add --transport http cloudg %s "
                 "--header \"Authorization: Bearer %s\"", url, token)
+
+    def _credential_count(self) -> int | None:
+        """This server's live credentials (None: the store cannot be read; it says why when
+        one is minted or used)."""
+        from cloudg_nb.assistants import AssistantStoreError
+
+        if self.store is None:
+            return 0
+        try:
+            records = self.store.records(self.server_identity)
+        except AssistantStoreError:
+            return None
+        return sum(r.bound_to(self.server_identity) for r in records)
 
     def status(self, user: Any) -> dict[str, Any]:
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
@@ -673,7 +769,7 @@ class CloudGExtension(ExtensionApp):
             "tools": len(self.layer.list_tools(self.principal_for(user))),
             "assistants": {
                 "policy": self.assistant_policy,
-                "credentials": len(self.store.records()) if self.store is not None else 0,
+                "credentials": self._credential_count(),
                 "approval": (self.router.default_approval.describe()
                              if self.router is not None else None),
                 "approval_timeout": self.approval_timeout,

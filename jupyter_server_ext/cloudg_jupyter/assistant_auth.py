@@ -19,7 +19,12 @@ from tornado.routing import Matcher, Rule
 
 from cloudg_nb.assistants import TOKEN_PREFIX
 
-__all__ = ["AssistantRefusedHandler", "guard_routes", "presented_assistant_token"]
+from .security_headers import JSON_CSP, merged_csp, security_headers
+
+__all__ = [
+    "OTHER_SERVER", "UNBOUND", "UNKNOWN", "AssistantRefused", "AssistantRefusedHandler",
+    "guard_routes", "presented_assistant_token",
+]
 
 _AUTH_HEADER = re.compile(r"^\s*(token|bearer)\s+(\S+)\s*$", re.IGNORECASE)
 
@@ -28,6 +33,21 @@ REFUSED = (
     "endpoint ({endpoint}); the rest of the Jupyter server (files, kernels, terminals, the "
     "UI) needs the analyst's own login."
 )
+
+
+#: Why a presented assistant token was refused on the MCP endpoint (``AssistantRefused.reason``).
+UNKNOWN = "Unknown assistant"
+OTHER_SERVER = "Assistant of another server"
+UNBOUND = "Assistant of no server"
+
+
+class AssistantRefused(Exception):
+    """An assistant token the MCP endpoint does not accept; ``reason`` says why (one of
+    ``UNKNOWN``, ``OTHER_SERVER``, ``UNBOUND``), never the token."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def presented_assistant_token(request: httputil.HTTPServerRequest) -> str | None:
@@ -63,6 +83,10 @@ class AssistantRefusedHandler(web.RequestHandler):
 
     def initialize(self, endpoint: str) -> None:
         self.endpoint = endpoint
+
+    def set_default_headers(self) -> None:
+        for name, value in security_headers(merged_csp("", JSON_CSP)).items():
+            self.set_header(name, value)
 
     def prepare(self) -> None:
         self.set_status(403)

@@ -1,10 +1,12 @@
-"""Tornado handlers: the MCP endpoint ``{base_url}cloudg/mcp`` and ``{base_url}cloudg/api/status``.
+"""Tornado handlers: the MCP endpoint ``{base_url}cloudg/mcp``, ``{base_url}cloudg/api/status``,
+and the 404 of every other path under ``{base_url}cloudg/``.
 
-Both authenticate through the Jupyter server's identity provider (token header, ``?token=``,
-or a logged-in browser session with XSRF) and answer 403, never 401 or a login redirect.
-Host and Origin follow Jupyter's own settings (``allow_remote_access``, ``allow_origin``);
-the Origin rule applies to token requests too. The MCP handler forwards GET/POST/DELETE to
-the SDK session manager through the ASGI bridge, as the Jupyter user's principal.
+The first two authenticate through the Jupyter server's identity provider (token header,
+``?token=``, or a logged-in browser session with XSRF) and answer 403, never 401 or a login
+redirect. Host and Origin follow Jupyter's own settings (``allow_remote_access``,
+``allow_origin``); the Origin rule applies to token requests too. The MCP handler forwards
+GET/POST/DELETE to the SDK session manager through the ASGI bridge, as the Jupyter user's
+principal. Every response carries ``security_headers`` (framing denied), errors included.
 """
 
 from __future__ import annotations
@@ -35,12 +37,19 @@ from cloudg_nb.layer.wire import (
 )
 
 from .asgi import TornadoASGIBridge
-from .assistant_auth import presented_assistant_token
+from .assistant_auth import (
+    OTHER_SERVER,
+    UNBOUND,
+    UNKNOWN,
+    AssistantRefused,
+    presented_assistant_token,
+)
+from .security_headers import SecurityHeaders
 
 if TYPE_CHECKING:
     from .app import CloudGExtension
 
-__all__ = ["MCPHandler", "StatusHandler", "PRINCIPAL_SCOPE_KEY"]
+__all__ = ["MCPHandler", "NotFoundHandler", "StatusHandler", "PRINCIPAL_SCOPE_KEY"]
 
 logger = logging.getLogger("cloudg.jupyter")
 
@@ -69,6 +78,24 @@ _UNKNOWN_ASSISTANT = (
     "one: cloudg-nb config --client CLIENT --jupyter --name NAME (cloudg-nb assistants "
     "list shows the live ones)."
 )
+_OTHER_SERVER = (
+    "Forbidden: this assistant token was minted for another Jupyter server; a credential "
+    "works only on the server that minted it. Ask the analyst to mint one on this server: "
+    "cloudg-nb config --client CLIENT --jupyter --name NAME."
+)
+_UNBOUND = (
+    "Forbidden: this assistant token was minted before credentials were bound to their "
+    "Jupyter server, so no server accepts it. Ask the analyst to mint a new one on this "
+    "server: cloudg-nb config --client CLIENT --jupyter --name NAME."
+)
+#: 403 messages (and the ``reason`` in the error's data) by the HTTPError reason.
+_FORBIDDEN_BY_REASON = {
+    "Forbidden origin": (_FOREIGN_ORIGIN, "foreign_origin"),
+    "Not allowed": (_NOT_ALLOWED, "not_allowed"),
+    UNKNOWN: (_UNKNOWN_ASSISTANT, "unknown_assistant_token"),
+    OTHER_SERVER: (_OTHER_SERVER, "assistant_token_of_another_server"),
+    UNBOUND: (_UNBOUND, "assistant_token_of_no_server"),
+}
 
 
 def shared_secret_auth(provider: Any) -> bool:
@@ -81,7 +108,7 @@ def _json_rpc_error(code: int, message: str, data: Any = None) -> str:
     return json.dumps(error_response(code, message, data))
 
 
-class MCPHandler(JupyterHandler):
+class MCPHandler(SecurityHeaders, JupyterHandler):
     """``{base_url}cloudg/mcp``: Streamable HTTP, both protocol eras, behind Jupyter auth."""
 
     SUPPORTED_METHODS = ("GET", "POST", "DELETE", "OPTIONS")
@@ -136,16 +163,16 @@ class MCPHandler(JupyterHandler):
         CallContext.set(CallContext.JUPYTER_HANDLER, self)
         if not self.check_host():
             raise web.HTTPError(403)
-        record = self.extension.authenticate_assistant(token)
-        if record is None:
-            raise web.HTTPError(403, reason="Unknown assistant")
+        try:
+            record = self.extension.authenticate_assistant(token)
+        except AssistantRefused as exc:
+            raise web.HTTPError(403, reason=exc.reason) from None
         user = User(username=record.principal_id, name=record.name,
                     display_name=f"assistant {record.name}")
         self.current_user = self._jupyter_current_user = user
         self._token_authenticated = True
         self.set_cors_headers()
-        origin = f"{self.request.protocol}://{self.request.host}{self.base_url}"
-        self.assistant_scope = self.extension.assistant_scope(record, origin)
+        self.assistant_scope = self.extension.assistant_scope(record)
 
     def _accept_server_token(self) -> None:
         """A request that carries the server's own token (built-in identity providers) is the
@@ -166,14 +193,15 @@ class MCPHandler(JupyterHandler):
         """Errors as JSON-RPC error bodies (what MCP clients parse), never HTML or tracebacks."""
         exc = kwargs.get("exc_info", (None, None, None))[1]
         reason = getattr(exc, "reason", None) or ""
+        data = None
         if status_code == 403:
-            message = {"Forbidden origin": _FOREIGN_ORIGIN, "Not allowed": _NOT_ALLOWED,
-                       "Unknown assistant": _UNKNOWN_ASSISTANT}.get(reason, _FORBIDDEN)
+            message, why = _FORBIDDEN_BY_REASON.get(reason, (_FORBIDDEN, "not_authenticated"))
+            data = {"reason": why}
         else:
             message = reason or HTTPStatus(status_code).phrase
         self.set_header("Content-Type", "application/json")
         self.finish(_json_rpc_error(INVALID_REQUEST if status_code < 500 else INTERNAL_ERROR,
-                                    message))
+                                    message, data))
 
     @allow_unauthenticated
     def options(self, *args: Any, **kwargs: Any) -> None:
@@ -241,7 +269,7 @@ class MCPHandler(JupyterHandler):
         return False
 
 
-class StatusHandler(APIHandler):
+class StatusHandler(SecurityHeaders, APIHandler):
     """``{base_url}cloudg/api/status``: what the endpoint serves, as JSON (authenticated)."""
 
     auth_resource = "cloudg"
@@ -252,3 +280,23 @@ class StatusHandler(APIHandler):
     @web.authenticated
     def get(self) -> None:
         self.finish(json.dumps(self.extension.status(self.current_user), default=str))
+
+
+class NotFoundHandler(SecurityHeaders, APIHandler):
+    """Every other path under ``{base_url}cloudg/`` (register it after cloudg's routes): a JSON
+    404 with cloudg's headers, so no response under ``cloudg/`` lacks them."""
+
+    _track_activity = False  # a request to nothing is no sign of use
+
+    def prepare(self) -> None:  # type: ignore[override]
+        raise web.HTTPError(404)
+
+    def check_xsrf_cookie(self) -> None:  # answered in prepare; nothing to check
+        return None
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        self.set_header("Content-Type", "application/json")
+        message = ("Nothing is served at this address. The cloudg MCP endpoint is "
+                   f"{self.base_url}cloudg/mcp." if status_code == 404
+                   else HTTPStatus(status_code).phrase)
+        self.finish(json.dumps({"message": message}))

@@ -4,14 +4,16 @@
 revoke) are JSON for ``cloudg-nb config --jupyter`` and ``cloudg-nb assistants``. The
 approval page ``{base_url}cloudg/approvals/ID`` is what a URL-mode elicitation opens: it
 needs the analyst's Jupyter login (a browser session, whose form posts carry ``_xsrf``), and
-an assistant token never reaches it (``assistant_auth``).
+an assistant token never reaches it (``assistant_auth``). Both answer with cloudg's
+``security_headers`` (no framing, no referrer), error pages included.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from typing import TYPE_CHECKING, Any
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from tornado import web
@@ -20,6 +22,7 @@ from cloudg_nb.assistants import AssistantStoreError, is_assistant
 from cloudg_nb.effect_text import effect_lines
 
 from .assistant_auth import presented_assistant_token
+from .security_headers import SecurityHeaders
 
 if TYPE_CHECKING:
     from .app import CloudGExtension
@@ -42,7 +45,7 @@ class _Owner:
             raise web.HTTPError(403, reason="Not allowed")
 
 
-class AssistantsHandler(_Owner, APIHandler):
+class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
     """List, mint and revoke assistant credentials (the analyst only)."""
 
     auth_resource = "cloudg"
@@ -132,20 +135,34 @@ _FORM = """<form method="post">{xsrf}
 </form>"""
 
 
-class ApprovalPageHandler(_Owner, JupyterHandler):
+class ApprovalPageHandler(SecurityHeaders, _Owner, JupyterHandler):
     """One waiting call: what it is, and Approve / Deny (browser login with XSRF)."""
 
     auth_resource = "cloudg"
+    #: The page's own content: inline styles and a form posting back here; nothing else.
+    page_csp: ClassVar[dict[str, str]] = {
+        "default-src": "'none'", "style-src": "'unsafe-inline'", "form-action": "'self'",
+        "base-uri": "'none'"}
 
     def initialize(self, extension: CloudGExtension) -> None:
         self.extension = extension
 
+    def set_default_headers(self) -> None:
+        super().set_default_headers()
+        self.set_header("Cache-Control", "no-store")
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """A small page of its own (Jupyter's error template loads scripts and styles this
+        page's policy does not allow); the reason is one of ours, never request input."""
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        reason = getattr(exc, "reason", None) or HTTPStatus(status_code).phrase
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        self.finish(f"<!doctype html><title>cloudg: {status_code}</title><p>{status_code}: "
+                    f"{html.escape(reason)}</p>")
+
     def _page(self, approval_id: str, note: str | None = None) -> None:
         desk = self.extension.desk
         approval = desk.get(approval_id) if desk is not None else None
-        self.set_header("Cache-Control", "no-store")
-        self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
-                        "form-action 'self'")
         if approval is None:
             self.set_status(404)
             self.finish("<!doctype html><p>No call waits for approval under that id (it may "

@@ -200,7 +200,7 @@ def test_revoking_through_the_store_file_is_seen_on_the_next_request(
 
     token = mint(server, "offline")
     store = AssistantStore(Path(server.env["JUPYTER_DATA_DIR"]) / "cloudg" / "assistants.json")
-    assert store.revoke("offline") is not None
+    assert [r.name for r in store.revoke("offline")] == ["offline"]
     status, _, _ = request(server, "POST", f"{BASE}cloudg/mcp", INITIALIZE,
                            {**MCP_HEADERS, **bearer(token)})
     assert status == 403

@@ -301,6 +301,7 @@ def test_assistants_lists_credentials_without_tokens_and_revoking_ends_access(
     frame = client.assistants()
     row = frame[frame["name"] == "leaving"].iloc[0]
     assert row["principal"] == "assistant:leaving" and row["profile"] == "assistant"
+    assert row["server"] == f"{server.base_url} on {server.root_dir.resolve()}"  # bound here
     assert token not in frame.to_json() and token.startswith(str(row["token_hint"])[:5])
     done = client.revoke_assistant("leaving")
     assert not done.is_error
