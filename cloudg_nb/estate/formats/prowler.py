@@ -38,7 +38,7 @@ from ..frames import (
     normalize_findings,
 )
 from .json_values import text_of
-from .jsonio import read_json, read_json_lines, read_text
+from .jsonio import read_json_documents, read_json_lines, read_text
 from .load_report import LoadReport
 from .prowler_identity import (
     account_asset_id,
@@ -181,10 +181,22 @@ def _muted(record: dict[str, Any]) -> bool:
     return flagged or (status or "").lower() in ("suppressed", "muted")
 
 
-def _records(path: Path) -> list[Any]:
+def _records(path: Path) -> tuple[list[Any], int]:
+    """The records of an OCSF file and how many JSON arrays held them (``cat`` of several
+    scans' files gives one array after another)."""
     text = read_text(path)
     stripped = text.lstrip()
-    doc = read_json(path) if stripped.startswith("[") else read_json_lines(path, text)
+    arrays = 1
+    if stripped.startswith("["):
+        docs = read_json_documents(path, text)
+        if not all(isinstance(d, list) for d in docs):
+            raise DatasetLoadError(path.name, "not Prowler OCSF output: a JSON array is "
+                                              "followed by other JSON (expected arrays of "
+                                              "findings, or JSON lines)")
+        doc: Any = docs[0] if len(docs) == 1 else [r for d in docs for r in d]
+        arrays = len(docs)
+    else:
+        doc = read_json_lines(path, text)
     if isinstance(doc, dict) and looks_like_prowler(doc):
         doc = [doc]
     if not isinstance(doc, list):
@@ -193,7 +205,7 @@ def _records(path: Path) -> list[Any]:
     if doc and not any(looks_like_prowler(r) for r in doc):
         raise DatasetLoadError(path.name, "not Prowler OCSF output: no record has "
                                           "finding_info or resources")
-    return doc
+    return doc, arrays
 
 
 def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
@@ -355,7 +367,13 @@ def read_prowler(path: Path, *, name: str = "dataset", strict: bool = False) -> 
         from .prowler_csv import read_prowler_csv
 
         return read_prowler_csv(path, name=name, strict=strict)
-    return read_records(_records(path), file=path.name, name=name, strict=strict)
+    records, arrays = _records(path)
+    report = LoadReport(path.name, strict=strict, records=len(records))
+    if arrays > 1:
+        report.warnings.append(
+            f"the file holds {arrays} JSON arrays one after another (Prowler outputs "
+            "concatenated): all were read as one list, record indexes counting across them")
+    return read_records(records, file=path.name, name=name, strict=strict, report=report)
 
 
 def read_records(records: list[Any], *, file: str, name: str = "dataset",

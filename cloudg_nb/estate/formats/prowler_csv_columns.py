@@ -259,12 +259,12 @@ def _objects(values: list[Any]) -> np.ndarray:
     return out
 
 
-def _validated(col: dict[str, _Column], present: set[str], n: int, report: LoadReport
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _validated(col: dict[str, _Column], details: pa.ChunkedArray | None, present: set[str],
+               n: int, report: LoadReport) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows that pass ``prowler_csv._check_results``' checks (bad ones skipped, unknown
     severities noted, in row order; repeated header rows left out and warned about), their
     status and severity codes."""
-    headers = _header_rows(col, present, report)
+    headers = _header_rows(col, details, present, report)
     has_uid = col["RESOURCE_UID"].filled()[col["RESOURCE_UID"].codes]
     has_name = col["RESOURCE_NAME"].filled()[col["RESOURCE_NAME"].codes]
     no_resource = ~(has_uid | has_name) & ~headers
@@ -294,15 +294,16 @@ def _validated(col: dict[str, _Column], present: set[str], n: int, report: LoadR
     return np.flatnonzero(~bad), status, severity
 
 
-def _header_rows(col: dict[str, _Column], present: set[str], report: LoadReport
-                 ) -> np.ndarray:
+def _header_rows(col: dict[str, _Column], details: pa.ChunkedArray | None, present: set[str],
+                 report: LoadReport) -> np.ndarray:
     """Per row: whether it repeats the header (``prowler_csv_cells.header_again``; only rows
     whose STATUS cell holds a column name are looked at)."""
-    status = col["STATUS"]
-    named = status.mapped(lambda w: w.upper() in HEADER_WORDS, bool)
+    named = col["STATUS"].mapped(lambda w: w.upper() in HEADER_WORDS, bool)
     out = np.zeros(len(named), dtype=bool)
     for i in np.flatnonzero(named).tolist():
-        cells = {c: col[c].values[col[c].codes[i]] for c in READ_COLUMNS if c in present}
+        cells = {c: (col[c].values[col[c].codes[i]] if c != _DETAIL else
+                     (details[i].as_py() or "").strip() if details is not None else "")
+                 for c in READ_COLUMNS if c in present}
         out[i] = header_again(cells, file=report.file, index=i)
     return out
 
@@ -382,7 +383,7 @@ def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
     present = {c for c in READ_COLUMNS if cells.get(c) is not None}
     del cells, parsed
     report = LoadReport(path.name, strict=strict, records=n)
-    valid, status, severity = _validated(col, present, n, report)
+    valid, status, severity = _validated(col, details, present, n, report)
     # the provider word of each distinct PROVIDER cell, as the row path spells it
     words: list[str] = []
     word = col["PROVIDER"].mapped(lambda w: _code(words, scope_word(w)), np.intp)
