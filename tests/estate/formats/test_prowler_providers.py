@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from prowler_scans import SCANS, csv_rows, ocsf, write_csv
 
-from cloudg_nb.estate import Dataset, DatasetLoadError, load_path
+from cloudg_nb.estate import Dataset, DatasetLoadError, list_accounts, load_path
 from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv_by_row
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -383,3 +383,29 @@ def test_a_concatenated_csv_whose_second_header_has_other_columns_is_refused(
             read(path)
         assert err.value.data["index"] == 3
         assert "columns in another order" in err.value.problem
+
+
+# -- what the other views show ---------------------------------------------------------------
+
+
+def test_list_accounts_shows_each_providers_account_and_each_cluster(tmp_path: Path) -> None:
+    ds = load_path(_all_scans(tmp_path, "array"))
+    accounts = list_accounts(ds)
+    assert sorted(zip(accounts["provider"], accounts["account_id"], accounts["name"],
+                      strict=True)) == [
+        ("AWS", "111122223333", "shop-prod"),
+        ("AZURE", SCANS["azure"]["account"], "shop-subscription"),
+        ("GCP", "shop-prod-4711", "shop-prod"),
+        ("KUBERNETES", "kind-shop", "kind-shop"),
+        ("KUBERNETES", "prod-eks", "context: prod-admin"),
+        ("OTHER", "contoso.onmicrosoft.com", "contoso.onmicrosoft.com"),
+        ("OTHER", "shop-org", "shop-org")]
+
+
+def test_list_accounts_keeps_one_account_id_of_two_providers_apart(tmp_path: Path) -> None:
+    aws, gcp = ocsf("aws"), ocsf("gcp")
+    for rec in (*aws, *gcp):
+        rec["cloud"]["account"]["uid"] = rec["unmapped"]["provider_uid"] = "<account_uid>"
+    accounts = list_accounts(load_path(_write_json(tmp_path / "two.ocsf.json", [*aws, *gcp])))
+    assert sorted(zip(accounts["provider"], accounts["assets"], strict=True)) == [
+        ("AWS", 4), ("GCP", 3)]
