@@ -84,9 +84,10 @@ _REPORT_KEYS = {"file": STR, "records": INT, "loaded_records": INT, "findings": 
 #: when there is something to say (``estate.formats.load_report``).
 _LOAD_REPORT = obj({
     **_REPORT_KEYS,
-    "merged": arr(obj({"finding_id": STR, "records": arr(INT), "kept": INT})),
+    "merged": arr(obj({"finding_id": STR, "records": arr(INT), "count": INT, "kept": INT})),
     "finding_ids_renamed": INT,
-    "renamed": arr(obj({"finding_id": STR, "loaded_as": STR, "records": arr(INT)})),
+    "renamed": arr(obj({"finding_id": STR, "loaded_as": STR, "records": arr(INT),
+                        "count": INT})),
     "assets_kept_apart": INT,
     "kept_apart": arr(obj({"id": STR, "loaded_as": arr(STR)})),
     "providers": str_map(obj({"records": INT, "assets": INT, "findings": INT,

@@ -21,7 +21,7 @@ import numpy as np
 from .load_report import MAX_LISTED, LoadReport
 
 __all__ = ["PROVIDERS", "OTHER", "scope_word", "provider_of", "ocsf_provider_word",
-           "kubernetes_cluster_of_uid", "is_kubernetes", "scope_label", "scoped_asset_id",
+           "kubernetes_cluster_of_uid", "is_kubernetes", "scope_label", "quoted", "scoped_asset_id",
            "account_asset_id", "shared_across_scopes", "merge_repeats", "report_kept_apart",
            "summarise_providers"]
 
@@ -79,15 +79,25 @@ def kubernetes_cluster_of_uid(finding_uid: str, check: str | None) -> str | None
     return cluster if found and cluster and cluster != "None" else None
 
 
+#: Longest provider word or account id a message quotes (longer ones are cut, marked "…").
+_QUOTED = 64
+
+
+def quoted(text: str) -> str:
+    """``text`` as a message quotes a value from the file: at most ``_QUOTED`` characters."""
+    return text if len(text) <= _QUOTED else text[:_QUOTED - 1] + "…"
+
+
 def scope_label(word: str, account: str | None) -> str:
     """How messages name a scope: ``AWS account 1234``, ``KUBERNETES cluster kind``,
     ``m365 (loaded as OTHER) account contoso``, ``AZURE results without an account id``."""
     provider = provider_of(word)
-    who = provider if provider != OTHER else f"{word or 'provider-less'} (loaded as OTHER)"
+    who = provider if provider != OTHER else \
+        f"{quoted(word) or 'provider-less'} (loaded as OTHER)"
     if account is None:
         return f"{who} results without an account id"
     kind = "cluster" if provider == "KUBERNETES" else "account"
-    return f"{who} {kind} {account}"
+    return f"{who} {kind} {quoted(account)}"
 
 
 def _namespace(region: str | None) -> str:
@@ -120,6 +130,17 @@ def shared_across_scopes(ids: np.ndarray, scopes: np.ndarray) -> np.ndarray:
     return per_id[ids] > 1
 
 
+#: Accounts whose repeated results get a warning each (the rest share one); record indexes
+#: listed per merged or renamed result (``count`` always says how many).
+_SCOPES_LISTED = 10
+_INDEXES_LISTED = 20
+
+
+def _records(rows: Sequence[int], members: list[int]) -> dict[str, Any]:
+    """``records`` (the first ``_INDEXES_LISTED`` indexes) and ``count`` of ``members``."""
+    return {"records": [rows[m] for m in members[:_INDEXES_LISTED]], "count": len(members)}
+
+
 def merge_repeats(rows: Sequence[int], fids: Sequence[str], idents: Sequence[Hashable],
                   times: Sequence[str | None], scopes: Sequence[tuple[str, str | None]],
                   taken: Container[str], report: LoadReport
@@ -146,8 +167,7 @@ def merge_repeats(rows: Sequence[int], fids: Sequence[str], idents: Sequence[Has
             if len(members) > 1:
                 report.duplicates_merged += len(members) - 1
                 if len(report.merged) < MAX_LISTED:
-                    report.merged.append({"finding_id": fid,
-                                          "records": [rows[m] for m in members],
+                    report.merged.append({"finding_id": fid, **_records(rows, members),
                                           "kept": rows[best]})
                 seen = rescans.setdefault(scopes[best], [0, set()])
                 seen[0] += len(members) - 1
@@ -162,15 +182,23 @@ def merge_repeats(rows: Sequence[int], fids: Sequence[str], idents: Sequence[Has
                 report.finding_ids_renamed += 1
                 if len(report.renamed) < MAX_LISTED:
                     report.renamed.append({"finding_id": fid, "loaded_as": new,
-                                           "records": [rows[m] for m in members]})
-    for scope, (merged, found) in sorted(rescans.items(), key=lambda kv: str(kv[0])):
-        when = (f"in more than one scan ({min(found)} .. {max(found)})" if len(found) > 1
+                                           **_records(rows, members)})
+    scopes_listed = sorted(rescans.items(), key=lambda kv: str(kv[0]))
+    for scope, (merged, found) in scopes_listed[:_SCOPES_LISTED]:
+        when = (f"in more than one scan ({quoted(min(found))} .. {quoted(max(found))})"
+                if len(found) > 1
                 else "more than once with the same time (the same scan read twice?)")
         report.warnings.append(
             f"{scope_label(*scope)} appears {when}: {merged} repeated check result(s) (same "
             "finding id, check and resource) were merged keeping the newest (load_report."
             "merged names them); load one scan per dataset (and compare them with "
             "diff_datasets) to avoid counting a check twice")
+    if len(scopes_listed) > _SCOPES_LISTED:
+        rest = scopes_listed[_SCOPES_LISTED:]
+        report.warnings.append(
+            f"{len(rest)} more accounts appear more than once: "
+            f"{sum(seen[0] for _, seen in rest)} more repeated check result(s) were merged "
+            "keeping the newest")
     if report.finding_ids_renamed:
         report.warnings.append(
             f"{report.finding_ids_renamed} result(s) share their finding id with a result of "
@@ -205,8 +233,8 @@ def summarise_providers(report: LoadReport, records: Counter[str], assets: Count
                         findings: Counter[str]) -> None:
     """``report.providers``: per provider of the model, the results (``records``: by provider
     word as written, lower case), assets and findings (by the model's provider) that loaded;
-    OTHER also names the words it stands for (``as_written``; '(none)': no provider given),
-    and a warning says so."""
+    OTHER also names the words it stands for (``as_written``, the first MAX_LISTED, each
+    quoted; '(none)': no provider given), and a warning says so."""
     out: dict[str, dict[str, Any]] = {}
     other: dict[str, int] = {}
     for word, count in records.items():
@@ -214,17 +242,19 @@ def summarise_providers(report: LoadReport, records: Counter[str], assets: Count
         line = out.setdefault(provider, {"records": 0, "assets": 0, "findings": 0})
         line["records"] += count
         if provider == OTHER:
-            other[word or "(none)"] = other.get(word or "(none)", 0) + count
+            key = quoted(word) or "(none)"
+            other[key] = other.get(key, 0) + count
     for provider, count in assets.items():
         out.setdefault(provider, {"records": 0, "assets": 0, "findings": 0})["assets"] = count
     for provider, count in findings.items():
         out.setdefault(provider, {"records": 0, "assets": 0, "findings": 0})["findings"] = count
     if other:
         out.setdefault(OTHER, {"records": 0, "assets": 0, "findings": 0})["as_written"] = \
-            sorted(other)
-        listed = ", ".join(f"{w}: {c}" for w, c in sorted(other.items()))
+            sorted(other)[:MAX_LISTED]
+        listed = ", ".join(f"{w}: {c}" for w, c in sorted(other.items())[:10])
+        more = f" and {len(other) - 10} more" if len(other) > 10 else ""
         report.warnings.append(
             f"{sum(other.values())} result(s) name a provider this model has no name for "
-            f"({listed}): they loaded with provider OTHER, the provider as written kept in "
-            "each asset's metadata.provider")
+            f"({listed}{more}): they loaded with provider OTHER, the provider as written kept "
+            "in each asset's metadata.provider")
     report.providers = dict(sorted(out.items()))

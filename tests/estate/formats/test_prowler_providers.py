@@ -127,7 +127,7 @@ def test_prowlers_examples_merge_only_results_that_are_the_same_check_and_resour
         assert report["duplicates_merged"] == merged, provider
     gcp = load_path(_example("gcp", "ocsf.json")).load_report
     assert gcp["merged"] == [{"finding_id": "<finding_uid>", "records": [2, 3, 4],
-                              "kept": 4}]
+                              "count": 3, "kept": 4}]
 
 
 def _examples_as(tmp_path: Path, layout: str) -> Path:
@@ -303,8 +303,10 @@ def test_results_sharing_a_finding_id_are_each_kept_under_a_new_id(tmp_path: Pat
     report = ds.load_report
     assert report["finding_ids_renamed"] == 2
     assert report["renamed"] == [
-        {"finding_id": "<finding_uid>", "loaded_as": "<finding_uid>#2", "records": [1]},
-        {"finding_id": "<finding_uid>", "loaded_as": "<finding_uid>#3", "records": [2]}]
+        {"finding_id": "<finding_uid>", "loaded_as": "<finding_uid>#2", "records": [1],
+         "count": 1},
+        {"finding_id": "<finding_uid>", "loaded_as": "<finding_uid>#3", "records": [2],
+         "count": 1}]
 
 
 def test_a_new_id_never_takes_an_id_the_file_uses(tmp_path: Path) -> None:
@@ -409,3 +411,45 @@ def test_list_accounts_keeps_one_account_id_of_two_providers_apart(tmp_path: Pat
     accounts = list_accounts(load_path(_write_json(tmp_path / "two.ocsf.json", [*aws, *gcp])))
     assert sorted(zip(accounts["provider"], accounts["assets"], strict=True)) == [
         ("AWS", 4), ("GCP", 3)]
+
+
+# -- a file cannot flood the report ----------------------------------------------------------
+
+
+def test_a_result_repeated_many_times_is_one_merge_entry_of_bounded_size(
+        tmp_path: Path) -> None:
+    rec = ocsf("aws")[0]
+    ds = load_path(_write_json(tmp_path / "many.ocsf.json", [rec] * 300))
+    report = ds.load_report
+    assert report["duplicates_merged"] == 299 and len(ds.findings) == 1
+    (entry,) = report["merged"]
+    assert (len(entry["records"]), entry["count"], entry["kept"]) == (20, 300, 299)
+
+
+def test_rescans_of_many_accounts_are_warned_about_ten_at_a_time(tmp_path: Path) -> None:
+    records = []
+    for n in range(15):
+        for day in (2, 9):
+            rec = ocsf("aws")[0]
+            rec["cloud"]["account"]["uid"] = f"1111222233{n:02d}"
+            rec["finding_info"]["uid"] += f"-{n}"
+            rec["time_dt"] = f"2026-03-0{day}T09:00:00"
+            records.append(rec)
+    warnings = load_path(_write_json(tmp_path / "rescans.ocsf.json", records)).load_report[
+        "warnings"]
+    assert sum("appears in more than one scan" in w for w in warnings) == 10
+    assert "5 more accounts appear more than once: 5 more repeated" in warnings[10]
+
+
+def test_provider_words_are_quoted_short_and_listed_up_to_fifty(tmp_path: Path) -> None:
+    records = []
+    for n in range(60):
+        rec = ocsf("github")[0]
+        rec["cloud"]["provider"] = f"{n:02d}{'x' * 200}"
+        rec["finding_info"]["uid"] = f"finding-{n}"
+        records.append(rec)
+    report = load_path(_write_json(tmp_path / "words.ocsf.json", records)).load_report
+    words = report["providers"]["OTHER"]["as_written"]
+    assert len(words) == 50 and max(map(len, words)) == 64
+    assert report["providers"]["OTHER"]["records"] == 60
+    assert max(map(len, report["warnings"])) < 1200
