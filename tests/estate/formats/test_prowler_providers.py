@@ -19,7 +19,13 @@ from typing import Any
 import pytest
 from prowler_scans import SCANS, csv_rows, ocsf, write_csv
 
-from cloudg_nb.estate import Dataset, DatasetLoadError, list_accounts, load_path
+from cloudg_nb.estate import (
+    Dataset,
+    DatasetLoadError,
+    ReferenceNotFoundError,
+    list_accounts,
+    load_path,
+)
 from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv_by_row
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -453,3 +459,16 @@ def test_provider_words_are_quoted_short_and_listed_up_to_fifty(tmp_path: Path) 
     assert len(words) == 50 and max(map(len, words)) == 64
     assert report["providers"]["OTHER"]["records"] == 60
     assert max(map(len, report["warnings"])) < 1200
+
+
+def test_an_arn_a_second_provider_also_claims_is_not_resolved_to_either(
+        tmp_path: Path) -> None:
+    github = ocsf("github")
+    github[0]["resources"][0].update(uid="arn:aws:s3:::shop-media", name="harmless")
+    ds = load_path(_write_json(tmp_path / "claim.ocsf.json", [*github, *ocsf("aws")]))
+    with pytest.raises(ReferenceNotFoundError) as err:
+        ds.resolve("arn:aws:s3:::shop-media")
+    assert err.value.data["candidates"] == ["github/shop-org/arn:aws:s3:::shop-media",
+                                            "aws/111122223333/arn:aws:s3:::shop-media"]
+    bucket = ds.assets.iloc[ds.resolve("aws/111122223333/arn:aws:s3:::shop-media")]
+    assert (bucket["name"], bucket["provider"]) == ("shop-media", "AWS")
