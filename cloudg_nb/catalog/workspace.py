@@ -89,7 +89,7 @@ _LOAD_REPORT = obj({
     "renamed": arr(obj({"finding_id": STR, "loaded_as": STR, "records": arr(INT),
                         "count": INT})),
     "assets_kept_apart": INT,
-    "kept_apart": arr(obj({"id": STR, "loaded_as": arr(STR)})),
+    "kept_apart": arr(obj({"id": STR, "loaded_as": arr(STR), "count": INT})),
     "providers": str_map(obj({"records": INT, "assets": INT, "findings": INT,
                               "as_written": arr(STR)},
                              required=["records", "assets", "findings"])),

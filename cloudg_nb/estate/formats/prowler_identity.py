@@ -83,9 +83,9 @@ def kubernetes_cluster_of_uid(finding_uid: str, check: str | None) -> str | None
 _QUOTED = 64
 
 
-def quoted(text: str) -> str:
-    """``text`` as a message quotes a value from the file: at most ``_QUOTED`` characters."""
-    return text if len(text) <= _QUOTED else text[:_QUOTED - 1] + "…"
+def quoted(text: str, limit: int = _QUOTED) -> str:
+    """``text`` as a message quotes a value from the file: at most ``limit`` characters."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def scope_label(word: str, account: str | None) -> str:
@@ -211,11 +211,13 @@ def merge_repeats(rows: Sequence[int], fids: Sequence[str], idents: Sequence[Has
 def report_kept_apart(report: LoadReport, resources: dict[str, list[str]],
                       accounts: dict[str, list[str]]) -> None:
     """Count, list and warn about the resource ids (``resources``: id as written → the asset
-    ids it loaded as) and account ids (``accounts``: likewise) given under several scopes."""
+    ids it loaded as, the first ``_INDEXES_LISTED`` listed) and account ids (``accounts``:
+    likewise) given under several scopes."""
     for written, ids in (*resources.items(), *accounts.items()):
         report.assets_kept_apart += 1
         if len(report.kept_apart) < MAX_LISTED:
-            report.kept_apart.append({"id": written, "loaded_as": list(ids)})
+            report.kept_apart.append({"id": written, "loaded_as": list(ids[:_INDEXES_LISTED]),
+                                      "count": len(ids)})
     if resources:
         report.warnings.append(
             f"{len(resources)} resource id(s) appear under more than one provider, account or "
@@ -251,8 +253,8 @@ def summarise_providers(report: LoadReport, records: Counter[str], assets: Count
     if other:
         out.setdefault(OTHER, {"records": 0, "assets": 0, "findings": 0})["as_written"] = \
             sorted(other)[:MAX_LISTED]
-        listed = ", ".join(f"{w}: {c}" for w, c in sorted(other.items())[:10])
-        more = f" and {len(other) - 10} more" if len(other) > 10 else ""
+        listed = ", ".join(f"{quoted(w, 24)}: {c}" for w, c in sorted(other.items())[:5])
+        more = f" and {len(other) - 5} more" if len(other) > 5 else ""
         report.warnings.append(
             f"{sum(other.values())} result(s) name a provider this model has no name for "
             f"({listed}{more}): they loaded with provider OTHER, the provider as written kept "

@@ -234,7 +234,7 @@ def test_one_resource_id_in_two_clusters_is_two_assets_named_in_the_report(
             "kubernetes/prod-eks/kube-system/kubelet-config"} <= ids
     assert ds.load_report["kept_apart"] == [{"id": "kubelet-config", "loaded_as": [
         "kubernetes/kind-shop/kube-system/kubelet-config",
-        "kubernetes/prod-eks/kube-system/kubelet-config"]}]
+        "kubernetes/prod-eks/kube-system/kubelet-config"], "count": 2}]
     assert ds.load_report["assets_kept_apart"] == 1
 
 
