@@ -1,13 +1,9 @@
 """What a loader did with each record: ``LoadReport`` (counts, skipped records, notes).
 
 Readers validate record by record: a bad record is skipped and reported by index, field and
-reason (``skip``), or, when the caller asked for ``strict``, the whole load fails naming it.
-A value loaded as something other than what the file says (a missing severity → UNKNOWN) is
-reported too (``note``). What a load merges or keeps apart is counted and named: repeated
-results merged (``merged``), finding ids renamed (``renamed``), resource ids split per provider
-or account (``kept_apart``), and what loaded per provider (``providers``). ``to_dict`` is the
-``load_report`` of the load_dataset result.
-"""
+reason in the format's own terms (or, under ``strict``, fails the load); a value not read as
+written is a ``note``; what a scanner load merged, renamed or kept apart, and what loaded per
+provider, is counted and named. ``to_dict`` is the load_dataset result's ``load_report``."""
 
 from __future__ import annotations
 

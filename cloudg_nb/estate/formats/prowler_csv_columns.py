@@ -1,9 +1,8 @@
 """Column-wise loading of Prowler CSV, the fast path of ``prowler_csv.read_prowler_csv``: the
-columns come as Arrow arrays (``prowler_csv_parse``), each encoded once (codes + distinct
-stripped cells); the row checks of ``prowler_csv`` and the rules of ``prowler.dataset_of_rows``
-run on distinct values and whole columns, and frames are built as ``normalize_*`` leaves them.
-Output identical to the row path (tests hold it); ``read_columns`` returns None when pandas
-refuses the file (the row path then reads it)."""
+columns come as Arrow arrays (``prowler_csv_parse``), each encoded once; the row checks of
+``prowler_csv`` and the rules of ``prowler.dataset_of_rows`` (``prowler_csv_identity``) run on
+distinct values and whole columns, frames built as ``normalize_*`` leaves them. Output identical
+to the row path (tests hold it); None when pandas refuses the file (the row path reads it)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
-"""Who and what a Prowler check result is about, one rule for every Prowler reader (JSON-OCSF,
-CSV row and column paths, native JSON, ASFF): its provider, its scope (provider, account and,
-for Kubernetes, namespace), its asset id and when two results are the same one.
-
-A file may hold several scans (of several providers), so nothing merges across scopes: a
-resource id given under more than one scope is one asset per scope (``scoped_asset_id``), an
-account id under more than one provider one account asset per provider; results sharing a
-finding id merge only when they are the same check on the same resource in the same scope (a
-re-scan: the newest kept), else each is kept, the later ones under ``<id>#2``, ``#3`` ... Every
-merge, renaming and split is counted and named in the ``LoadReport``.
-"""
+"""What a Prowler check result is about, one rule for every Prowler reader: its provider and
+scope (provider, account, Kubernetes namespace). Nothing merges across scopes: an id given under
+several scopes is one asset per scope; results sharing a finding id merge only when they are the
+same check on the same resource in the same scope (a re-scan: the newest kept), else each keeps
+its result under ``<id>#2`` ...; every merge, renaming and split is counted and named."""
 
 from __future__ import annotations
 
