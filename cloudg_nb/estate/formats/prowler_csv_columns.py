@@ -403,12 +403,12 @@ def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
     ds = _dataset(col, details, rows, renamed, status[rows], severity[rows], provider[rows],
                   scopes, keys[acct_code[rows]], times[rows], report, file=path.name,
                   name=name)
+    failing = np.bincount(provider[rows][status[rows] == _FAIL], minlength=len(_PROVIDER_WORDS))
     summarise_providers(
         report, Counter({words[w]: int(c) for w, c in enumerate(
             np.bincount(word[valid], minlength=len(words)).tolist()) if c}),
-        Counter(ds.assets["provider"].tolist()),
-        Counter(_objects(list(_PROVIDER_WORDS))[provider[rows][status[rows] == _FAIL]]
-                .tolist()))
+        Counter({str(p): int(c) for p, c in ds.assets["provider"].value_counts().items()}),
+        Counter({_PROVIDER_WORDS[p]: int(c) for p, c in enumerate(failing.tolist()) if c}))
     ds.load_report = report.to_dict()
     return ds
 
@@ -418,6 +418,16 @@ def _code(seen: list[str], value: str) -> int:
     if value not in seen:
         seen.append(value)
     return seen.index(value)
+
+
+def _uid_codes(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray) -> np.ndarray:
+    """Per row of ``rows`` (``uid`` its resource): a code shared by exactly the rows of equal
+    resource; hashed by Arrow when every row has its own RESOURCE_UID (no boxed strings)."""
+    uid_col = col["RESOURCE_UID"]
+    arrow = uid_col._arrow  # (a per-row column's Arrow text: one cell per row)
+    if arrow is not None and uid_col.filled_at(rows).all():
+        return _indices(_encoded(arrow))[uid_col.codes[rows]]  # (every row's, then taken)
+    return pd.factorize(uid)[0]
 
 
 def _uid_at(col: dict[str, _Column], rows: np.ndarray) -> np.ndarray:
@@ -444,10 +454,10 @@ def _dataset(col: dict[str, _Column], details: pa.ChunkedArray | None, rows: np.
     report.passed += int((status == _PASS).sum())
     report.manual += int((status == _MANUAL).sum())
     fail = np.flatnonzero(status == _FAIL)
-    ids, acct_key = asset_ids(rows, uid, scopes, acct_key, report)
-    word = scopes.word[rows]
+    ids, acct_key = asset_ids(rows, uid, lambda: _uid_codes(col, rows, uid), scopes,
+                              acct_key, report)
     assets = _assets(col, rows, ids, uid, arn, res_name, provider, scopes.acct[rows], acct_key,
-                     [scopes.words[w] for w in word.tolist()])
+                     scopes.word[rows], scopes.words)
     comp = col["COMPLIANCE"]
     mappings = [compliance_of(s) for s in comp.values.tolist()]
     evidence, ipv6_only = _details(details, rows[fail])
@@ -480,10 +490,10 @@ def _combined(*codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _assets(col: dict[str, _Column], rows: np.ndarray, ids: np.ndarray, uid: np.ndarray,
             arn: np.ndarray, res_name: np.ndarray, provider: np.ndarray, acct: np.ndarray,
-            acct_key: np.ndarray, words: list[str]) -> pd.DataFrame:
+            acct_key: np.ndarray, word: np.ndarray, words: list[str]) -> pd.DataFrame:
     """Each row's account (first) then resource (asset id ``ids``, its uid as written
-    ``uid``), the first of each id kept, in row order; ``words``: each row's provider word,
-    kept in the metadata of an OTHER provider's assets."""
+    ``uid``), the first of each id kept, in row order; ``word``: each row's provider word (a
+    code into ``words``), kept in the metadata of an OTHER provider's assets."""
     m = len(rows)
     if not m:
         return empty_frame("assets")
@@ -544,7 +554,7 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, ids: np.ndarray, uid: np.
     ).astype(bool))
     metadata[np.flatnonzero(res)[described]] = _copies(metas[described])
     for i in np.flatnonzero(provider[of_row] == _PROVIDER_WORDS.index("OTHER")).tolist():
-        metadata[i] = {**(metadata[i] or {}), "provider": words[int(of_row[i])]}
+        metadata[i] = {**(metadata[i] or {}), "provider": words[int(word[of_row[i]])]}
     return _canonical({
         "id": keys[first], "arn": asset_arn, "name": name, "asset_type": asset_type,
         "provider": prov, "region": region, "account_id": acct[of_row], "tags": tags,

@@ -38,12 +38,13 @@ class Scopes:
         self.acct = accounts[acct_code]
         distinct = pd.factorize(accounts)[0]  # (equal texts of both account columns: one)
         self.account_codes = distinct[acct_code]
+        # one int per (word, account[, namespace]); the sizes bound each factor (no overflow)
         key = word.astype(np.int64) * (int(distinct.max(initial=0)) + 2) \
             + self.account_codes + 1
         if k8s.any():  # a Kubernetes result's namespace is part of its scope
             key = pd.factorize(key)[0].astype(np.int64) * (len(region.values) + 1) \
                 + np.where(k8s, region.codes + 1, 0)
-        self.code = pd.factorize(key)[0]
+        self.code = key
 
     def pair(self, row: int) -> tuple[str, str | None]:
         """(provider word, account) of ``row``, as warnings name a scope."""
@@ -86,15 +87,18 @@ def merged(rows: np.ndarray, fid: _Column, check: _Column, uid_at: Callable[[np.
         renamed
 
 
-def asset_ids(rows: np.ndarray, uid: np.ndarray, scopes: Scopes, acct_key: np.ndarray,
-              report: LoadReport) -> tuple[np.ndarray, np.ndarray]:
-    """Per kept row (``uid`` and the account asset key given per kept row): its resource's
-    asset id and its account's, ids given under several scopes kept apart and reported."""
+def asset_ids(rows: np.ndarray, uid: np.ndarray, uid_codes: Callable[[], np.ndarray],
+              scopes: Scopes, acct_key: np.ndarray, report: LoadReport
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Per kept row (``uid`` and the account asset key given per kept row; ``uid_codes``
+    gives one code per distinct uid, asked only when the rows hold several scopes): its
+    resource's asset id and its account's, ids given under several scopes kept apart and
+    reported."""
     ids = uid
     split: dict[str, dict[str, None]] = {}
     scope = scopes.code[rows]
     if len(rows) and (scope != scope[0]).any():
-        shared = np.flatnonzero(shared_across_scopes(pd.factorize(uid)[0], scope))
+        shared = np.flatnonzero(shared_across_scopes(uid_codes(), scope))
         if len(shared):
             ids = uid.copy()
             for i in shared.tolist():
@@ -105,13 +109,9 @@ def asset_ids(rows: np.ndarray, uid: np.ndarray, scopes: Scopes, acct_key: np.nd
                 split.setdefault(uid[i], {})[ids[i]] = None
     split_accounts: dict[str, dict[str, None]] = {}
     codes = scopes.account_codes[rows]
-    has = codes >= 0
-    words = scopes.word[rows]
-    if has.any():
-        width = len(scopes.words)
-        pairs = np.unique(codes[has].astype(np.int64) * width + words[has])
-        per_account = np.bincount(pairs // width, minlength=int(codes.max()) + 1)
-        shared_rows = np.flatnonzero(has & (per_account[np.maximum(codes, 0)] > 1))
+    has = np.flatnonzero(codes >= 0)
+    if len(has) and len(scopes.words) > 1:  # (one provider word: no account is shared)
+        shared_rows = has[shared_across_scopes(codes[has], scopes.word[rows][has])]
         if len(shared_rows):
             acct_key = acct_key.copy()
             for i in shared_rows.tolist():

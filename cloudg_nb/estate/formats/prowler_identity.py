@@ -115,13 +115,15 @@ def account_asset_id(word: str, account: str, shared: bool) -> str:
 
 def shared_across_scopes(ids: np.ndarray, scopes: np.ndarray) -> np.ndarray:
     """Per row: whether its id (an int code per row) is given under more than one scope
-    (an int code per row) in the file."""
+    (an int code per row) in the file: some row of the id has another scope than its first
+    row (scatters, no sort)."""
     if not len(ids):
         return np.zeros(0, dtype=bool)
-    width = int(scopes.max()) + 1
-    pairs = np.unique(ids.astype(np.int64) * width + scopes)
-    per_id = np.bincount(pairs // width, minlength=int(ids.max()) + 1)
-    return per_id[ids] > 1
+    first_scope = np.empty(int(ids.max()) + 1, dtype=scopes.dtype)
+    first_scope[ids[::-1]] = scopes[::-1]  # (the earliest row writes last)
+    shared = np.zeros(len(first_scope), dtype=bool)
+    shared[ids[scopes != first_scope[ids]]] = True
+    return shared[ids]
 
 
 #: Accounts whose repeated results get a warning each (the rest share one); record indexes
