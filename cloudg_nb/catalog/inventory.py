@@ -48,7 +48,8 @@ QueryArg = Annotated[str | None, Field(
     max_length=256, description="Text to look for in asset names, ids and ARNs "
                                 "(case-insensitive substring).")]
 ProviderArg = Annotated[list[Provider] | Provider | None, enum_values(Provider), Field(
-    description="Cloud provider(s): AWS, AZURE, GCP (case-insensitive).")]
+    description="Cloud provider(s): AWS, AZURE, GCP, KUBERNETES, or OTHER (providers the "
+                "model has no name for, e.g. M365, GitHub; case-insensitive).")]
 TypesArg = Annotated[list[AssetType] | AssetType | None, enum_values(AssetType), Field(
     description="Asset type(s), e.g. EC2, S3_BUCKET, IAM_ROLE, RDS_INSTANCE, KMS_KEY "
                 "(explain_asset_type lists them; case-insensitive).")]
@@ -181,9 +182,10 @@ _COUNTS = obj({"dataset": STR, "group_by": STR, "total": INT,
 def list_accounts(
     ctx: ToolContext, dataset: DatasetArg = "", limit: LimitArg = 50, cursor: CursorArg = None
 ) -> dict[str, Any]:
-    """List the cloud accounts (AWS accounts, Azure subscriptions, GCP projects) with their
-    provider, asset count, internet-exposed assets, open findings, and whether the account
-    lies outside the estate (external)."""
+    """List the cloud accounts (AWS accounts, Azure subscriptions, GCP projects, Kubernetes
+    clusters) with their provider, asset count, internet-exposed assets, open findings, and
+    whether the account lies outside the estate (external); one id used by two providers is
+    two accounts."""
     ds = dataset_of(ctx, dataset)
     version = ds.version
     return page(ds, version, estate.list_accounts(ds), {}, limit, cursor)

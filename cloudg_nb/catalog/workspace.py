@@ -25,7 +25,7 @@ from ..workspace import Workspace, summary_uri
 from .choices import one_of, read_by
 from .conventions import DatasetArg, dataset_of, progress_of
 from .effects import export_files
-from .schemas import BOOL, INT, NSTR, OBJ, STR, arr, int_map, obj
+from .schemas import BOOL, INT, NSTR, OBJ, STR, arr, int_map, obj, str_map
 
 __all__ = ["register", "EXPORT_FORMATS", "SAMPLE_NAMES"]
 
@@ -81,10 +81,24 @@ def _evicted(names: list[str]) -> dict[str, Any]:
 _EVICTED = {"evicted": arr(STR), "note": STR}
 _LOAD_ISSUE = obj({"index": INT, "field": STR, "reason": STR, "file": STR},
                   required=["index", "field", "reason"])
-_LOAD_REPORT = obj({"file": STR, "records": INT, "loaded_records": INT, "findings": INT,
-                    "passed_checks": INT, "manual_checks": INT, "duplicates_merged": INT,
-                    "skipped": INT, "skipped_records": arr(_LOAD_ISSUE),
-                    "notes": arr(_LOAD_ISSUE), "warnings": arr(STR), "explanation": STR})
+_REPORT_KEYS = {"file": STR, "records": INT, "loaded_records": INT, "findings": INT,
+                "passed_checks": INT, "manual_checks": INT, "duplicates_merged": INT,
+                "skipped": INT, "skipped_records": arr(_LOAD_ISSUE), "notes": arr(_LOAD_ISSUE),
+                "warnings": arr(STR), "explanation": STR}
+#: What a scanner load merged, renamed or kept apart, and what loaded per provider: present
+#: when there is something to say (``estate.formats.load_report``).
+_LOAD_REPORT = obj({
+    **_REPORT_KEYS,
+    "merged": arr(obj({"finding_id": STR, "records": arr(INT), "count": INT, "kept": INT})),
+    "finding_ids_renamed": INT,
+    "renamed": arr(obj({"finding_id": STR, "loaded_as": STR, "records": arr(INT),
+                        "count": INT})),
+    "assets_kept_apart": INT,
+    "kept_apart": arr(obj({"id": STR, "loaded_as": arr(STR), "count": INT})),
+    "providers": str_map(obj({"records": INT, "assets": INT, "findings": INT,
+                              "as_written": arr(STR)},
+                             required=["records", "assets", "findings"])),
+}, required=list(_REPORT_KEYS))
 _LOADED = obj({**_LINE["properties"], "compliance_results": INT, "replaced": BOOL,
                "datasets": arr(STR), **_EVICTED, "load_report": _LOAD_REPORT},
               required=[*_LINE["properties"], "compliance_results", "replaced", "datasets",

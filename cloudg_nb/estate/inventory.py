@@ -315,26 +315,32 @@ def count_assets(ds: Dataset, *, group_by: str = "asset_type", **filters: Any) -
 
 
 def list_accounts(ds: Dataset) -> pd.DataFrame:
-    """One row per account: id, name, provider, assets, exposed, open findings, external."""
+    """One row per account of a provider (an id two providers use is two accounts): id, name,
+    provider, assets, exposed, open findings, external. The name comes from the account's
+    own asset: a CLOUD_ACCOUNT, or a Kubernetes cluster's ``account:`` asset."""
     a = ds.assets
     fidx = ds.finding_index()
     frame = pd.DataFrame({"account_id": a["account_id"], "provider": a["provider"],
                           "exposed": exposed_flags(ds).astype(int),
                           "open_findings": fidx.open_count})
     frame = frame[frame["account_id"].notna()]
-    grouped = frame.groupby("account_id", sort=True).agg(
-        provider=("provider", "first"), assets=("provider", "size"),
-        internet_exposed=("exposed", "sum"), open_findings=("open_findings", "sum"))
-    acct_assets = a[a["asset_type"] == AssetType.CLOUD_ACCOUNT.value]
-    names = dict(zip(acct_assets["account_id"], acct_assets["name"], strict=False))
-    external = {
-        acct for acct, meta in zip(acct_assets["account_id"], acct_assets["metadata"],
-                                   strict=False)
-        if isinstance(meta, dict) and meta.get("external")
-    }
+    grouped = frame.groupby(["account_id", "provider"], sort=True).agg(
+        assets=("exposed", "size"), internet_exposed=("exposed", "sum"),
+        open_findings=("open_findings", "sum"))
+    own = (a["asset_type"] == AssetType.CLOUD_ACCOUNT.value) | (
+        (a["asset_type"] == AssetType.KUBERNETES_CLUSTER.value)
+        & a["id"].astype(str).str.startswith("account:"))
+    acct_assets = a[own]
+    keys = list(zip(acct_assets["account_id"], acct_assets["provider"], strict=True))
+    names = dict(zip(keys, acct_assets["name"], strict=True))
+    external = {key for key, meta in zip(keys, acct_assets["metadata"], strict=True)
+                if isinstance(meta, dict) and meta.get("external")}
     out = grouped.reset_index()
-    out.insert(1, "name", out["account_id"].map(names).astype(object))
-    out["external"] = out["account_id"].isin(external)
+    pairs = list(zip(out["account_id"], out["provider"], strict=True))
+    out.insert(1, "name", pd.Series([names.get(p) for p in pairs], dtype=object))
+    out["external"] = [p in external for p in pairs]
+    out = out[["account_id", "name", "provider", "assets", "internet_exposed", "open_findings",
+               "external"]]
     for col in ("assets", "internet_exposed", "open_findings"):
         out[col] = out[col].astype(np.int64)
     return out.reset_index(drop=True)

@@ -76,6 +76,10 @@ class AssetType(StrEnum):
 
 
 class Provider(StrEnum):
+    """Whose resource an asset is: a cloud, ``KUBERNETES`` (a cluster and its resources, the
+    cluster standing as their account), or ``OTHER`` for a provider the model has no name for
+    (M365, GitHub ...: scanner loaders keep the provider as written in ``metadata.provider``)."""
+
     AWS = "AWS"
     AZURE = "AZURE"
     GCP = "GCP"

@@ -1,9 +1,11 @@
 """Asset reference resolution: the lookup tables behind ``Dataset.resolve``.
 
-A reference resolves, in this order: internal id; exact ARN (or ``metadata.resource_id``);
-exact unique name; unique text after the last ``/`` of an ARN or id; unique
-case-insensitive name. A miss or an ambiguous reference raises ``ReferenceNotFoundError``
-with up to 3 close matches (and the candidates when ambiguous) in its data.
+A reference resolves, in this order: internal id; exact unique ARN (or
+``metadata.resource_id``; an ARN two assets hold, as scans of two accounts or providers may
+give, is ambiguous); exact unique name; unique text after the last ``/`` of an ARN or id;
+unique case-insensitive name. A miss or an ambiguous reference raises
+``ReferenceNotFoundError`` with up to 3 close matches (and the candidates when ambiguous) in
+its data.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class AssetIndex:
         self._metadata = assets["metadata"].tolist()
         self._row_of_id: dict[str, int] | None = None
         self._row_of_arn: dict[str, int] | None = None
+        self._arn_repeats: _Groups | None = None
         self._by_name: _Groups | None = None
         self._by_lower: _Groups | None = None
         self._by_tail: _Groups | None = None
@@ -144,6 +147,18 @@ class AssetIndex:
                     arn_map.setdefault(key, row)
             self._row_of_arn = arn_map
         return self._row_of_arn
+
+    @property
+    def arn_repeats(self) -> _Groups:
+        """ARN → its rows, for the ARNs more than one asset holds."""
+        if self._arn_repeats is None:
+            keys = _text_keys(self._arns)
+            codes, _ = pd.factorize(keys)
+            known = codes >= 0
+            counts = np.bincount(codes[known], minlength=1)
+            repeated = np.flatnonzero(known & (counts[np.where(known, codes, 0)] > 1))
+            self._arn_repeats = _Groups(keys[repeated], repeated)
+        return self._arn_repeats
 
     def rows_of_arns(self, refs: Iterable[Any]) -> dict[str, int]:
         """``row_of_arn`` for ``refs`` only: one pass over the ARNs (and the resource ids,
@@ -205,7 +220,8 @@ class AssetIndex:
             return row, []
         row = self.row_of_arn.get(ref)
         if row is not None:
-            return row, []
+            repeats = self.arn_repeats.get(ref)
+            return (row, []) if repeats is None else (None, [int(r) for r in repeats])
         ambiguous: list[int] = []
         for rows in self._name_matches(ref):
             if rows is None:

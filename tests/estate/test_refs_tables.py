@@ -1,5 +1,5 @@
 """AssetIndex tables built on first use (vectorised) answer as the row-by-row tables did:
-candidate order, first-wins ARNs, text-only keys."""
+candidate order, an ARN held twice ambiguous, text-only keys."""
 
 from __future__ import annotations
 
@@ -19,12 +19,22 @@ def test_a_tail_shared_by_arns_and_ids_lists_the_arn_rows_first_then_the_id_rows
     assert err.value.data["candidates"] == ["b", "c/t", "a/t"]
 
 
-def test_an_arn_named_twice_resolves_to_its_first_asset_before_any_resource_id() -> None:
+def test_an_arn_two_assets_hold_is_ambiguous_and_names_them_not_the_resource_id() -> None:
+    # (scans of two accounts or providers give one ARN to two assets: neither is guessed)
     d = Dataset.from_records(assets=[
         {"id": "one", "name": "n1", "metadata": {"resource_id": "arn:shared"}},
         {"id": "two", "name": "n2", "arn": "arn:shared"},
         {"id": "three", "name": "n3", "arn": "arn:shared"}])
-    assert d.resolve("arn:shared") == 1
+    with pytest.raises(ReferenceNotFoundError) as err:
+        d.resolve("arn:shared")
+    assert err.value.data["candidates"] == ["two", "three"]
+
+
+def test_an_arn_one_asset_holds_resolves_before_a_resource_id() -> None:
+    d = Dataset.from_records(assets=[
+        {"id": "one", "name": "n1", "metadata": {"resource_id": "arn:mine"}},
+        {"id": "two", "name": "n2", "arn": "arn:mine"}])
+    assert d.resolve("arn:mine") == 1
 
 
 def test_names_and_arns_that_are_not_text_are_not_keys() -> None:

@@ -31,6 +31,14 @@ _ALIASES = {
     "status_code": "Compliance.Status", "severity": "Severity.Label",
     "cloud": "AwsAccountId", "cloud.account": "AwsAccountId",
 }
+#: Why a finding is skipped, in ASFF's terms (by the record reader's field names).
+_REASONS = {
+    "resources": "missing or empty: the finding names no resource",
+    "resources[0]": "not an object (an ASFF resource has Type and Id)",
+    "resources[0].uid": "missing: the finding's first resource has no Id",
+    "finding_info.uid": "missing: the finding has no Id",
+    "status_code": "not PASSED, FAILED, WARNING or NOT_AVAILABLE",
+}
 #: ``arn:partition:service:region:account:resource`` (the resource part may hold ``/``, ``:``).
 _ARN = re.compile(r"^arn:[^:]*:[^:]*:[^:]*:[^:]*:(.+)$")
 #: Prowler cuts each RelatedRequirements entry to 63 characters.
@@ -241,7 +249,7 @@ def read_asff(path: Path, *, name: str = "dataset", strict: bool = False) -> Dat
 
     records = asff_records(path)
     report = LoadReport(path.name, strict=strict, records=len(records),
-                        aliases=dict(_ALIASES))
+                        aliases=dict(_ALIASES), reasons=dict(_REASONS))
     mapped: list[Any] = []
     for i, rec in enumerate(records):
         mapped.append(None)

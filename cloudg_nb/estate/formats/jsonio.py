@@ -1,4 +1,6 @@
-"""Reading JSON and JSON-lines files with errors that name the file and the problem."""
+"""Reading JSON and JSON-lines files with errors that name the file and the problem; a file
+of several JSON documents one after another (``cat`` of two scanner outputs) is read as
+such (``read_json_documents``)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ from typing import Any
 
 from ..errors import DatasetLoadError
 
-__all__ = ["read_json", "read_json_lines", "read_json_or_lines", "read_text", "parse_json",
-           "first_line", "MAX_FILE_BYTES", "TOO_DEEP"]
+__all__ = ["read_json", "read_json_lines", "read_json_or_lines", "read_json_documents",
+           "read_text", "parse_json", "first_line", "MAX_FILE_BYTES", "TOO_DEEP"]
 
 #: Files larger than this are refused before reading (2 GiB).
 MAX_FILE_BYTES = 2 * 1024**3
@@ -61,13 +63,45 @@ def read_json(path: Path, text: str | None = None) -> Any:
     try:
         return parse_json(text, path.name)
     except json.JSONDecodeError as exc:
-        rest = text[exc.pos:].rstrip()
-        truncated = exc.pos >= len(text.rstrip()) - 1 or (
-            exc.msg.startswith("Unterminated string") and "\n" not in rest)
-        what = "truncated" if truncated else "malformed"
-        raise DatasetLoadError(
-            path.name, f"the JSON is {what} (line {exc.lineno}, column {exc.colno})",
-            data={"line": exc.lineno, "column": exc.colno, "reason": what}) from None
+        raise _broken(path, text, exc) from None
+
+
+def _broken(path: Path, text: str, exc: json.JSONDecodeError) -> DatasetLoadError:
+    """The load error for JSON that stops parsing at ``exc``: truncated or malformed."""
+    rest = text[exc.pos:].rstrip()
+    truncated = exc.pos >= len(text.rstrip()) - 1 or (
+        exc.msg.startswith("Unterminated string") and "\n" not in rest)
+    what = "truncated" if truncated else "malformed"
+    return DatasetLoadError(
+        path.name, f"the JSON is {what} (line {exc.lineno}, column {exc.colno})",
+        data={"line": exc.lineno, "column": exc.colno, "reason": what})
+
+
+def read_json_documents(path: Path, text: str | None = None) -> list[Any]:
+    """The JSON documents of a file, in order: one for a JSON file, several when documents
+    follow one another (``[...][...]``, ``[...]\n[...]``, JSON lines); where one breaks the
+    error names the line and column."""
+    text = read_text(path) if text is None else text
+    try:
+        return [parse_json(text, path.name)]
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise _broken(path, text, exc) from None
+    decoder = json.JSONDecoder()
+    out: list[Any] = []
+    pos, end = 0, len(text)
+    while True:
+        while pos < end and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= end:
+            return out
+        try:
+            doc, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise _broken(path, text, exc) from None
+        except RecursionError:
+            raise DatasetLoadError(path.name, TOO_DEEP, data={"reason": "too_deep"}) from None
+        out.append(doc)
 
 
 def read_json_lines(path: Path, text: str | None = None) -> list[Any]:
@@ -86,12 +120,19 @@ def read_json_lines(path: Path, text: str | None = None) -> list[Any]:
 
 
 def read_json_or_lines(path: Path) -> Any:
-    """A file that is a JSON array, one JSON document or JSON lines: an array is read as one
-    document (malformed JSON named by line and column); other text as one document, else as
-    JSON lines (a bad line named by its number)."""
+    """A file that is a JSON array (or several, one after another: read as one), one JSON
+    document or JSON lines: an array is read as one document (malformed JSON named by line
+    and column); other text as one document, else as JSON lines (a bad line named by its
+    number)."""
     text = read_text(path)
     if text.lstrip().startswith("["):
-        return read_json(path, text)
+        docs = read_json_documents(path, text)
+        if len(docs) > 1 and all(isinstance(d, list) for d in docs):
+            return [item for doc in docs for item in doc]
+        if len(docs) > 1:
+            raise DatasetLoadError(path.name, "the file holds a JSON array followed by other "
+                                              "JSON; expected arrays (or JSON lines) only")
+        return docs[0]
     try:
         return parse_json(text, path.name)
     except json.JSONDecodeError:

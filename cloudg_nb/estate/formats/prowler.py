@@ -2,22 +2,26 @@
 lines, of OCSF findings.
 
 Each record's first resource becomes an asset (ARN/uid as id, OCSF resource type mapped to
-an ``AssetType``, labels as tags) and each account a CLOUD_ACCOUNT asset; FAIL records
+an ``AssetType``, labels as tags) and each account a CLOUD_ACCOUNT asset (a Kubernetes
+cluster a KUBERNETES_CLUSTER one: Prowler's Kubernetes records carry no ``cloud``, the
+provider and cluster are read where Prowler writes them, ``prowler_identity``); FAIL records
 become findings (muted/suppressed ones suppressed); every record's compliance mapping
 (``unmapped.compliance`` or ``compliance.requirements``) becomes control results: FAIL when
 any failing record maps to the control, else MANUAL when a manual one does, else PASS.
 Records are validated one by one (``LoadReport``): a record without a resource, a finding
 id, a readable status or with a malformed ``cloud`` is skipped and reported by index (or fails
-the load under ``strict``); a missing severity loads as UNKNOWN, reported; records with the
-same finding id (a re-scan) merge, the newest kept. Prowler emits no relationships; the only
-edges are internet exposures derived from failing checks that say so (``finding_exposure``),
-each naming its finding.
+the load under ``strict``); a missing severity loads as UNKNOWN, reported; a result seen
+again (same finding id, check, resource and scope: a re-scan) merges, the newest kept, and
+nothing merges across providers or accounts (``prowler_identity``). Prowler emits no
+relationships; the only edges are internet exposures derived from failing checks that say so
+(``finding_exposure``), each naming its finding.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,15 +38,25 @@ from ..frames import (
     normalize_findings,
 )
 from .json_values import text_of
-from .jsonio import read_json, read_json_lines, read_text
+from .jsonio import read_json_documents, read_json_lines, read_text
 from .load_report import LoadReport
+from .prowler_identity import (
+    account_asset_id,
+    is_kubernetes,
+    kubernetes_cluster_of_uid,
+    merge_repeats,
+    ocsf_provider_word,
+    provider_of,
+    report_kept_apart,
+    scope_word,
+    scoped_asset_id,
+    summarise_providers,
+)
 from .resource_types import asset_type_of
 
 __all__ = ["read_prowler", "read_records", "dataset_of_rows", "looks_like_prowler"]
 
 _REQ = re.compile(r"^\s*([^:]+):\s*(\[.*\])\s*$")
-_PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "google": "GCP",
-              "kubernetes": "KUBERNETES", "k8s": "KUBERNETES"}
 #: Prowler/OCSF severity words and OCSF severity_id values → Severity.
 _SEVERITIES = {"critical": "CRITICAL", "fatal": "CRITICAL", "high": "HIGH", "medium": "MEDIUM",
                "low": "LOW", "informational": "INFO", "info": "INFO", "unknown": "UNKNOWN"}
@@ -167,10 +181,22 @@ def _muted(record: dict[str, Any]) -> bool:
     return flagged or (status or "").lower() in ("suppressed", "muted")
 
 
-def _records(path: Path) -> list[Any]:
+def _records(path: Path) -> tuple[list[Any], int]:
+    """The records of an OCSF file and how many JSON arrays held them (``cat`` of several
+    scans' files gives one array after another)."""
     text = read_text(path)
     stripped = text.lstrip()
-    doc = read_json(path) if stripped.startswith("[") else read_json_lines(path, text)
+    arrays = 1
+    if stripped.startswith("["):
+        docs = read_json_documents(path, text)
+        if not all(isinstance(d, list) for d in docs):
+            raise DatasetLoadError(path.name, "not Prowler OCSF output: a JSON array is "
+                                              "followed by other JSON (expected arrays of "
+                                              "findings, or JSON lines)")
+        doc: Any = docs[0] if len(docs) == 1 else [r for d in docs for r in d]
+        arrays = len(docs)
+    else:
+        doc = read_json_lines(path, text)
     if isinstance(doc, dict) and looks_like_prowler(doc):
         doc = [doc]
     if not isinstance(doc, list):
@@ -179,7 +205,7 @@ def _records(path: Path) -> list[Any]:
     if doc and not any(looks_like_prowler(r) for r in doc):
         raise DatasetLoadError(path.name, "not Prowler OCSF output: no record has "
                                           "finding_info or resources")
-    return doc
+    return doc, arrays
 
 
 def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
@@ -201,10 +227,6 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
         report.skip(index, "cloud.account", "must be an object with uid and name")
         return None
     account = account or {}
-    provider_word = text_of(cloud.get("provider"))
-    provider = _PROVIDERS.get((provider_word or "").lower(), "OTHER")
-    acct_id = text_of(account.get("uid")) or (
-        text_of(account.get("name")) if provider == "KUBERNETES" else None)
     resources = rec.get("resources")
     if not isinstance(resources, list) or not resources:
         report.skip(index, "resources", "missing or empty: the finding names no resource")
@@ -231,51 +253,110 @@ def _record(rec: Any, index: int, report: LoadReport) -> dict[str, Any] | None:
         return None
     group = res.get("group")
     metadata = rec.get("metadata")
-    remediation = rec.get("remediation")
-    product = metadata.get("product") if isinstance(metadata, dict) else None
-    tool = text_of(product.get("name")) if isinstance(product, dict) else None
+    meta = metadata if isinstance(metadata, dict) else {}
     unmapped = rec.get("unmapped")
-    muted_reason = text_of(unmapped.get("muted_reason")) if isinstance(unmapped, dict) else None
+    extra = unmapped if isinstance(unmapped, dict) else {}
+    check = text_of(meta.get("event_code"))
+    word = scope_word(ocsf_provider_word(
+        text_of(cloud.get("provider")), text_of(extra.get("provider")), fid,
+        meta.get("profiles"), "namespace" in res))
+    provider = provider_of(word)
+    provider_uid = text_of(extra.get("provider_uid"))
+    acct_id = text_of(account.get("uid"))
+    acct_name = text_of(account.get("name"))
+    region = text_of(res.get("region"))
+    if provider == "KUBERNETES":  # Prowler names the cluster in the finding uid only
+        acct_id = acct_id or acct_name or kubernetes_cluster_of_uid(fid, check) or provider_uid
+        if acct_name is None and provider_uid and provider_uid != acct_id:
+            acct_name = f"context: {provider_uid}"
+        namespace = text_of(res.get("namespace"))
+        region = region or (f"namespace: {namespace}" if namespace else None)
+    acct_id = acct_id or provider_uid
+    remediation = rec.get("remediation")
+    product = meta.get("product")
+    tool = text_of(product.get("name")) if isinstance(product, dict) else None
+    muted_reason = text_of(extra.get("muted_reason"))
     return {
-        "index": index, "provider": provider, "account_id": acct_id,
-        "account_name": text_of(account.get("name")) or acct_id,
+        "index": index, "word": word, "provider": provider, "account_id": acct_id,
+        "account_name": acct_name or acct_id,
         "cloud_region": text_of(cloud.get("region")), "uid": uid,
         "res_name": text_of(res.get("name")), "res_type": text_of(res.get("type")) or "",
-        "res_region": text_of(res.get("region")), "labels": res.get("labels"),
+        "res_region": region, "labels": res.get("labels"),
         "service": text_of(group.get("name")) if isinstance(group, dict) else None,
         "fid": fid, "status": status, "severity": _severity(rec, index, report),
         "title": text_of(info.get("title")), "desc": text_of(info.get("desc")),
         "evidence": text_of(rec.get("status_detail")) or text_of(rec.get("message")),
         "remediation": text_of(remediation.get("desc")) if isinstance(remediation, dict)
         else None,
-        "check": text_of(metadata.get("event_code")) if isinstance(metadata, dict) else None,
+        "check": check,
         "detected_at": _detected_at(rec, info), "muted": _muted(rec),
         "reqs": _requirements(rec, index, report), "categories": _categories(rec),
         "tool": (tool or "prowler").lower(), "muted_reason": muted_reason or "muted in Prowler",
     }
 
 
+def _ident_scope(row: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    """The scope of a result: provider word, account and (Kubernetes) namespace."""
+    return (row["word"], row["account_id"],
+            row["res_region"] if is_kubernetes(row["word"]) else None)
+
+
 def _merge_duplicates(rows: list[dict[str, Any]], report: LoadReport) -> list[dict[str, Any]]:
-    """One row per finding id: the newest (then the last) wins; re-scans are warned about."""
-    kept: dict[str, dict[str, Any]] = {}
-    rescanned: dict[str, set[str]] = {}
+    """One row per result (``prowler_identity.merge_repeats``): a result seen again merged
+    to the newest, results sharing a finding id otherwise kept under new ids."""
+    counts = Counter(row["fid"] for row in rows)
+    repeated = [row for row in rows if counts[row["fid"]] > 1]
+    if not repeated:
+        return rows
+    kept, renamed = merge_repeats(
+        [row["index"] for row in repeated], [row["fid"] for row in repeated],
+        [(_ident_scope(row), row["uid"], row["check"]) for row in repeated],
+        [row["detected_at"] for row in repeated],
+        [(row["word"], row["account_id"]) for row in repeated], counts, report)
+    keep = set(kept)
+    out = []
     for row in rows:
-        old = kept.get(row["fid"])
-        if old is None:
-            kept[row["fid"]] = row
+        if counts[row["fid"]] > 1:
+            if row["index"] not in keep:
+                continue
+            if row["index"] in renamed:
+                row = {**row, "fid": renamed[row["index"]]}
+        out.append(row)
+    return out
+
+
+def _asset_ids(rows: list[dict[str, Any]], report: LoadReport
+               ) -> tuple[list[str], list[str | None]]:
+    """Per row: its resource's asset id and its account's (None without an account); ids
+    given under several scopes are kept apart (``prowler_identity``) and reported."""
+    scopes: dict[str, dict[tuple[Any, ...], None]] = {}
+    words: dict[str, dict[str, None]] = {}
+    for row in rows:
+        scopes.setdefault(row["uid"], {})[_ident_scope(row)] = None
+        if row["account_id"]:
+            words.setdefault(row["account_id"], {})[row["word"]] = None
+    ids: list[str] = []
+    accounts: list[str | None] = []
+    split: dict[str, dict[str, None]] = {}
+    split_accounts: dict[str, dict[str, None]] = {}
+    for row in rows:
+        uid, acct = row["uid"], row["account_id"]
+        if len(scopes[uid]) > 1:
+            ids.append(scoped_asset_id(row["word"], acct, row["res_region"], uid))
+            split.setdefault(uid, {})[ids[-1]] = None
+        else:
+            ids.append(uid)
+        if acct is None:
+            accounts.append(None)
             continue
-        report.duplicates_merged += 1
-        if old["detected_at"] != row["detected_at"]:
-            times = rescanned.setdefault(str(row["account_id"]), set())
-            times.update(t for t in (old["detected_at"], row["detected_at"]) if t)
-        if (row["detected_at"] or "") >= (old["detected_at"] or ""):
-            kept[row["fid"]] = row
-    for acct, times in sorted(rescanned.items()):
-        report.warnings.append(
-            f"account {acct} appears in more than one scan ({min(times)} .. {max(times)}): "
-            "findings with the same id were merged keeping the newest; load one scan per "
-            "dataset (and compare them with diff_datasets) to avoid counting a check twice")
-    return sorted(kept.values(), key=lambda r: r["index"])
+        shared = len(words[acct]) > 1
+        key = account_asset_id(row["word"], acct, shared)
+        accounts.append(key)
+        if shared:
+            split_accounts.setdefault(acct, {})[key] = None
+    report_kept_apart(report, {k: list(v) for k, v in split.items()},
+                      {k: list(v) for k, v in split_accounts.items()})
+    return ids, accounts
 
 
 def read_prowler(path: Path, *, name: str = "dataset", strict: bool = False) -> Dataset:
@@ -286,7 +367,13 @@ def read_prowler(path: Path, *, name: str = "dataset", strict: bool = False) -> 
         from .prowler_csv import read_prowler_csv
 
         return read_prowler_csv(path, name=name, strict=strict)
-    return read_records(_records(path), file=path.name, name=name, strict=strict)
+    records, arrays = _records(path)
+    report = LoadReport(path.name, strict=strict, records=len(records))
+    if arrays > 1:
+        report.warnings.append(
+            f"the file holds {arrays} JSON arrays one after another (Prowler outputs "
+            "concatenated): all were read as one list, record indexes counting across them")
+    return read_records(records, file=path.name, name=name, strict=strict, report=report)
 
 
 def read_records(records: list[Any], *, file: str, name: str = "dataset",
@@ -308,26 +395,31 @@ def dataset_of_rows(rows: list[dict[str, Any]], report: LoadReport, *, file: str
                     name: str = "dataset", kind: str = "prowler") -> Dataset:
     """The dataset of validated check results (the dicts ``_record`` returns, which a
     columnar reader may build directly: the Prowler CSV), counted in ``report``."""
+    written = Counter(row["word"] for row in rows)
     rows = _merge_duplicates(rows, report)
+    asset_ids, account_ids = _asset_ids(rows, report)
     assets: dict[str, dict[str, Any]] = {}
     findings: list[dict[str, Any]] = []
+    finding_providers: list[str] = []
     controls: dict[tuple[str, str], dict[str, Any]] = {}
     categories: dict[str, list[str]] = {}  # per failing finding: its check's categories
-    for row in rows:
+    for row, asset_id, account_key in zip(rows, asset_ids, account_ids, strict=True):
         provider, acct_id, uid, fid = row["provider"], row["account_id"], row["uid"], row["fid"]
-        if acct_id and f"account:{acct_id}" not in assets:
-            assets[f"account:{acct_id}"] = {
-                "id": f"account:{acct_id}", "name": row["account_name"],
+        other = {"provider": row["word"]} if provider == "OTHER" else {}
+        if account_key and account_key not in assets:
+            assets[account_key] = {
+                "id": account_key, "name": row["account_name"],
                 "asset_type": "KUBERNETES_CLUSTER" if provider == "KUBERNETES"
                 else "CLOUD_ACCOUNT", "provider": provider, "account_id": acct_id,
-                "region": "global", "arn": None, "tags": {}, "metadata": {}}
-        if uid not in assets:
+                "region": "global", "arn": None, "tags": {}, "metadata": dict(other)}
+        if asset_id not in assets:
             raw_type = row["res_type"]
             meta: dict[str, Any] = {"original_type": raw_type} if raw_type else {}
             if row["service"]:
                 meta["service"] = row["service"]
-            assets[uid] = {
-                "id": uid, "name": row["res_name"] or uid.rsplit("/", 1)[-1],
+            meta.update(other)
+            assets[asset_id] = {
+                "id": asset_id, "name": row["res_name"] or uid.rsplit("/", 1)[-1],
                 "asset_type": asset_type_of(raw_type, provider) or "OTHER",
                 "provider": provider, "account_id": acct_id,
                 "region": row["res_region"] or row["cloud_region"] or "global",
@@ -338,8 +430,9 @@ def dataset_of_rows(rows: list[dict[str, Any]], report: LoadReport, *, file: str
             report.findings += 1
             categories[fid] = row["categories"]
             muted = row["muted"]
+            finding_providers.append(provider)
             findings.append({
-                "id": fid, "resource_id": uid,
+                "id": fid, "resource_id": asset_id,
                 "resource_arn": uid if uid.startswith("arn:") else None,
                 "severity": row["severity"], "title": row["title"] or fid,
                 "description": row["desc"], "evidence": row["evidence"],
@@ -374,6 +467,8 @@ def dataset_of_rows(rows: list[dict[str, Any]], report: LoadReport, *, file: str
     f = normalize_findings(pd.DataFrame(findings, dtype=object), source=file)
     comp = normalize_compliance(pd.DataFrame(comp_rows, dtype=object), source=file)
     e = normalize_edges(exposure_edges(f, assets, categories), source=file)
+    summarise_providers(report, written, Counter(a["provider"].tolist()),
+                        Counter(finding_providers))
     ds = Dataset(a, e, f, comp, normalize=False, name=name, source=file, kind=kind)
     ds.load_report = report.to_dict()
     return ds

@@ -21,6 +21,7 @@ from ..finding_exposure import exposure_edges
 from ..frames import normalize_assets, normalize_compliance, normalize_edges, normalize_findings
 from .jsonio import read_text
 from .load_report import LoadReport
+from .prowler_identity import provider_of
 
 __all__ = ["looks_like_prowler_compliance_csv", "read_prowler_compliance_csv",
            "framework_name", "CORE_COLUMNS"]
@@ -35,7 +36,6 @@ _TITLE_COLUMNS = ("REQUIREMENTS_NAME", "REQUIREMENTS_DESCRIPTION",
 #: The account column per provider (AWS and generic, Azure, GCP, Kubernetes, M365).
 _ACCOUNT_COLUMNS = ("ACCOUNTID", "SUBSCRIPTIONID", "PROJECTID", "CONTEXT", "TENANTID")
 _REGION_COLUMNS = ("REGION", "LOCATION", "NAMESPACE")
-_PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "kubernetes": "KUBERNETES"}
 _STATUSES = {"pass": "PASS", "fail": "FAIL", "manual": "MANUAL"}
 #: What Prowler writes for a requirement that no check covers.
 _MANUAL_CHECK, _MANUAL_RESOURCE = "manual", "manual_check"
@@ -134,7 +134,7 @@ def _dataset(rows: list[dict[str, str]], file: str, name: str, report: LoadRepor
                 manual_requirements.add((fw, control))
                 report.manual += 1
             continue
-        provider = _PROVIDERS.get((_cell(row, "PROVIDER") or "").lower(), "OTHER")
+        provider = provider_of(_cell(row, "PROVIDER") or "")
         acct, region = _account(row), _cell(row, *_REGION_COLUMNS)
         key = (check, acct or "", region or "", uid)
         result = results.get(key)

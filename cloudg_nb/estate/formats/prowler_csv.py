@@ -18,9 +18,23 @@ from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from .jsonio import MAX_FILE_BYTES, first_line, read_text
 from .load_report import LoadReport
-from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES, dataset_of_rows
-from .prowler_csv_cells import READ_COLUMNS, READ_SET, categories_of, compliance_of, tags_of
+from .prowler import _SEVERITIES, _STATUSES, dataset_of_rows
+from .prowler_csv_cells import (
+    BAD_STATUS,
+    HEADER_WORDS,
+    NO_FINDING_UID,
+    NO_RESOURCE,
+    READ_COLUMNS,
+    READ_SET,
+    categories_of,
+    compliance_of,
+    header_again,
+    headers_warning,
+    severity_note,
+    tags_of,
+)
 from .prowler_csv_columns import read_columns
+from .prowler_identity import provider_of, scope_word
 
 __all__ = ["looks_like_prowler_csv", "read_prowler_csv", "read_prowler_csv_by_row",
            "REQUIRED_COLUMNS"]
@@ -66,8 +80,10 @@ def _columns(path: Path) -> tuple[dict[str, list[str]], int]:
 def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
                    ) -> list[dict[str, Any]]:
     """The validated check result of each row (what ``prowler._record`` returns for the
-    row's OCSF record); bad rows are skipped and reported as that reader would."""
+    row's OCSF record); bad rows are skipped and reported under the CSV's column names;
+    a repeated header row is no record (warned about)."""
     blank = [""] * n
+    headers: list[int] = []
     mappings: dict[str, dict[str, list[str]]] = {}  # a check's mapping repeats per row
     tag_sets: dict[str, list[dict[str, str]]] = {}  # and tag sets repeat across resources
     out = []
@@ -75,23 +91,27 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
          service, fid, status_word, severity_word, title, desc, evidence, remediation, check,
          time_dt, muted, compliance, categories) in zip(
             range(n), *(cols.get(c, blank) for c in READ_COLUMNS), strict=True):
+        if status_word.upper() in HEADER_WORDS and header_again(
+                {c: cols[c][i] for c in READ_COLUMNS if c in cols}, file=report.file, index=i):
+            headers.append(i)
+            continue
         resource = uid or res_name
         if not resource:
-            report.skip(i, "resources", "missing or empty: the finding names no resource")
+            report.skip(i, "RESOURCE_UID", NO_RESOURCE)
             continue
         if not fid:
-            report.skip(i, "finding_info.uid", "missing: the finding has no id")
+            report.skip(i, "FINDING_UID", NO_FINDING_UID)
             continue
         status = _STATUSES.get(status_word.lower())
         if status is None:
-            report.skip(i, "status_code", "missing or not PASS, FAIL or MANUAL")
+            report.skip(i, "STATUS", BAD_STATUS)
             continue
         severity = _SEVERITIES.get(severity_word.lower())
         if severity is None:
-            reason = "not a severity this reader knows" if severity_word else "missing"
-            report.note(i, "severity", f"{reason}; loaded as UNKNOWN")
+            report.note(i, "SEVERITY", severity_note(severity_word))
             severity = "UNKNOWN"
-        provider = _PROVIDERS.get(provider_word.lower(), "OTHER")
+        word = scope_word(provider_word)
+        provider = provider_of(word)
         acct_id = account_uid or (account_name if provider == "KUBERNETES" else "") or None
         reqs = mappings.get(compliance)
         if reqs is None:
@@ -100,7 +120,7 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
         if labels is None:
             labels = tag_sets[tags] = tags_of(tags)
         out.append({
-            "index": i, "provider": provider, "account_id": acct_id,
+            "index": i, "word": word, "provider": provider, "account_id": acct_id,
             "account_name": account_name or acct_id, "cloud_region": region or None,
             "uid": resource, "res_name": res_name or None, "res_type": res_type,
             "res_region": region or None, "labels": labels,
@@ -111,6 +131,9 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
             "categories": categories_of(categories),
             "tool": "prowler", "muted_reason": "muted in Prowler",
         })
+    if headers:
+        report.records -= len(headers)
+        report.warnings.append(headers_warning(headers))
     return out
 
 

@@ -1,14 +1,14 @@
 """Column-wise loading of Prowler CSV, the fast path of ``prowler_csv.read_prowler_csv``: the
-columns come as Arrow arrays (``prowler_csv_parse``), each encoded once (codes + distinct
-stripped cells); the row checks of ``prowler_csv`` and the rules of ``prowler.dataset_of_rows``
-run on distinct values and whole columns, and frames are built as ``normalize_*`` leaves them.
-Output identical to the row path (tests hold it); ``read_columns`` returns None when pandas
-refuses the file (the row path then reads it)."""
+columns come as Arrow arrays (``prowler_csv_parse``), each encoded once; the row checks of
+``prowler_csv`` and the rules of ``prowler.dataset_of_rows`` (``prowler_csv_identity``) run on
+distinct values and whole columns, frames built as ``normalize_*`` leaves them. Output identical
+to the row path (tests hold it); None when pandas refuses the file (the row path reads it)."""
 
 from __future__ import annotations
 
 import gc
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,9 +25,23 @@ from ..frames import empty_frame
 from ..models import Severity
 from .load_report import LoadReport
 from .on_thread import OnThread
-from .prowler import _PROVIDERS, _SEVERITIES, _STATUSES
-from .prowler_csv_cells import READ_COLUMNS, categories_of, compliance_of, tags_of
+from .prowler import _SEVERITIES, _STATUSES
+from .prowler_csv_cells import (
+    BAD_STATUS,
+    HEADER_WORDS,
+    NO_FINDING_UID,
+    NO_RESOURCE,
+    READ_COLUMNS,
+    categories_of,
+    compliance_of,
+    header_again,
+    headers_warning,
+    severity_note,
+    tags_of,
+)
+from .prowler_csv_identity import Scopes, asset_ids, merged
 from .prowler_csv_parse import POOL, read_cells
+from .prowler_identity import provider_of, scope_word, summarise_providers
 from .resource_types import asset_type_of
 
 __all__ = ["read_columns"]
@@ -244,67 +258,53 @@ def _objects(values: list[Any]) -> np.ndarray:
     return out
 
 
-def _validated(col: dict[str, _Column], n: int, report: LoadReport
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _validated(col: dict[str, _Column], details: pa.ChunkedArray | None, present: set[str],
+               n: int, report: LoadReport) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows that pass ``prowler_csv._check_results``' checks (bad ones skipped, unknown
-    severities noted, in row order), their status and severity codes."""
+    severities noted, in row order; repeated header rows left out and warned about), their
+    status and severity codes."""
+    headers = _header_rows(col, details, present, report)
     has_uid = col["RESOURCE_UID"].filled()[col["RESOURCE_UID"].codes]
     has_name = col["RESOURCE_NAME"].filled()[col["RESOURCE_NAME"].codes]
-    no_resource = ~(has_uid | has_name)
-    no_fid = ~col["FINDING_UID"].filled()[col["FINDING_UID"].codes] & ~no_resource
+    no_resource = ~(has_uid | has_name) & ~headers
+    no_fid = ~col["FINDING_UID"].filled()[col["FINDING_UID"].codes] & ~no_resource & ~headers
     status = col["STATUS"].mapped(
         lambda w: _STATUS_WORDS.index(s) if (s := _STATUSES.get(w.lower())) else -1, np.int8)
-    bad_status = (status < 0) & ~no_resource & ~no_fid
+    bad_status = (status < 0) & ~no_resource & ~no_fid & ~headers
     bad = no_resource | no_fid | bad_status
     for i in np.flatnonzero(bad).tolist():
         if no_resource[i]:
-            report.skip(i, "resources", "missing or empty: the finding names no resource")
+            report.skip(i, "RESOURCE_UID", NO_RESOURCE)
         elif no_fid[i]:
-            report.skip(i, "finding_info.uid", "missing: the finding has no id")
+            report.skip(i, "FINDING_UID", NO_FINDING_UID)
         else:
-            report.skip(i, "status_code", "missing or not PASS, FAIL or MANUAL")
+            report.skip(i, "STATUS", BAD_STATUS)
+    bad |= headers
     sev_col = col["SEVERITY"]
     severity = sev_col.mapped(lambda w: _SEVERITY_WORDS.index(
         _SEVERITIES.get(w.lower(), "UNKNOWN")), np.int8)
     known = sev_col.mapped(lambda w: w.lower() in _SEVERITIES, bool)
     for i in np.flatnonzero(~known & ~bad).tolist():
-        word = sev_col.values[sev_col.codes[i]]
-        reason = "not a severity this reader knows" if word else "missing"
-        report.note(i, "severity", f"{reason}; loaded as UNKNOWN")
+        report.note(i, "SEVERITY", severity_note(sev_col.values[sev_col.codes[i]]))
+    if headers.any():
+        found = np.flatnonzero(headers).tolist()
+        report.records -= len(found)
+        report.warnings.append(headers_warning(found))
     return np.flatnonzero(~bad), status, severity
 
 
-def _merged(rows: np.ndarray, fid_codes: np.ndarray, times: np.ndarray, accounts: np.ndarray,
-            report: LoadReport) -> np.ndarray:
-    """``prowler._merge_duplicates`` on valid ``rows``: one row per finding id, the newest
-    (then the last) kept, re-scans warned about. Only repeated ids are walked one by one."""
-    if not len(rows):
-        return rows
-    ids = fid_codes[rows]
-    repeated = np.bincount(ids)[ids] > 1
-    if not repeated.any():
-        return rows
-    kept: dict[int, int] = {}
-    rescanned: dict[str, set[str]] = {}
-    for row in rows[repeated].tolist():
-        fid = int(fid_codes[row])
-        old = kept.get(fid)
-        if old is None:
-            kept[fid] = row
-            continue
-        report.duplicates_merged += 1
-        old_time, new_time = times[old], times[row]
-        if old_time != new_time:
-            found = rescanned.setdefault(str(accounts[row]), set())
-            found.update(t for t in (old_time, new_time) if t)
-        if (new_time or "") >= (old_time or ""):
-            kept[fid] = row
-    for acct, found in sorted(rescanned.items()):
-        report.warnings.append(
-            f"account {acct} appears in more than one scan ({min(found)} .. {max(found)}): "
-            "findings with the same id were merged keeping the newest; load one scan per "
-            "dataset (and compare them with diff_datasets) to avoid counting a check twice")
-    return np.sort(np.concatenate([rows[~repeated], np.fromiter(kept.values(), np.int64)]))
+def _header_rows(col: dict[str, _Column], details: pa.ChunkedArray | None, present: set[str],
+                 report: LoadReport) -> np.ndarray:
+    """Per row: whether it repeats the header (``prowler_csv_cells.header_again``; only rows
+    whose STATUS cell holds a column name are looked at)."""
+    named = col["STATUS"].mapped(lambda w: w.upper() in HEADER_WORDS, bool)
+    out = np.zeros(len(named), dtype=bool)
+    for i in np.flatnonzero(named).tolist():
+        cells = {c: (col[c].values[col[c].codes[i]] if c != _DETAIL else
+                     (details[i].as_py() or "").strip() if details is not None else "")
+                 for c in READ_COLUMNS if c in present}
+        out[i] = header_again(cells, file=report.file, index=i)
+    return out
 
 
 def _one(value: Any) -> np.ndarray:
@@ -379,11 +379,15 @@ def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
            if c not in (_DETAIL, _FINDING_ID)}
     col[_FINDING_ID] = _Column.of(encoded.result() if encoded else None, n)
     details = cells.get(_DETAIL)
+    present = {c for c in READ_COLUMNS if cells.get(c) is not None}
     del cells, parsed
     report = LoadReport(path.name, strict=strict, records=n)
-    valid, status, severity = _validated(col, n, report)
-    provider = col["PROVIDER"].mapped(
-        lambda w: _PROVIDER_WORDS.index(_PROVIDERS.get(w.lower(), "OTHER")), np.intp)
+    valid, status, severity = _validated(col, details, present, n, report)
+    # the provider word of each distinct PROVIDER cell, as the row path spells it
+    words: list[str] = []
+    word = col["PROVIDER"].mapped(lambda w: _code(words, scope_word(w)), np.intp)
+    provider = np.array([_PROVIDER_WORDS.index(provider_of(w)) for w in words] or [0],
+                        dtype=np.intp)[word]
     # the account: ACCOUNT_UID, else (Kubernetes) ACCOUNT_NAME, else none; as codes into
     # both columns' values, so its asset key is built once per account
     auid, aname = col["ACCOUNT_UID"], col["ACCOUNT_NAME"]
@@ -391,24 +395,54 @@ def _read_columns(path: Path, *, name: str, strict: bool) -> Dataset | None:
     k8s = provider == _PROVIDER_WORDS.index("KUBERNETES")
     acct_code = np.where(auid.filled()[auid.codes], auid.codes, np.where(
         k8s & aname.filled()[aname.codes], len(auid.values) + aname.codes, len(accounts) - 1))
-    acct = accounts[acct_code]
+    scopes = Scopes(word, words, acct_code, accounts, col["REGION"], k8s)
     keys = _objects([None if a is None else "account:" + a for a in accounts.tolist()])
     times = _none_if_empty(col["TIMESTAMP"].text())
-    rows = _merged(valid, col["FINDING_UID"].codes, times, acct, report)
-    ds = _dataset(col, details, rows, status[rows], severity[rows], provider[rows],
-                  acct[rows], keys[acct_code[rows]], times[rows], report, file=path.name,
+    rows, renamed = merged(valid, col[_FINDING_ID], col["CHECK_ID"],
+                           lambda at: _uid_at(col, at), scopes, times, report)
+    ds = _dataset(col, details, rows, renamed, status[rows], severity[rows], provider[rows],
+                  scopes, keys[acct_code[rows]], times[rows], report, file=path.name,
                   name=name)
+    failing = np.bincount(provider[rows][status[rows] == _FAIL], minlength=len(_PROVIDER_WORDS))
+    summarise_providers(
+        report, Counter({words[w]: int(c) for w, c in enumerate(
+            np.bincount(word[valid], minlength=len(words)).tolist()) if c}),
+        Counter({str(p): int(c) for p, c in ds.assets["provider"].value_counts().items()}),
+        Counter({_PROVIDER_WORDS[p]: int(c) for p, c in enumerate(failing.tolist()) if c}))
     ds.load_report = report.to_dict()
     return ds
 
 
+def _code(seen: list[str], value: str) -> int:
+    """``value``'s position in ``seen`` (appended when new)."""
+    if value not in seen:
+        seen.append(value)
+    return seen.index(value)
+
+
+def _uid_codes(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray) -> np.ndarray:
+    """Per row of ``rows`` (``uid`` its resource): a code shared by exactly the rows of equal
+    resource; hashed by Arrow when every row has its own RESOURCE_UID (no boxed strings)."""
+    uid_col = col["RESOURCE_UID"]
+    arrow = uid_col._arrow  # (a per-row column's Arrow text: one cell per row)
+    if arrow is not None and uid_col.filled_at(rows).all():
+        return _indices(_encoded(arrow))[uid_col.codes[rows]]  # (every row's, then taken)
+    return pd.factorize(uid)[0]
+
+
+def _uid_at(col: dict[str, _Column], rows: np.ndarray) -> np.ndarray:
+    """The resource of ``rows``: RESOURCE_UID, else RESOURCE_NAME."""
+    return np.where(col["RESOURCE_UID"].filled_at(rows), col["RESOURCE_UID"].text_at(rows),
+                    col["RESOURCE_NAME"].text_at(rows))
+
+
 def _dataset(col: dict[str, _Column], details: pa.ChunkedArray | None, rows: np.ndarray,
-             status: np.ndarray, severity: np.ndarray, provider: np.ndarray, acct: np.ndarray,
-             acct_key: np.ndarray, times: np.ndarray, report: LoadReport, *, file: str,
-             name: str) -> Dataset:
+             renamed: dict[int, str], status: np.ndarray, severity: np.ndarray,
+             provider: np.ndarray, scopes: Scopes, acct_key: np.ndarray, times: np.ndarray,
+             report: LoadReport, *, file: str, name: str) -> Dataset:
     """The frames of the kept ``rows`` (row numbers, ascending; the other arrays are per
-    kept row; ``details`` the status detail cells of every row), as ``dataset_of_rows``
-    builds them."""
+    kept row; ``details`` the status detail cells of every row; ``renamed`` the new finding
+    id of a row whose id another result uses), as ``dataset_of_rows`` builds them."""
     uid_text, res_name = col["RESOURCE_UID"].text_at(rows), col["RESOURCE_NAME"].text_at(rows)
     uid_col, name_col = col["RESOURCE_UID"], col["RESOURCE_NAME"]
     own_uid = uid_col.filled_at(rows)
@@ -420,12 +454,15 @@ def _dataset(col: dict[str, _Column], details: pa.ChunkedArray | None, rows: np.
     report.passed += int((status == _PASS).sum())
     report.manual += int((status == _MANUAL).sum())
     fail = np.flatnonzero(status == _FAIL)
-    assets = _assets(col, rows, uid, arn, res_name, provider, acct, acct_key)
+    ids, acct_key = asset_ids(rows, uid, lambda: _uid_codes(col, rows, uid), scopes,
+                              acct_key, report)
+    assets = _assets(col, rows, ids, uid, arn, res_name, provider, scopes.acct[rows], acct_key,
+                     scopes.word[rows], scopes.words)
     comp = col["COMPLIANCE"]
     mappings = [compliance_of(s) for s in comp.values.tolist()]
     evidence, ipv6_only = _details(details, rows[fail])
-    findings = _findings(col, rows[fail], uid[fail], arn[fail], severity[fail], times[fail],
-                         evidence, mappings)
+    findings = _findings(col, rows[fail], renamed, ids[fail], arn[fail], severity[fail],
+                         times[fail], evidence, mappings)
     edges = _edges(col, rows[fail], findings, ipv6_only)
     compliance = _controls(mappings, comp.codes[rows], status.astype(np.intp),
                            comp.codes[rows[fail]], findings["id"].to_numpy())
@@ -451,15 +488,17 @@ def _combined(*codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return key, first
 
 
-def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.ndarray,
-            res_name: np.ndarray, provider: np.ndarray, acct: np.ndarray, acct_key: np.ndarray
-            ) -> pd.DataFrame:
-    """Each row's account (first) then resource, the first of each id kept, in row order."""
+def _assets(col: dict[str, _Column], rows: np.ndarray, ids: np.ndarray, uid: np.ndarray,
+            arn: np.ndarray, res_name: np.ndarray, provider: np.ndarray, acct: np.ndarray,
+            acct_key: np.ndarray, word: np.ndarray, words: list[str]) -> pd.DataFrame:
+    """Each row's account (first) then resource (asset id ``ids``, its uid as written
+    ``uid``), the first of each id kept, in row order; ``word``: each row's provider word (a
+    code into ``words``), kept in the metadata of an OTHER provider's assets."""
     m = len(rows)
     if not m:
         return empty_frame("assets")
     keys = np.empty(2 * m, dtype=object)
-    keys[0::2], keys[1::2] = acct_key, uid
+    keys[0::2], keys[1::2] = acct_key, ids
     # (dtype=object: an inferred str dtype would copy every key into Arrow first)
     known = np.ones(2 * m, dtype=bool)
     known[0::2] = np.not_equal(acct_key, _NONE)  # (a row without an account has no key)
@@ -514,6 +553,8 @@ def _assets(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.
         type_codes, service_codes, len(services), lambda t, s: bool(types[t] or services[s])
     ).astype(bool))
     metadata[np.flatnonzero(res)[described]] = _copies(metas[described])
+    for i in np.flatnonzero(provider[of_row] == _PROVIDER_WORDS.index("OTHER")).tolist():
+        metadata[i] = {**(metadata[i] or {}), "provider": words[int(word[of_row[i]])]}
     return _canonical({
         "id": keys[first], "arn": asset_arn, "name": name, "asset_type": asset_type,
         "provider": prov, "region": region, "account_id": acct[of_row], "tags": tags,
@@ -544,13 +585,19 @@ def _details(cells: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarra
                              len(texts))
 
 
-def _findings(col: dict[str, _Column], rows: np.ndarray, uid: np.ndarray, arn: np.ndarray,
-              severity: np.ndarray, detected_at: np.ndarray, evidence: np.ndarray,
-              mappings: list[dict[str, list[str]]]) -> pd.DataFrame:
-    """The failing kept rows as the canonical finding frame."""
+def _findings(col: dict[str, _Column], rows: np.ndarray, renamed: dict[int, str],
+              uid: np.ndarray, arn: np.ndarray, severity: np.ndarray, detected_at: np.ndarray,
+              evidence: np.ndarray, mappings: list[dict[str, list[str]]]) -> pd.DataFrame:
+    """The failing kept rows as the canonical finding frame (``renamed``: new ids by row;
+    ``uid``: each row's asset id)."""
     if not len(rows):
         return empty_frame("findings")
     fid = col["FINDING_UID"].text_at(rows)
+    if renamed:
+        fid = fid.copy()
+        for i, row in enumerate(rows.tolist()):
+            if row in renamed:
+                fid[i] = renamed[row]
     title = col["CHECK_TITLE"].text_at(rows)
     check = col["CHECK_ID"].text_at(rows)
     muted = col["MUTED"].mapped(lambda w: w.lower() == "true", bool)[rows]

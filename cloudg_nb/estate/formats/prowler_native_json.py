@@ -32,6 +32,16 @@ _V2_ALIASES = dict(_ALIASES, **{
     "resources": "Resource ID", "resources[0]": "Resource ID",
     "resources[0].uid": "Resource ID", "finding_info": "Control ID",
     "finding_info.uid": "Control ID", "cloud.account": "Account Number"})
+#: Why a check result is skipped, in the native format's terms.
+_REASONS = {
+    "resources": "missing: the check result names no resource (ResourceArn or ResourceId)",
+    "finding_info.uid": "missing: the check result has no FindingUniqueId",
+    "status_code": "missing or not PASS, FAIL or MANUAL",
+}
+_V2_REASONS = dict(_REASONS, **{
+    "resources": "missing: the check result names no resource (Resource ID)",
+    "finding_info.uid": "missing: without Control ID and Resource ID no finding id can be "
+                        "built"})
 _V2_CHECK = re.compile(r"^\s*\[([^\]]+)\]\s*")
 _V2_ID_WARNING = (
     "Prowler 2 output carries no finding ids: each id was built from the check, account, "
@@ -172,7 +182,8 @@ def read_prowler_native(path: Path, *, name: str = "dataset", strict: bool = Fal
     records = native_records(path)
     v2 = any(_is_v2(r) for r in records) and not any(_is_v3(r) for r in records)
     report = LoadReport(path.name, strict=strict, records=len(records),
-                        aliases=dict(_V2_ALIASES if v2 else _ALIASES))
+                        aliases=dict(_V2_ALIASES if v2 else _ALIASES),
+                        reasons=dict(_V2_REASONS if v2 else _REASONS))
     mapped: list[Any] = []
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):

@@ -224,6 +224,28 @@ def test_a_bad_asff_finding_is_skipped_by_index_under_its_asff_field_name(
         (1, field)]
 
 
+#: The OCSF record reader's words, which an ASFF user never wrote.
+_OCSF_WORDS = ("finding_info", "resources", "uid", "status_code", "PASS, FAIL")
+
+
+@pytest.mark.parametrize("case", sorted(_bad_cases()))
+def test_a_bad_asff_findings_reason_is_worded_in_asff_terms(tmp_path: Path, case: str
+                                                           ) -> None:
+    records: list[Any] = _prowler_records()
+    records.insert(1, _bad_cases()[case][0])
+    reason = load_path(_write(tmp_path, records), kind="asff").load_report[
+        "skipped_records"][0]["reason"]
+    assert not [w for w in _OCSF_WORDS if w in reason], reason
+
+
+def test_an_unreadable_compliance_status_names_the_asff_statuses(tmp_path: Path) -> None:
+    records: list[Any] = _prowler_records()
+    records.insert(1, dict(records[0], Compliance={"Status": "BROKEN"}))
+    skipped = load_path(_write(tmp_path, records), kind="asff").load_report["skipped_records"]
+    assert skipped == [{"index": 1, "field": "Compliance.Status",
+                        "reason": "not PASSED, FAILED, WARNING or NOT_AVAILABLE"}]
+
+
 def test_strict_fails_on_the_bad_asff_finding_naming_its_index_and_field(
         tmp_path: Path) -> None:
     records: list[Any] = _prowler_records()

@@ -13,7 +13,7 @@ from cloudg_nb.estate import DatasetLoadError, detect_format, load_path
 from cloudg_nb.estate.formats import FORMATS
 
 DATA = Path(__file__).parents[1] / "data"
-SAMPLES = sorted(p for p in DATA.rglob("*") if p.is_file())
+SAMPLES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix != ".md")
 KINDS = [k for k in FORMATS if k != "auto"]
 
 

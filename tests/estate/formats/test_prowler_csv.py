@@ -92,19 +92,22 @@ def test_prowler_csv_compliance_column_becomes_control_results(tmp_path: Path) -
                    ("CIS-2.0", "3.1"): "FAIL"}
 
 
-def test_a_prowler_csv_row_without_resource_is_skipped_by_index(tmp_path: Path) -> None:
+def test_a_prowler_csv_row_without_resource_is_skipped_by_index_in_csv_terms(
+        tmp_path: Path) -> None:
     bad = _row("iam_root_mfa_enabled", "FAIL", "critical", "", "", "AwsAccount")
     ds = load_path(_csv(tmp_path, [ROWS[0], bad, ROWS[2]]))
     assert len(ds.findings) == 2
-    assert [(s["index"], s["field"]) for s in ds.load_report["skipped_records"]] == [
-        (1, "resources")]
+    assert ds.load_report["skipped_records"] == [
+        {"index": 1, "field": "RESOURCE_UID",
+         "reason": "empty, and so is RESOURCE_NAME: the row names no resource"}]
 
 
 def test_a_prowler_csv_row_without_severity_loads_as_unknown(tmp_path: Path) -> None:
     row = _row("ec2_instance_imdsv2_enabled", "FAIL", "", "i-0abc", "web", "AwsEc2Instance")
     ds = load_path(_csv(tmp_path, [row]))
     assert ds.findings["severity"].tolist() == ["UNKNOWN"]
-    assert ds.load_report["notes"][0]["field"] == "severity"
+    assert ds.load_report["notes"][0] == {"index": 0, "field": "SEVERITY",
+                                          "reason": "empty; loaded as UNKNOWN"}
 
 
 def test_a_csv_of_another_shape_forced_as_prowler_says_what_is_missing(
@@ -126,10 +129,11 @@ _GOOD_IDS = {"prowler-aws-ec2_securitygroup_allow_ingress_from_internet_to_tcp_p
 _BAD_ROWS = {
     "no_finding_uid": (_row("x_check", "FAIL", "high", "arn:aws:s3:::b", "b", "AwsS3Bucket")
                        .replace("prowler-aws-x_check-123456789012-eu-west-1-b", ""),
-                       "finding_info.uid"),
+                       "FINDING_UID"),
     "unknown_status": (_row("x_check", "MAYBE", "high", "arn:aws:s3:::b", "b", "AwsS3Bucket"),
-                       "status_code"),
-    "truncated_row": ("profile: default;2024-12-01 09:30:00.000000;123456789012", "resources"),
+                       "STATUS"),
+    "truncated_row": ("profile: default;2024-12-01 09:30:00.000000;123456789012",
+                      "RESOURCE_UID"),
 }
 
 

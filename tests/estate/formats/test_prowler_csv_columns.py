@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from prowler_scans import SCANS, write_csv
 from test_prowler_csv import _BAD_ROWS, COLUMNS, ROWS, SG, _csv, _row
 
 from cloudg_nb.estate import DatasetLoadError
@@ -74,6 +75,23 @@ def test_a_bad_row_is_skipped_alike(tmp_path: Path, case: str) -> None:
                                    "k8s", "x/", "/"])
 def test_odd_values_in_every_column_load_alike(tmp_path: Path, value: str) -> None:
     _assert_same_load(_csv(tmp_path, [_with({column: value}) for column in COLUMNS]))
+
+
+@pytest.mark.parametrize("header_each", [False, True])
+def test_scans_of_seven_providers_in_one_csv_load_alike(tmp_path: Path, header_each: bool
+                                                       ) -> None:
+    path = write_csv(tmp_path / "scans.csv", [*SCANS, "aws"], header_each=header_each)
+    _assert_same_load(path)  # (aws twice: merged; kubelet-config in two clusters: apart)
+    report = read_columns(path).load_report
+    assert report["duplicates_merged"] == 3 and report["assets_kept_apart"] == 1
+
+
+def test_prowlers_csv_examples_concatenated_load_alike(tmp_path: Path) -> None:
+    path = tmp_path / "examples.csv"
+    path.write_text("".join((DATA / "prowler-examples" / f"example_output_{p}.csv").read_text()
+                            for p in ("aws", "azure", "gcp", "kubernetes")))
+    _assert_same_load(path)
+    assert read_columns(path).load_report["finding_ids_renamed"]  # (what this is about)
 
 
 def test_a_rescan_of_the_same_findings_merges_alike(tmp_path: Path) -> None:

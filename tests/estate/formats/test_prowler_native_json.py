@@ -205,6 +205,16 @@ def test_a_bad_native_record_is_skipped_by_index_under_its_field_name(
         (1, field)]
 
 
+@pytest.mark.parametrize("case", sorted(_bad_cases()))
+def test_a_bad_native_records_reason_is_worded_in_its_own_terms(tmp_path: Path, case: str
+                                                               ) -> None:
+    records: list[Any] = _records(AWS)
+    records.insert(1, _bad_cases()[case][0])
+    reason = load_path(_write(tmp_path, records)).load_report["skipped_records"][0]["reason"]
+    assert not [w for w in ("finding_info", "resources", "uid or name", "status_code")
+                if w in reason], reason
+
+
 def test_strict_fails_on_the_bad_native_record_naming_its_index_and_field(
         tmp_path: Path) -> None:
     records: list[Any] = _records(AWS)
