@@ -104,7 +104,9 @@ def _write_attacks(root: Path) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     tmp = tmp_path_factory.mktemp("fidelity")
     with jupyter_server(tmp, base_url="/", extra_args=[
-            "--CloudGExtension.approval_timeout=60"]) as started:
+            # the assistant loads a dataset per case: a share that holds them all
+            "--CloudGExtension.approval_timeout=60",
+            "--CloudGExtension.assistant_max_datasets=64"]) as started:
         _write_files(started.root_dir)
         yield started
 
