@@ -84,8 +84,18 @@ class CloudGExtension(ExtensionApp):
         "JSON-lines audit file (mode 0600; argument values only as keyed hashes). Default: "
         "cloudg/audit.jsonl under the Jupyter data dir. An empty string disables it."))
     max_concurrency = Int(8, config=True, help=(
-        "Tool calls that may run at once (others queue, then get 'server busy'); 0: no "
-        "limit."))
+        "Tool calls that may run at once, everyone's together (others queue, then get "
+        "'server busy'); 0: no limit."))
+    reserved_concurrency = Int(4, config=True, help=(
+        "Of max_concurrency, the slots only Jupyter users (the analyst) may use: assistants' "
+        "calls together run in the others (always at least one), so they never make the "
+        "analyst's calls wait. The analyst's waiting calls also go first when a slot frees."))
+    max_concurrency_per_assistant = Int(2, config=True, help=(
+        "Tool calls one assistant may run at once (0: no cap of its own)."))
+    max_waiting_per_assistant = Int(2, config=True, help=(
+        "Tool calls one assistant may have waiting for a slot; a call beyond that is refused "
+        "at once with 'server busy' and a retry hint (retry_after, seconds). Waiting calls of "
+        "different assistants are served in turn."))
     cache_ttl = Float(0.0, config=True, help=(
         "Seconds results of read-only tools are reused for the same caller and arguments "
         "(cleared on any workspace change); 0 disables the cache."))
@@ -265,6 +275,7 @@ class CloudGExtension(ExtensionApp):
                 prefix=self.prefix,
                 default_timeout=self.default_timeout or None,
                 max_output_chars=self.max_output_chars or None,
+                is_guest=is_assistant,
             )
         except PolicyError as exc:
             raise SetupProblem(f"CloudGExtension.policy: {exc}") from None
@@ -322,7 +333,7 @@ class CloudGExtension(ExtensionApp):
                         ) -> None:
         """Activity (outermost: its durations include waits), call log, audit, the
         approval gate, then the concurrency limit (a call waiting for the analyst holds no
-        slot) and the cache."""
+        slot; assistants get their fair share, never the analyst's slots) and the cache."""
         from cloudg_nb.layer.middleware import (
             AuditLogMiddleware,
             CachingMiddleware,
@@ -346,8 +357,14 @@ class CloudGExtension(ExtensionApp):
             layer.use(self._audit)
         layer.use(ApprovalGate(self.desk, self.router.approval_rule,
                                timeout=self.approval_timeout, url_for=self.approval_url))
-        if self.max_concurrency > 0:
-            layer.use(ConcurrencyLimitMiddleware(limit=self.max_concurrency))
+        limit = self.max_concurrency if self.max_concurrency > 0 else None
+        per_assistant = self.max_concurrency_per_assistant or None
+        if limit is not None or per_assistant is not None:
+            reserved = min(max(0, self.reserved_concurrency), limit - 1) if limit else 0
+            layer.use(ConcurrencyLimitMiddleware(
+                limit=limit, is_guest=is_assistant, reserved=reserved,
+                per_guest=per_assistant if per_assistant and per_assistant > 0 else None,
+                guest_queue=max(0, self.max_waiting_per_assistant)))
         if self.cache_ttl > 0:
             layer.use(CachingMiddleware(ttl=self.cache_ttl,
                                         keep_on=(ACTIVITY_URI, APPROVALS_URI)))
