@@ -123,6 +123,8 @@ class ConcurrencyLimitMiddleware:
         # Waiters are futures of one event loop: keep the slots per loop.
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Slots] = (
             weakref.WeakKeyDictionary())
+        #: The last loop's slots, found without the weak dictionary's lookup.
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], _Slots] | None = None
         self.running = 0
 
     # -- the call ------------------------------------------------------------------------
@@ -131,9 +133,8 @@ class ConcurrencyLimitMiddleware:
         if info.kind not in self.kinds:
             return await call_next(info)
         loop = asyncio.get_running_loop()
-        slots = self._loops.get(loop)
-        if slots is None:
-            slots = self._loops[loop] = _Slots()
+        last = self._last
+        slots = last[1] if last is not None and last[0]() is loop else self._slots(loop)
         caller = slots.callers.get(info.principal.id)
         if caller is None:
             caller = self._caller(slots, info.principal.id)
@@ -154,6 +155,13 @@ class ConcurrencyLimitMiddleware:
             self._release(slots, caller)
 
     # -- slots ---------------------------------------------------------------------------
+
+    def _slots(self, loop: asyncio.AbstractEventLoop) -> _Slots:
+        slots = self._loops.get(loop)
+        if slots is None:
+            slots = self._loops[loop] = _Slots()
+        self._last = (weakref.ref(loop), slots)
+        return slots
 
     def _caller(self, slots: _Slots, key: str) -> _Caller:
         if len(slots.callers) >= MAX_CALLERS:  # forget idle callers
