@@ -4,7 +4,7 @@ fair share for guests (assistants) that never reaches the slots reserved for own
 Owners (every principal ``is_guest`` does not pick: the analyst) may use all ``limit`` slots;
 guests together at most ``limit - reserved``, each at most ``per_guest`` running and
 ``guest_queue`` waiting: a guest call beyond that is refused at once ("Server busy", a
-RateLimitedError with ``retry_after`` in its data; a retry sent sooner is answered then).
+RateLimitedError with ``retry_after`` in its data; past a burst, refusals are paced).
 Freed slots go to waiting owners first, then round-robin between waiting principals; a call
 waiting past ``queue_timeout`` is refused.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
 import weakref
 from collections import OrderedDict, deque
@@ -29,14 +28,17 @@ __all__ = ["ConcurrencyLimitMiddleware"]
 MAX_CALLERS = 256
 #: Bounds of the retry hint (seconds) given with a guest's refusal, by default.
 GUEST_RETRY = (1.0, 10.0)
+#: Refusals a guest gets at once before the next ones are paced, by default.
+GUEST_BURST = 8
 
 
 class _Caller:
     """One principal on one loop: its class, cap, running calls and waiting calls (FIFO)."""
 
-    __slots__ = ("cap", "guest", "key", "retry_at", "running", "seconds", "waiters")
+    __slots__ = ("cap", "guest", "key", "refill_at", "refusals", "running", "seconds",
+                 "waiters")
 
-    def __init__(self, key: str, guest: bool, cap: int | None) -> None:
+    def __init__(self, key: str, guest: bool, cap: int | None, burst: int) -> None:
         self.key = key
         self.guest = guest
         self.cap = cap
@@ -44,8 +46,10 @@ class _Caller:
         self.waiters: deque[asyncio.Future[None]] = deque()
         #: Seconds its calls take, smoothed: the retry hint when it is refused.
         self.seconds = 0.0
-        #: Loop time its last refusal told it to retry at.
-        self.retry_at = 0.0
+        #: Refusals it may get at once (a bucket refilled at burst per retry hint; below
+        #: zero: promised to calls held until their turn), and when it was last refilled.
+        self.refusals = float(burst)
+        self.refill_at = 0.0
 
 
 class _Slots:
@@ -72,10 +76,11 @@ class ConcurrencyLimitMiddleware:
     ``per_guest`` (default ``per_principal``) running and ``guest_queue`` waiting.
 
     A guest's call beyond its share is refused at once, with ``retry_after``: about one of
-    its calls' duration, within ``guest_retry`` (default 1-10 s). A guest that retries
-    sooner than it was told (a client looping on refusals from many connections) gets its
-    next refusal only at that time, so refusals, cheap as each is, cannot keep the server's
-    loop busy: such calls wait meanwhile without a slot, and one that finds room then runs.
+    its calls' duration, within ``guest_retry`` (default 1-10 s). Up to ``guest_burst``
+    refusals come at once; past that (a client looping on refusals from many connections,
+    not waiting as told) a guest gets ``guest_burst`` refusals per ``retry_after``, each
+    call held until its turn (at most the hint's upper bound) without a slot, and one that
+    finds room by then runs. So refusals, cheap as each is, cannot keep the loop busy.
 
     Written here rather than with ``asyncio.Semaphore``: a semaphore has one class of
     waiter, serves them first come first served (one caller with 40 connections queues
@@ -96,6 +101,7 @@ class ConcurrencyLimitMiddleware:
         per_guest: int | None = None,
         guest_queue: int = 0,
         guest_retry: tuple[float, float] = GUEST_RETRY,
+        guest_burst: int = GUEST_BURST,
     ) -> None:
         for label, value in (("limit", limit), ("per_principal", per_principal),
                              ("per_guest", per_guest)):
@@ -103,6 +109,8 @@ class ConcurrencyLimitMiddleware:
                 raise ValueError(f"Concurrency limits must be at least 1 ({label}={value})")
         if reserved < 0 or guest_queue < 0:
             raise ValueError("reserved and guest_queue must be 0 or more")
+        if guest_burst < 1:
+            raise ValueError(f"guest_burst must be at least 1 (got {guest_burst})")
         if not 0 < guest_retry[0] <= guest_retry[1]:
             raise ValueError(f"guest_retry must be (least, most) seconds, 0 < least <= most "
                              f"(got {guest_retry!r})")
@@ -118,6 +126,7 @@ class ConcurrencyLimitMiddleware:
         self.per_guest = per_guest if per_guest is not None else per_principal
         self.guest_queue = guest_queue
         self.guest_retry = guest_retry
+        self.guest_burst = guest_burst
         #: Slots guests may hold together (None: no bound but ``limit``'s).
         self.guest_limit = limit - self.reserved if limit is not None else None
         # Waiters are futures of one event loop: keep the slots per loop.
@@ -167,7 +176,8 @@ class ConcurrencyLimitMiddleware:
         if len(slots.callers) >= MAX_CALLERS:  # forget idle callers
             slots.callers = {k: c for k, c in slots.callers.items() if c.running or c.waiters}
         guest = self.is_guest is not None and bool(self.is_guest(key))
-        caller = _Caller(key, guest, self.per_guest if guest else self.per_principal)
+        caller = _Caller(key, guest, self.per_guest if guest else self.per_principal,
+                         self.guest_burst)
         slots.callers[key] = caller
         return caller
 
@@ -222,18 +232,18 @@ class ConcurrencyLimitMiddleware:
 
     async def _wait(self, slots: _Slots, caller: _Caller,
                     loop: asyncio.AbstractEventLoop) -> None:
-        """Queue one call of ``caller`` until a slot is handed over; refuse it at once when
-        ``caller`` is a guest over its share (at the time its last refusal named, if it
-        retried sooner), or after ``queue_timeout``."""
+        """Queue one call of ``caller`` until a slot is handed over; refuse it when
+        ``caller`` is a guest over its share (at once, or at its turn past a burst of
+        refusals), or after ``queue_timeout``."""
         if caller.guest and len(caller.waiters) >= self.guest_queue:
-            early = caller.retry_at - loop.time()
-            if early > 0:  # spread out, so the early retries are not answered all at once
-                await asyncio.sleep(early + random.random() * min(early, 1.0))
+            held = self._turn(caller, loop)
+            if held:  # a refusal past the burst: answered at its turn
+                await asyncio.sleep(held)
                 if self._free(slots, caller):
                     self._start(slots, caller)
                     return
             if len(caller.waiters) >= self.guest_queue:
-                raise self._over_share(caller, loop)
+                raise self._over_share(caller)
         waiter: asyncio.Future[None] = loop.create_future()
         caller.waiters.append(waiter)
         ring = slots.guests_waiting if caller.guest else slots.owners_waiting
@@ -254,13 +264,32 @@ class ConcurrencyLimitMiddleware:
                 raise self._timed_out(slots, caller) from None
             raise
 
-    def _over_share(self, caller: _Caller, loop: asyncio.AbstractEventLoop
-                    ) -> RateLimitedError:
-        """The refusal of a guest's call beyond its share, with a retry hint of about one of
-        its calls' duration; a retry sooner than that is answered only then."""
+    def _retry_after(self, caller: _Caller) -> float:
         least, most = self.guest_retry
-        retry = round(min(most, max(least, caller.seconds)), 2)
-        caller.retry_at = loop.time() + retry
+        return round(min(most, max(least, caller.seconds)), 2)
+
+    def _turn(self, caller: _Caller, loop: asyncio.AbstractEventLoop) -> float:
+        """Seconds before a guest's refusal is due: 0 within its burst, else its turn at
+        ``guest_burst`` refusals per retry hint (promised now; at most the hint's upper
+        bound, and then not promised)."""
+        now = loop.time()
+        rate = self.guest_burst / self._retry_after(caller)
+        caller.refusals = min(float(self.guest_burst),
+                              caller.refusals + (now - caller.refill_at) * rate)
+        caller.refill_at = now
+        if caller.refusals >= 1.0:
+            caller.refusals -= 1.0
+            return 0.0
+        wait = (1.0 - caller.refusals) / rate
+        if wait > self.guest_retry[1]:
+            return self.guest_retry[1]
+        caller.refusals -= 1.0
+        return wait
+
+    def _over_share(self, caller: _Caller) -> RateLimitedError:
+        """The refusal of a guest's call beyond its share, with a retry hint of about one of
+        its calls' duration."""
+        retry = self._retry_after(caller)
         running, waiting = caller.running, len(caller.waiters)
         data: dict[str, Any] = {"retry_after": retry, "running": running, "waiting": waiting}
         if caller.cap is not None and running >= caller.cap:
@@ -271,8 +300,8 @@ class ConcurrencyLimitMiddleware:
             data.update(scope="guests", limit=self.guest_limit)
             text = "the slots this kind of caller may use are all taken by others"
         return RateLimitedError(
-            f"Server busy: {text}. Retry in about {retry:g} s (data.retry_after; a retry "
-            "sent sooner is answered only then) and run fewer calls at once.", data=data)
+            f"Server busy: {text}. Retry in about {retry:g} s (data.retry_after; retries "
+            "sent sooner are answered more slowly) and run fewer calls at once.", data=data)
 
     def _timed_out(self, slots: _Slots, caller: _Caller) -> RateLimitedError:
         """The refusal of a call that waited ``queue_timeout``, naming the limit in its way."""

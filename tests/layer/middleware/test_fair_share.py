@@ -3,8 +3,8 @@
 Contract: owners (principals ``is_guest`` does not pick) may use every slot and never wait
 behind guests; guests together hold at most ``limit - reserved`` slots, each at most
 ``per_guest`` running and ``guest_queue`` waiting; a guest call beyond that is refused at once
-with ``retry_after`` (about one of its calls' duration, within ``guest_retry``), and a retry
-sent sooner is answered only at that time; freed slots go to waiting owners first, then
+with ``retry_after`` (about one of its calls' duration, within ``guest_retry``), up to
+``guest_burst`` refusals at once and then that many per ``retry_after``; freed slots go to waiting owners first, then
 round-robin between waiting principals; a waiting call that is cancelled gives its place back.
 """
 
@@ -189,29 +189,65 @@ async def test_retry_hint_follows_how_long_the_guests_calls_take(registry, make_
     assert 0.25 <= refused.meta["cloudg/error_data"]["retry_after"] <= 0.6
 
 
-async def test_a_retry_sent_sooner_than_the_hint_is_answered_only_then(
-        registry, gates, make_layer):
-    layer = make_layer(registry, fair(per_guest=1, guest_queue=0, guest_retry=(0.4, 0.4)))
+async def test_refusals_come_at_once_up_to_a_burst(registry, gates, make_layer):
+    layer = make_layer(registry, fair(per_guest=1, guest_queue=0, guest_burst=5,
+                                      guest_retry=(10.0, 10.0)))
     held = call(layer, BOT, "held")
     await gates.wait_started("held")
-    first = await layer.call_tool("gate", {"key": "x"}, principal=BOT)
     started = time.monotonic()
-    second = await layer.call_tool("gate", {"key": "y"}, principal=BOT)
+    refused = await asyncio.gather(*(layer.call_tool("gate", {"key": f"x{i}"}, principal=BOT)
+                                     for i in range(5)))
     waited = time.monotonic() - started
     gates.open("held")
     await held
-    assert first.error_code == second.error_code == BUSY
-    assert waited >= 0.35  # not before the time the first refusal named
+    assert all(r.error_code == BUSY for r in refused)
+    assert waited < 1.0  # at once: none held for the 10 s hint
 
 
-async def test_an_early_retry_that_finds_room_by_then_runs(registry, gates, make_layer):
-    layer = make_layer(registry, fair(per_guest=1, guest_queue=0, guest_retry=(0.3, 0.3)))
+async def test_refusals_past_the_burst_come_at_burst_per_retry_hint(
+        registry, gates, make_layer):
+    layer = make_layer(registry, fair(per_guest=1, guest_queue=0, guest_burst=2,
+                                      guest_retry=(0.4, 0.4)))
+    held = call(layer, BOT, "held")
+    await gates.wait_started("held")
+    answered: list[float] = []
+    started = time.monotonic()
+    for i in range(6):  # a client retrying at once, ignoring the hint
+        result = await layer.call_tool("gate", {"key": f"x{i}"}, principal=BOT)
+        assert result.error_code == BUSY
+        answered.append(time.monotonic() - started)
+    gates.open("held")
+    await held
+    assert answered[1] < 0.15  # the burst: at once
+    # then two refusals per 0.4 s: the 6th is due 4 x 0.2 s after the burst
+    assert answered[5] >= 0.7
+
+
+async def test_a_held_refusal_waits_no_longer_than_the_longest_hint(
+        registry, gates, make_layer):
+    layer = make_layer(registry, fair(per_guest=1, guest_queue=0, guest_burst=1,
+                                      guest_retry=(0.2, 0.2)))
+    held = call(layer, BOT, "held")
+    await gates.wait_started("held")
+    started = time.monotonic()
+    refused = await asyncio.gather(*(layer.call_tool("gate", {"key": f"x{i}"}, principal=BOT)
+                                     for i in range(10)))
+    waited = time.monotonic() - started
+    gates.open("held")
+    await held
+    assert all(r.error_code == BUSY for r in refused)
+    assert waited < 1.0  # not 9 turns of 0.2 s: the longest hold is the hint's bound
+
+
+async def test_a_held_call_that_finds_room_by_its_turn_runs(registry, gates, make_layer):
+    layer = make_layer(registry, fair(per_guest=1, guest_queue=0, guest_burst=1,
+                                      guest_retry=(0.3, 0.3)))
     held = call(layer, BOT, "held")
     await gates.wait_started("held")
     assert (await layer.call_tool("gate", {"key": "x"}, principal=BOT)).error_code == BUSY
-    retry = call(layer, BOT, "retry")
+    retry = call(layer, BOT, "retry")  # past the burst: held until its turn
     await settle()
-    gates.open("held")  # room before the retry's time comes
+    gates.open("held")  # room before its turn comes
     await held
     await gates.wait_started("retry")
     gates.open("retry")
