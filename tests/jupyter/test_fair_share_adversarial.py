@@ -11,7 +11,6 @@ share, and a call beyond it is refused at once with a retry hint.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import time
@@ -114,7 +113,7 @@ async def test_analyst_is_answered_while_one_assistant_floods_from_many_connecti
         server: JupyterServer) -> None:
     token = mint(server, "flood-light")
     flood, stop = Flood(), anyio.Event()
-    burn = {"seconds": 1.5}
+    burn = {"seconds": 2.5}
     async with anyio.create_task_group() as group:
         for i in range(16):
             group.start_soon(flood.loop, server, token, ERAS[i % 2], "counted_burn", burn,
@@ -125,9 +124,9 @@ async def test_analyst_is_answered_while_one_assistant_floods_from_many_connecti
         stop.set()
     for era, calls in answered.items():
         assert not [r for _, r in calls if r.is_error], era
-        # never behind one of the assistant's 1.5 s calls
-        assert max(seconds for seconds, _ in calls) < 1.5, (era, calls)
-    assert flood.refused and not flood.errors
+        took = [round(seconds, 3) for seconds, _ in calls]
+        assert max(took) < 2.5, (era, took)  # never behind one of the assistant's calls
+    assert flood.refused and not flood.errors, flood.errors
     assert all(1.0 <= r["retry_after"] <= 10.0 for r in flood.refused)
     assert (await peaks(server))["peaks"]["assistant:flood-light"] == RUNNING
 
@@ -194,23 +193,20 @@ async def test_several_assistants_share_their_slots_in_turn_and_the_analyst_keep
     stop = anyio.Event()
     analyst: list[Any] = []
 
-    async def analyst_burst() -> None:
-        async with connect(server, server.token, "2025") as client:
-            async with anyio.create_task_group() as group:
-                for i in range(ASSISTANT_SLOTS):
-                    async def call(tag: str = f"a{i}") -> None:
-                        analyst.append(await client.call_tool(
-                            "counted_sleep", {"seconds": 1.0, "tag": tag}))
-                    group.start_soon(call)
+    async def analyst_call(client: Any, tag: str) -> None:
+        analyst.append(await client.call_tool("counted_sleep", {"seconds": 1.0, "tag": tag}))
 
-    async with anyio.create_task_group() as group:
+    async with connect(server, server.token, "2025") as client, \
+            anyio.create_task_group() as group:
         for flood, token in zip(floods, tokens, strict=True):
             for i in range(3):
                 group.start_soon(flood.loop, server, token, ERAS[i % 2], "counted_sleep",
                                  {"seconds": 0.4}, stop)
         await anyio.sleep(1.0)
         started = time.monotonic()
-        await analyst_burst()
+        async with anyio.create_task_group() as burst_group:
+            for i in range(ASSISTANT_SLOTS):
+                burst_group.start_soon(analyst_call, client, f"a{i}")
         burst = time.monotonic() - started
         await anyio.sleep(1.5)
         stop.set()
@@ -246,17 +242,16 @@ async def test_heavy_work_of_two_assistants_leaves_the_analyst_a_heavy_thread(
 async def test_waiting_calls_an_assistant_cancels_give_their_places_back(
         server: JupyterServer) -> None:
     token = mint(server, "canceller")
-    async with connect(server, token, "2025") as client:
-        async with anyio.create_task_group() as group:
-            for i in range(RUNNING):
-                group.start_soon(client.call_tool, "counted_sleep", {"seconds": 2.5,
-                                                                     "tag": f"run{i}"})
-            await anyio.sleep(0.3)
-            for i in range(WAITING):  # wait, then give up (the client cancels them)
-                with anyio.move_on_after(0.5):
-                    await client.call_tool("counted_sleep", {"seconds": 0.1,
-                                                             "tag": f"gave-up{i}"})
-            later = await client.call_tool("counted_sleep", {"seconds": 0.1, "tag": "later"})
+    async with connect(server, token, "2025") as client, anyio.create_task_group() as group:
+        for i in range(RUNNING):
+            group.start_soon(client.call_tool, "counted_sleep", {"seconds": 2.5,
+                                                                 "tag": f"run{i}"})
+        await anyio.sleep(0.3)
+        for i in range(WAITING):  # wait, then give up (the client cancels them)
+            with anyio.move_on_after(0.5):
+                await client.call_tool("counted_sleep", {"seconds": 0.1,
+                                                         "tag": f"gave-up{i}"})
+        later = await client.call_tool("counted_sleep", {"seconds": 0.1, "tag": "later"})
     assert not later.is_error  # queued in a freed place, not refused
     started = (await peaks(server))["started"]["assistant:canceller"]
     assert sorted(started) == ["later", "run0", "run1"]  # the cancelled ones never ran

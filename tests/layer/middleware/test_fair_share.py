@@ -2,10 +2,11 @@
 
 Contract: owners (principals ``is_guest`` does not pick) may use every slot and never wait
 behind guests; guests together hold at most ``limit - reserved`` slots, each at most
-``per_guest`` running and ``guest_queue`` waiting; a guest call beyond that is refused at once
-with ``retry_after`` (about one of its calls' duration, within ``guest_retry``), up to
-``guest_burst`` refusals at once and then that many per ``retry_after``; freed slots go to waiting owners first, then
-round-robin between waiting principals; a waiting call that is cancelled gives its place back.
+``per_guest`` running and ``guest_queue`` waiting; a guest call beyond that is refused with
+``retry_after`` (about one of its calls' duration, within ``guest_retry``): up to
+``guest_burst`` refusals at once, then that many per ``retry_after``. Freed slots go to waiting
+owners first, then round-robin between waiting principals; a cancelled waiting call gives its
+place back.
 """
 
 from __future__ import annotations
