@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from cloudg_nb.assistants import AssistantRecord, AssistantStore
     from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry
-    from cloudg_nb.layer.middleware import AuditLogMiddleware
+    from cloudg_nb.layer.middleware import AuditLogMiddleware, ConcurrencyLimitMiddleware
     from cloudg_nb.oversight import ActivityLog, Approval, ApprovalDesk
     from cloudg_nb.policy.router import PolicyRouter
     from cloudg_nb.protocol import RequestInfo
@@ -334,11 +334,7 @@ class CloudGExtension(ExtensionApp):
         """Activity (outermost: its durations include waits), call log, audit, the
         approval gate, then the concurrency limit (a call waiting for the analyst holds no
         slot; assistants get their fair share, never the analyst's slots) and the cache."""
-        from cloudg_nb.layer.middleware import (
-            AuditLogMiddleware,
-            CachingMiddleware,
-            ConcurrencyLimitMiddleware,
-        )
+        from cloudg_nb.layer.middleware import AuditLogMiddleware, CachingMiddleware
         from cloudg_nb.oversight import ACTIVITY_URI, APPROVALS_URI, ActivityMiddleware
         from cloudg_nb.oversight.approvals import ApprovalGate
 
@@ -357,17 +353,30 @@ class CloudGExtension(ExtensionApp):
             layer.use(self._audit)
         layer.use(ApprovalGate(self.desk, self.router.approval_rule,
                                timeout=self.approval_timeout, url_for=self.approval_url))
-        limit = self.max_concurrency if self.max_concurrency > 0 else None
-        per_assistant = self.max_concurrency_per_assistant or None
-        if limit is not None or per_assistant is not None:
-            reserved = min(max(0, self.reserved_concurrency), limit - 1) if limit else 0
-            layer.use(ConcurrencyLimitMiddleware(
-                limit=limit, is_guest=is_assistant, reserved=reserved,
-                per_guest=per_assistant if per_assistant and per_assistant > 0 else None,
-                guest_queue=max(0, self.max_waiting_per_assistant)))
+        limiter = self.concurrency_limit(is_assistant)
+        if limiter is not None:
+            layer.use(limiter)
         if self.cache_ttl > 0:
             layer.use(CachingMiddleware(ttl=self.cache_ttl,
                                         keep_on=(ACTIVITY_URI, APPROVALS_URI)))
+
+    def concurrency_limit(self, is_assistant: Callable[[str], bool]
+                          ) -> ConcurrencyLimitMiddleware | None:
+        """The fair share of tool-call slots from the traitlets: ``max_concurrency`` in all
+        (0: no overall bound), ``reserved_concurrency`` of them kept for Jupyter users (at
+        most all but one), each assistant at most ``max_concurrency_per_assistant`` running
+        and ``max_waiting_per_assistant`` waiting. None when nothing is bounded."""
+        from cloudg_nb.layer.middleware import ConcurrencyLimitMiddleware
+
+        limit = self.max_concurrency if self.max_concurrency > 0 else None
+        per_assistant = (self.max_concurrency_per_assistant
+                         if self.max_concurrency_per_assistant > 0 else None)
+        if limit is None and per_assistant is None:
+            return None
+        reserved = min(max(0, self.reserved_concurrency), limit - 1) if limit else 0
+        return ConcurrencyLimitMiddleware(
+            limit=limit, is_guest=is_assistant, reserved=reserved, per_guest=per_assistant,
+            guest_queue=max(0, self.max_waiting_per_assistant))
 
     async def _load_datasets(self) -> None:
         """Load ``datasets`` through the layer's own tools (as the local user); a failure is
