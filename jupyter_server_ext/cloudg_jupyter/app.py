@@ -49,6 +49,9 @@ STOP_TIMEOUT = 3.0
 SAMPLE_PREFIX = "sample:"
 #: Users whose request scope entries are kept (a Hub server has one user; a few to spare).
 MAX_CACHED_USERS = 64
+#: Open MCP sessions all assistants together may hold, of the server's 1000: the other half
+#: stays for Jupyter users, and an assistant's new session never closes one of theirs.
+MAX_ASSISTANT_SESSIONS = 500
 
 
 class SetupProblem(Exception):
@@ -299,6 +302,8 @@ class CloudGExtension(ExtensionApp):
             idle_timeout=self.session_idle_timeout or None,
             per_principal=self.max_sessions_per_user or None,
             principal_key=_scope_owner,
+            is_guest=is_assistant,
+            guest_sessions=MAX_ASSISTANT_SESSIONS,
         )
         self.session_manager = session_manager(self.binding, limits=limits)
         self.asgi_app = self.session_manager.handle_request

@@ -1,12 +1,12 @@
 """An assistant cannot lock the analyst out (issue 36, finding 2), tried as an attacker holding
 minted assistant tokens against one real Jupyter server at its default limits (8 calls at once,
-4 kept for the analyst, 2 running and 2 waiting per assistant).
+4 kept for the analyst, 2 running and 2 waiting per assistant), with 12 sessions per user.
 
 Attacks: one assistant flooding from many connections and sessions in both protocol eras and
-retrying at once when refused; several assistants at once; light and heavy CPU-bound work; an
-assistant cancelling its waiting calls. Each time the analyst's calls are answered without
-waiting behind the assistants' work and are never refused, the assistant runs at most its
-share, and a call beyond it is refused at once with a retry hint.
+retrying at once when refused; more sessions than its cap; several assistants at once; light
+and heavy CPU-bound work; an assistant cancelling its waiting calls. Each time the analyst's
+calls are answered without waiting behind the assistants' work and are never refused, the
+assistant runs at most its share, and a call beyond it is refused at once with a retry hint.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from protocol.harness import make_client
 
 from .fixture_registry import ALL_ASSISTANTS
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
+from .test_auth import mcp
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 
@@ -34,12 +35,15 @@ ERAS = ("2025", "2026")
 RUNNING, WAITING = 2, 2
 #: Slots of the default max_concurrency (8) that assistants may hold together.
 ASSISTANT_SLOTS = 4
+#: Open MCP sessions one user (or assistant) may hold on the test server.
+SESSIONS = 12
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     tmp = tmp_path_factory.mktemp("fair-share")
-    with jupyter_server(tmp, extra_args=[FIXTURE_REGISTRY]) as started:
+    with jupyter_server(tmp, extra_args=[
+            FIXTURE_REGISTRY, f"--CloudGExtension.max_sessions_per_user={SESSIONS}"]) as started:
         yield started
 
 
@@ -180,6 +184,22 @@ async def test_refusals_to_an_assistant_retrying_at_once_are_paced(
     # a burst of 8 at once, then 8 per retry_after: not one refusal per round trip
     assert len(flood.refused) <= 8 + 8 * (elapsed + 1.0) / hint, (len(flood.refused), hint)
     assert flood.done == 0 and not flood.errors
+
+
+async def test_sessions_beyond_an_assistants_cap_close_only_its_own(
+        server: JupyterServer) -> None:
+    token = mint(server, "session-hoarder")
+    async with connect(server, server.token, "2025") as analyst:
+        assert not (await analyst.call_tool("list_datasets", {})).is_error
+        opened = [mcp(server, Authorization=f"Bearer {token}")[0]
+                  for _ in range(3 * SESSIONS)]  # initialize-only sessions, left open
+        status, listing = server.get_json(f"{server.url}cloudg/api/assistants")
+        after = await analyst.call_tool("list_datasets", {})  # her idle session lives on
+    assert opened == [200] * (3 * SESSIONS)  # each made room by closing its own oldest
+    assert status == 200
+    held = {a["name"]: a["sessions"] for a in listing["assistants"]}  # type: ignore[index]
+    assert held["session-hoarder"] == SESSIONS
+    assert not after.is_error
 
 
 # -- several assistants -------------------------------------------------------------------
