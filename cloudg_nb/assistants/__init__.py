@@ -41,5 +41,7 @@ def assistant_principal(record: AssistantRecord, **claims: object) -> Principal:
 
 
 def is_assistant(principal: object) -> bool:
-    """Whether ``principal`` is an assistant (not the owner or another Jupyter user)."""
-    return str(getattr(principal, "id", "")).startswith(ASSISTANT_PREFIX)
+    """Whether ``principal`` (a principal, or a principal id) is an assistant (not the
+    owner or another Jupyter user)."""
+    key = principal if isinstance(principal, str) else getattr(principal, "id", "")
+    return str(key).startswith(ASSISTANT_PREFIX)

@@ -131,10 +131,13 @@ class CloudGMCPLayer:
         heavy_workers: int = 2,
         workers_per_caller: int | None = None,
         input_bounds: InputBounds | None = None,
+        is_guest: Callable[[str], bool] | None = None,
     ) -> None:
         """``light_workers``/``heavy_workers``: threads of the two worker lanes for sync
         handlers (see ``ToolSpec.lane``); ``workers_per_caller``: how many threads of a lane
-        one principal may hold (default half the lane); ``input_bounds``: argument caps."""
+        one principal may hold (default half the lane); ``input_bounds``: argument caps;
+        ``is_guest(principal_id)``: which principals are guests (assistants), whose work
+        never takes the threads kept for the others (see ``WorkerPool``)."""
         # A policy given as a profile name, file, document or None is loaded by the builder.
         if (workspace is None or registry is None or policy is None
                 or isinstance(policy, str | os.PathLike | Mapping)):
@@ -163,7 +166,7 @@ class CloudGMCPLayer:
         self.version = version
         self.instructions = instructions
         self.workers = WorkerPool(light_workers=light_workers, heavy_workers=heavy_workers,
-                                  per_owner=workers_per_caller)
+                                  per_owner=workers_per_caller, is_guest=is_guest)
         self.input_bounds = input_bounds or InputBounds()
         self._listeners = Listeners(logger, "change listener")
         self._chains: dict[tuple[Any, ...], Handler] = {}

@@ -2,9 +2,10 @@
 
 ``WorkerPool.run(lane, owner, fn, *args)`` runs ``fn`` in a thread of ``lane`` (``light`` or
 ``heavy``) and awaits its result on the calling loop. Each lane has at most ``size`` threads;
-one owner (a principal id) holds at most ``per_owner`` of them, and queued jobs are served
-round-robin across owners. Threads are daemon threads that exit when idle, so a stuck handler
-never blocks interpreter exit (``ThreadPoolExecutor`` joins its threads at exit: not used).
+one owner (a principal id) holds at most ``per_owner`` of them, guests (``is_guest``: the
+assistants) together at most ``size - reserved``, and queued jobs are served owners' first,
+then round-robin across owners. Threads are daemon threads that exit when idle, so a stuck
+handler never blocks interpreter exit (``ThreadPoolExecutor`` joins its threads at exit).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class LaneStats:
     threads: int
     running: dict[str, int]
     queued: dict[str, int]
+    #: Threads only owners (non-guests) may use.
+    reserved: int = 0
 
 
 @dataclass(eq=False, slots=True)
@@ -73,6 +76,8 @@ class _Job:
     kwargs: dict[str, Any]
     loop: asyncio.AbstractEventLoop
     waiter: asyncio.Future[Any]
+    #: Whether its owner is a guest (limited to the lane's unreserved threads).
+    guest: bool = False
     context: contextvars.Context = field(default_factory=contextvars.copy_context)
     #: Set on the loop when the awaiting call is cancelled: a queued job is then skipped.
     abandoned: bool = False
@@ -107,16 +112,22 @@ def _settle(waiter: asyncio.Future[Any], result: Any, exc: BaseException | None)
 
 
 class _Lane:
-    """One lane: a fair queue (owner -> jobs, served round-robin) and its worker threads."""
+    """One lane: fair queues (owner -> jobs, served round-robin; owners' before guests') and
+    its worker threads."""
 
-    def __init__(self, name: str, size: int, per_owner: int, idle_seconds: float) -> None:
+    def __init__(self, name: str, size: int, per_owner: int, idle_seconds: float,
+                 reserved: int = 0) -> None:
         self.name = name
         self.size = size
         self.per_owner = per_owner
         self.idle_seconds = idle_seconds
+        self.reserved = reserved
         self.cond = threading.Condition(threading.Lock())
         self.queues: OrderedDict[str, deque[_Job]] = OrderedDict()
+        self.guest_queues: OrderedDict[str, deque[_Job]] = OrderedDict()
         self.running: dict[str, int] = {}
+        #: Threads running guests' jobs (at most ``size - reserved``).
+        self.guests = 0
         self.threads = 0
         self.idle = 0
         self.wakeups = 0  # notifies sent to idle threads not yet woken
@@ -127,7 +138,8 @@ class _Lane:
 
     def submit(self, job: _Job) -> None:
         with self.cond:
-            self.queues.setdefault(job.owner, deque()).append(job)
+            queues = self.guest_queues if job.guest else self.queues
+            queues.setdefault(job.owner, deque()).append(job)
             if self.idle > self.wakeups:
                 self.wakeups += 1
                 self.cond.notify()
@@ -141,7 +153,8 @@ class _Lane:
     def discard(self, job: _Job) -> None:
         """Drop a queued job (its call was cancelled before a thread took it)."""
         with self.cond:
-            queue = self.queues.get(job.owner)
+            queues = self.guest_queues if job.guest else self.queues
+            queue = queues.get(job.owner)
             if queue is None:
                 return
             try:
@@ -149,19 +162,28 @@ class _Lane:
             except ValueError:
                 return
             if not queue:
-                del self.queues[job.owner]
+                del queues[job.owner]
 
     def _next(self) -> _Job | None:
-        """The first queued job, in owner round-robin order, whose owner is under its cap."""
-        for owner in self.queues:
+        """The first queued job whose owner is under its cap: owners' jobs first, then, while
+        guests hold fewer than the unreserved threads, guests'; round-robin in each."""
+        job = self._take(self.queues)
+        if job is None and self.guest_queues and self.guests < self.size - self.reserved:
+            job = self._take(self.guest_queues)
+            if job is not None:
+                self.guests += 1
+        return job
+
+    def _take(self, queues: OrderedDict[str, deque[_Job]]) -> _Job | None:
+        for owner in queues:
             if self.running.get(owner, 0) >= self.per_owner:
                 continue
-            queue = self.queues[owner]
+            queue = queues[owner]
             job = queue.popleft()
             if queue:
-                self.queues.move_to_end(owner)  # the next job goes to another owner first
+                queues.move_to_end(owner)  # the next job goes to another owner first
             else:
-                del self.queues[owner]
+                del queues[owner]
             self.running[owner] = self.running.get(owner, 0) + 1
             return job
         return None
@@ -177,6 +199,8 @@ class _Lane:
                         self.running[job.owner] = left
                     else:
                         del self.running[job.owner]
+                    if job.guest:
+                        self.guests -= 1
                     trim = self._trim_due()
                 job = None if trim else self._next()
                 while job is None and not trim:
@@ -200,7 +224,7 @@ class _Lane:
     def _trim_due(self) -> bool:
         """Whether this thread should return freed memory now: the lane has just fallen
         idle (nothing running, nothing queued) and it did not trim in the last moments."""
-        if not self.trim or self.running or self.queues:
+        if not self.trim or self.running or self.queues or self.guest_queues:
             return False
         now = time.monotonic()
         if now - self.trimmed_at < TRIM_INTERVAL:
@@ -210,9 +234,10 @@ class _Lane:
 
     def stats(self) -> LaneStats:
         with self.cond:
+            queued = {owner: len(q) for owner, q in self.queues.items()}
+            queued.update((owner, len(q)) for owner, q in self.guest_queues.items())
             return LaneStats(self.name, self.size, self.per_owner, self.threads,
-                             dict(self.running),
-                             {owner: len(q) for owner, q in self.queues.items()})
+                             dict(self.running), queued, self.reserved)
 
 
 class WorkerPool:
@@ -223,28 +248,44 @@ class WorkerPool:
     loop and the light lane). ``per_owner``: how many of a
     lane's threads one owner may hold at once (default: half the heavy lane, all but one
     thread of the light lane; at least 1), so another caller always finds a thread free.
+    ``is_guest(owner)``: which owners are guests (None: nobody). Guests together hold at
+    most ``size - reserved`` threads of a lane (``reserved`` default: half of each lane,
+    never all of it), and owners' queued jobs go before theirs: the analyst never waits for
+    a thread behind an assistant's work, and on a 2-core box an assistant's CPU-bound work
+    holds one heavy thread, not both (fewer threads contending for the GIL with the loop).
     """
 
     def __init__(self, *, light_workers: int = 4, heavy_workers: int = 2,
-                 per_owner: int | None = None, idle_seconds: float = IDLE_SECONDS) -> None:
+                 per_owner: int | None = None, idle_seconds: float = IDLE_SECONDS,
+                 is_guest: Callable[[str], bool] | None = None,
+                 reserved: int | None = None) -> None:
         for label, value in (("light_workers", light_workers), ("heavy_workers", heavy_workers)):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{label} must be a positive integer (got {value!r})")
         if per_owner is not None and (not isinstance(per_owner, int) or per_owner < 1):
             raise ValueError(f"per_owner must be a positive integer or None (got {per_owner!r})")
+        if reserved is not None and (not isinstance(reserved, int) or reserved < 0):
+            raise ValueError(f"reserved must be 0 or more, or None (got {reserved!r})")
+        self.is_guest = is_guest
 
         def cap(size: int, default: int) -> int:
             return min(size, per_owner) if per_owner is not None else max(1, default)
 
+        def kept(size: int) -> int:
+            if is_guest is None:
+                return 0
+            return min(size - 1, size // 2 if reserved is None else reserved)
+
         self.lanes: dict[str, _Lane] = {
             LIGHT: _Lane(LIGHT, light_workers, cap(light_workers, light_workers - 1),
-                         idle_seconds),
+                         idle_seconds, kept(light_workers)),
             HEAVY: _Lane(HEAVY, heavy_workers, cap(heavy_workers, heavy_workers // 2),
-                         idle_seconds),
+                         idle_seconds, kept(heavy_workers)),
         }
 
     def __repr__(self) -> str:
-        sizes = ", ".join(f"{n}={lane.size}/{lane.per_owner}" for n, lane in self.lanes.items())
+        sizes = ", ".join(f"{n}={lane.size}/{lane.per_owner}/{lane.reserved}"
+                          for n, lane in self.lanes.items())
         return f"WorkerPool({sizes})"
 
     async def run(self, lane: str, owner: str, fn: Callable[..., Any], /, *args: Any,
@@ -255,7 +296,8 @@ class WorkerPool:
         if target is None:
             raise ValueError(f"Unknown worker lane {lane!r}; use one of {', '.join(LANES)}")
         loop = asyncio.get_running_loop()
-        job = _Job(owner, fn, args, kwargs, loop, loop.create_future())
+        guest = self.is_guest is not None and bool(self.is_guest(owner))
+        job = _Job(owner, fn, args, kwargs, loop, loop.create_future(), guest)
         target.submit(job)
         try:
             return await job.waiter

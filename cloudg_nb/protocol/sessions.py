@@ -2,9 +2,11 @@
 
 ``LimitedSessionManager`` is the SDK's session manager with ``SessionLimits``: a handshake-era
 session idle for ``idle_timeout`` seconds ends; a caller (token principal, or all anonymous
-callers together) holds at most its cap of open sessions, and the server at most ``max_sessions``.
-At a cap the caller's (else anyone's) longest-idle session is closed to make room; only when
-every session in the way is busy is the new one refused, with a 503 that says what to do. It also
+callers together) holds at most its cap of open sessions, guests (assistants) together at most
+``guest_sessions``, and the server at most ``max_sessions``. At a cap the caller's (else a
+guest's, else anyone's but a guest never closes an owner's) longest-idle session is closed to
+make room; only when every session in the way is busy is the new one refused, with a 503 that
+says what to do. It also
 screens each request before the SDK sees it: a JSON-RPC ``id`` that is not a string or an integer
 is an invalid request (400), a body cut short ends quietly, nothing is sent after a completed
 response, and ``close_all()`` ends every session (server shutdown).
@@ -83,6 +85,8 @@ class SessionLimits:
     ``max_sessions`` bounds the whole server, ``per_principal`` each token principal and
     ``anonymous`` all anonymous callers together (None: no cap). ``principal_key`` names a
     request's owner (None for anonymous); the default reads the bearer token's client id.
+    ``is_guest(owner)`` picks guests (assistants; None: nobody): together they hold at most
+    ``guest_sessions``, and making room for one never closes another owner's session.
     """
 
     idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
@@ -90,12 +94,14 @@ class SessionLimits:
     per_principal: int | None = 100
     anonymous: int | None = 200
     principal_key: Callable[[Scope], str | None] = token_principal_key
+    is_guest: Callable[[str], bool] | None = None
+    guest_sessions: int | None = None
 
     def __post_init__(self) -> None:
         timeout = self.idle_timeout
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
             raise ValueError("idle_timeout must be a positive number of seconds, or None")
-        for name in ("max_sessions", "per_principal", "anonymous"):
+        for name in ("max_sessions", "per_principal", "anonymous", "guest_sessions"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"{name} must be a positive number of sessions, or None")
@@ -292,8 +298,9 @@ class LimitedSessionManager(SessionManagerInternals):
         return transport
 
     def _make_room(self, owner: str | None) -> str | None:
-        """Make room for one more session of ``owner``: at its cap (or the server's) close the
-        longest-idle session in the way. None when there is room, else why there is not."""
+        """Make room for one more session of ``owner``: at its cap (or the guests', or the
+        server's) close the longest-idle session in the way — for a guest only guests'
+        sessions, for anyone else a guest's first. None when there is room, else why not."""
         limits = self.limits
         cap = limits.anonymous if owner is None else limits.per_principal
         who = "anonymous callers" if owner is None else "this caller"
@@ -302,11 +309,27 @@ class LimitedSessionManager(SessionManagerInternals):
             return (f"Too many open sessions for {who} ({cap}, all busy). Close sessions you "
                     "no longer use (HTTP DELETE with their Mcp-Session-Id), or wait for a "
                     "call to finish, then initialize again.")
+        guests = self._guest_sessions()
+        guest = owner is not None and limits.is_guest is not None and limits.is_guest(owner)
+        if guest and limits.guest_sessions is not None and \
+                len(guests) >= limits.guest_sessions and not self._reclaim(guests):
+            return (f"Assistants hold their maximum of {limits.guest_sessions} sessions, all "
+                    "busy. Close sessions you no longer use (HTTP DELETE with their "
+                    "Mcp-Session-Id), or retry in a minute.")
         total = limits.max_sessions
-        if total is not None and len(self.transports) >= total and not self._reclaim():
+        if total is not None and len(self.transports) >= total and not (
+                (guests and self._reclaim(guests)) or (not guest and self._reclaim())):
             return (f"The server has its maximum of {total} sessions open, all busy. Retry "
                     "in a minute; close sessions you no longer use (HTTP DELETE).")
         return None
+
+    def _guest_sessions(self) -> set[str]:
+        """The open sessions of guests (none without an ``is_guest`` test)."""
+        is_guest = self.limits.is_guest
+        if is_guest is None:
+            return set()
+        return {sid for owner, ids in self._book.by_owner.items()
+                if owner is not None and is_guest(owner) for sid in ids}
 
     def _reclaim(self, candidates: set[str] | None = None) -> bool:
         session_id = self._book.longest_idle(candidates)

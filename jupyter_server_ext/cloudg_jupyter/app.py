@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from cloudg_nb.assistants import AssistantRecord, AssistantStore
     from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry
-    from cloudg_nb.layer.middleware import AuditLogMiddleware
+    from cloudg_nb.layer.middleware import AuditLogMiddleware, ConcurrencyLimitMiddleware
     from cloudg_nb.oversight import ActivityLog, Approval, ApprovalDesk
     from cloudg_nb.policy.router import PolicyRouter
     from cloudg_nb.protocol import RequestInfo
@@ -61,6 +61,9 @@ MAX_REFUSALS_LOGGED = 256
 SAMPLE_PREFIX = "sample:"
 #: Users whose request scope entries are kept (a Hub server has one user; a few to spare).
 MAX_CACHED_USERS = 64
+#: Open MCP sessions all assistants together may hold, of the server's 1000: the other half
+#: stays for Jupyter users, and an assistant's new session never closes one of theirs.
+MAX_ASSISTANT_SESSIONS = 500
 
 
 class SetupProblem(Exception):
@@ -96,8 +99,18 @@ class CloudGExtension(ExtensionApp):
         "JSON-lines audit file (mode 0600; argument values only as keyed hashes). Default: "
         "cloudg/audit.jsonl under the Jupyter data dir. An empty string disables it."))
     max_concurrency = Int(8, config=True, help=(
-        "Tool calls that may run at once (others queue, then get 'server busy'); 0: no "
-        "limit."))
+        "Tool calls that may run at once, everyone's together (others queue, then get "
+        "'server busy'); 0: no limit."))
+    reserved_concurrency = Int(4, config=True, help=(
+        "Of max_concurrency, the slots only Jupyter users (the analyst) may use: assistants' "
+        "calls together run in the others (always at least one), so they never make the "
+        "analyst's calls wait. The analyst's waiting calls also go first when a slot frees."))
+    max_concurrency_per_assistant = Int(2, config=True, help=(
+        "Tool calls one assistant may run at once (0: no cap of its own)."))
+    max_waiting_per_assistant = Int(2, config=True, help=(
+        "Tool calls one assistant may have waiting for a slot; a call beyond that is refused "
+        "at once with 'server busy' and a retry hint (retry_after, seconds). Waiting calls of "
+        "different assistants are served in turn."))
     cache_ttl = Float(0.0, config=True, help=(
         "Seconds results of read-only tools are reused for the same caller and arguments "
         "(cleared on any workspace change); 0 disables the cache."))
@@ -313,6 +326,7 @@ class CloudGExtension(ExtensionApp):
                 prefix=self.prefix,
                 default_timeout=self.default_timeout or None,
                 max_output_chars=self.max_output_chars or None,
+                is_guest=is_assistant,
             )
         except PolicyError as exc:
             raise SetupProblem(f"CloudGExtension.policy: {exc}") from None
@@ -335,6 +349,8 @@ class CloudGExtension(ExtensionApp):
             idle_timeout=self.session_idle_timeout or None,
             per_principal=self.max_sessions_per_user or None,
             principal_key=_scope_owner,
+            is_guest=is_assistant,
+            guest_sessions=MAX_ASSISTANT_SESSIONS,
         )
         self.session_manager = session_manager(self.binding, limits=limits)
         self.asgi_app = self.session_manager.handle_request
@@ -369,12 +385,8 @@ class CloudGExtension(ExtensionApp):
                         ) -> None:
         """Activity (outermost: its durations include waits), call log, audit, the
         approval gate, then the concurrency limit (a call waiting for the analyst holds no
-        slot) and the cache."""
-        from cloudg_nb.layer.middleware import (
-            AuditLogMiddleware,
-            CachingMiddleware,
-            ConcurrencyLimitMiddleware,
-        )
+        slot; assistants get their fair share, never the analyst's slots) and the cache."""
+        from cloudg_nb.layer.middleware import AuditLogMiddleware, CachingMiddleware
         from cloudg_nb.oversight import ACTIVITY_URI, APPROVALS_URI, ActivityMiddleware
         from cloudg_nb.oversight.approvals import ApprovalGate
 
@@ -393,11 +405,30 @@ class CloudGExtension(ExtensionApp):
             layer.use(self._audit)
         layer.use(ApprovalGate(self.desk, self.router.approval_rule,
                                timeout=self.approval_timeout, url_for=self.approval_url))
-        if self.max_concurrency > 0:
-            layer.use(ConcurrencyLimitMiddleware(limit=self.max_concurrency))
+        limiter = self.concurrency_limit(is_assistant)
+        if limiter is not None:
+            layer.use(limiter)
         if self.cache_ttl > 0:
             layer.use(CachingMiddleware(ttl=self.cache_ttl,
                                         keep_on=(ACTIVITY_URI, APPROVALS_URI)))
+
+    def concurrency_limit(self, is_assistant: Callable[[str], bool]
+                          ) -> ConcurrencyLimitMiddleware | None:
+        """The fair share of tool-call slots from the traitlets: ``max_concurrency`` in all
+        (0: no overall bound), ``reserved_concurrency`` of them kept for Jupyter users (at
+        most all but one), each assistant at most ``max_concurrency_per_assistant`` running
+        and ``max_waiting_per_assistant`` waiting. None when nothing is bounded."""
+        from cloudg_nb.layer.middleware import ConcurrencyLimitMiddleware
+
+        limit = self.max_concurrency if self.max_concurrency > 0 else None
+        per_assistant = (self.max_concurrency_per_assistant
+                         if self.max_concurrency_per_assistant > 0 else None)
+        if limit is None and per_assistant is None:
+            return None
+        reserved = min(max(0, self.reserved_concurrency), limit - 1) if limit else 0
+        return ConcurrencyLimitMiddleware(
+            limit=limit, is_guest=is_assistant, reserved=reserved, per_guest=per_assistant,
+            guest_queue=max(0, self.max_waiting_per_assistant))
 
     async def _load_datasets(self) -> None:
         """Load ``datasets`` through the layer's own tools (as the local user); a failure is

@@ -2,12 +2,14 @@
 
 Each one exercises a behaviour of the endpoint inside Jupyter: progress from a worker
 thread (once, or in steps), CPU-bound work off the server loop, calls still running at server
-stop, the caller's principal, and a result holding a planted secret.
+stop, the caller's principal, a result holding a planted secret, and calls that count how
+many of each caller's run at once (the fair share).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -102,3 +104,78 @@ PLANTED_DSN = "postgres://app:Pl4ntedS3cretPassw0rd@db.internal:5432/app"
 def read_app_config(ctx: ToolContext) -> dict[str, Any]:
     """An application's configuration, holding a database connection string (a secret)."""
     return {"service": "billing", "database_url": PLANTED_DSN}
+
+
+# -- counted calls (the fair share) --------------------------------------------------------
+
+#: The key under which every assistant's calls are counted together.
+ALL_ASSISTANTS = "assistants"
+_counts = threading.Lock()
+_running: dict[str, int] = {}
+_peaks: dict[str, int] = {}
+_started: dict[str, list[str]] = {}
+
+
+def _enter(principal_id: str, tag: str) -> list[str]:
+    keys = [principal_id, *([ALL_ASSISTANTS] if principal_id.startswith("assistant:") else [])]
+    with _counts:
+        for key in keys:
+            _running[key] = _running.get(key, 0) + 1
+            _peaks[key] = max(_peaks.get(key, 0), _running[key])
+        if tag:
+            _started.setdefault(principal_id, []).append(tag)
+    return keys
+
+
+def _leave(keys: list[str]) -> None:
+    with _counts:
+        for key in keys:
+            _running[key] -= 1
+
+
+def _spin(seconds: float) -> None:
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        sum(range(200))
+
+
+@registry.tool
+async def counted_sleep(ctx: ToolContext, seconds: float = 1.0, tag: str = "") -> dict[str, str]:
+    """Sleep ``seconds`` on the server loop, counted among the caller's calls running at once
+    (``running_peaks``); ``tag`` is noted as started."""
+    keys = _enter(ctx.principal.id, tag)
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        _leave(keys)
+    return {"tag": tag}
+
+
+def counted_burn(ctx: ToolContext, seconds: float = 1.0, tag: str = "") -> dict[str, str]:
+    """Spin the CPU in pure Python for ``seconds`` in a worker thread (holding the GIL as
+    much as it can), counted among the caller's calls running at once."""
+    keys = _enter(ctx.principal.id, tag)
+    try:
+        _spin(seconds)
+    finally:
+        _leave(keys)
+    return {"tag": tag}
+
+
+registry.tool(counted_burn)
+registry.tool(counted_burn, name="counted_heavy_burn", lane="heavy")
+
+
+@registry.tool
+def running_peaks(ctx: ToolContext, reset: bool = False) -> dict[str, Any]:
+    """Most counted calls running at once, per principal and for all assistants together
+    (``assistants``), calls running now, and the tags started per principal; ``reset``
+    clears them after reading."""
+    with _counts:
+        out = {"peaks": dict(_peaks), "running": dict(_running),
+               "started": {k: list(v) for k, v in _started.items()}}
+        if reset:
+            _peaks.clear()
+            _started.clear()
+            _peaks.update((k, v) for k, v in _running.items() if v)
+    return out

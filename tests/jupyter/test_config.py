@@ -19,8 +19,9 @@ from .test_auth import mcp
 
 TRAITLETS = ("enabled", "policy", "prefix", "datasets", "allowed_roots", "output_dir",
              "default_timeout", "max_output_chars", "audit_log", "max_concurrency",
-             "cache_ttl", "roles", "default_roles", "registry", "show_token",
-             "session_idle_timeout", "max_sessions_per_user", "assistant_policy",
+             "reserved_concurrency", "max_concurrency_per_assistant",
+             "max_waiting_per_assistant", "cache_ttl", "roles", "default_roles", "registry",
+             "show_token", "session_idle_timeout", "max_sessions_per_user", "assistant_policy",
              "assistant_store", "approval_timeout", "require_approval", "activity_size")
 
 

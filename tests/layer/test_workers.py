@@ -254,3 +254,91 @@ async def test_heavy_lane_returns_freed_memory_when_it_falls_idle(
     await pool.run(LIGHT, "a", lambda: None)
     await asyncio.sleep(0.05)
     assert trims == [0]  # the light lane's small jobs never trim
+
+
+# -- threads kept for owners (guests: assistants) ----------------------------------------------
+
+
+def _is_bot(owner: str) -> bool:
+    return owner.startswith("bot:")
+
+
+async def test_guests_never_hold_the_threads_kept_for_owners() -> None:
+    pool = WorkerPool(light_workers=1, heavy_workers=2, per_owner=2, is_guest=_is_bot)
+    release = threading.Event()
+    busy = threading.Semaphore(0)
+
+    def block() -> None:
+        busy.release()
+        release.wait(5)
+
+    bots = [asyncio.ensure_future(pool.run(HEAVY, owner, block))
+            for owner in ("bot:a", "bot:a", "bot:b")]
+    assert await asyncio.to_thread(busy.acquire, True, 5)
+    await asyncio.sleep(0.05)
+    assert sum(pool.stats()[HEAVY].running.values()) == 1  # one of two threads: the other kept
+    started = time.monotonic()
+    assert await pool.run(HEAVY, "analyst", lambda: "answered") == "answered"
+    assert time.monotonic() - started < 2  # the kept thread, not behind the guests' work
+    release.set()
+    await asyncio.gather(*bots)
+
+
+async def test_queued_owner_jobs_go_before_queued_guest_jobs() -> None:
+    pool = WorkerPool(light_workers=1, heavy_workers=2, per_owner=2, is_guest=_is_bot)
+    release = threading.Event()
+    busy = threading.Semaphore(0)
+    order: list[str] = []
+
+    def block() -> None:
+        busy.release()
+        release.wait(5)
+
+    blockers = [asyncio.ensure_future(pool.run(HEAVY, "analyst", block)) for _ in range(2)]
+    for _ in range(2):
+        assert await asyncio.to_thread(busy.acquire, True, 5)
+    guest = asyncio.ensure_future(pool.run(HEAVY, "bot:a", order.append, "bot"))
+    await asyncio.sleep(0.02)
+    owner = asyncio.ensure_future(pool.run(HEAVY, "colleague", order.append, "owner"))
+    await asyncio.sleep(0.02)
+    release.set()
+    await asyncio.gather(*blockers, guest, owner)
+    assert order == ["owner", "bot"]
+
+
+def test_half_of_each_lane_is_kept_for_owners_by_default_never_all_of_it() -> None:
+    lanes = WorkerPool(light_workers=4, heavy_workers=2, is_guest=_is_bot).stats()
+    assert (lanes[LIGHT].reserved, lanes[HEAVY].reserved) == (2, 1)
+    single = WorkerPool(light_workers=1, heavy_workers=1, is_guest=_is_bot,
+                        reserved=3).stats()
+    assert (single[LIGHT].reserved, single[HEAVY].reserved) == (0, 0)
+
+
+def test_without_guests_no_thread_is_kept() -> None:
+    lanes = WorkerPool(light_workers=4, heavy_workers=2).stats()
+    assert (lanes[LIGHT].reserved, lanes[HEAVY].reserved) == (0, 0)
+
+
+async def test_layer_keeps_threads_from_the_guests_it_is_given() -> None:
+    release = threading.Event()
+    running = threading.Semaphore(0)
+
+    def block(ctx) -> dict:
+        running.release()
+        release.wait(5)
+        return {}
+
+    reg = Registry()
+    reg.add(ToolSpec(name="block", handler=block, category="graph"))
+    reg.add(ToolSpec(name="quick", handler=lambda ctx: {"ok": True}, category="graph"))
+    layer = CloudGMCPLayer(registry=reg, policy="open", heavy_workers=2, workers_per_caller=2,
+                           is_guest=_is_bot)
+    bots = [asyncio.ensure_future(layer.call_tool("block", principal=Principal(f"bot:{n}")))
+            for n in "ab"]
+    assert await asyncio.to_thread(running.acquire, True, 5)
+    await asyncio.sleep(0.05)
+    assert not running.acquire(blocking=False)  # the second bot waits: one thread is kept
+    result = await asyncio.wait_for(layer.call_tool("quick", principal=Principal("me")), 5)
+    assert result.structured == {"ok": True}
+    release.set()
+    await asyncio.gather(*bots)
