@@ -23,7 +23,7 @@ from ..layer.errors import AccessDeniedError, MCPLayerError
 from ..workspace import Workspace
 
 __all__ = ["EFFECTS", "Effect", "EffectItem", "EffectNotShowable", "EffectPlan",
-           "MAX_SHOWN_FINDINGS", "ToolEffects", "plan_call"]
+           "MAX_SHOWN_FINDINGS", "ToolEffects", "plan_call", "plans_effects"]
 
 #: Findings one suppression call may name and still be shown in full for approval.
 MAX_SHOWN_FINDINGS = 200
@@ -321,6 +321,13 @@ EFFECTS: dict[str, ToolEffects] = {
 
 
 # -- the plan of one call ----------------------------------------------------------------------
+
+
+def plans_effects(tool: str) -> bool:
+    """Whether calls of ``tool`` (internal name) have effects worth planning (else: reads,
+    or a tool of another registry, whose changes to others' data the workspace refuses)."""
+    entry = EFFECTS.get(tool)
+    return entry is not None and entry.plan is not None
 
 
 def plan_call(ws: Workspace, tool: str, arguments: dict[str, Any], caller: str,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..acting import acting
-from ..catalog.effects import EffectNotShowable, EffectPlan, plan_call
+from ..catalog.effects import EffectNotShowable, EffectPlan, plan_call, plans_effects
 from ..layer.calls import CallInfo, Handler
 from ..layer.errors import AccessDeniedError, MCPLayerError, NotFoundError, RateLimitedError
 from ..layer.results import to_jsonable
@@ -268,8 +268,11 @@ class ApprovalGate:
         if getattr(access, "deny", None) is not None:
             with acting(who):  # the policy refuses it anyway: nothing for the analyst
                 return await call_next(info)
-        plan = await self._effects(info)
         named = rule.applies(info.spec.name, info.spec.capabilities)
+        if not named and not plans_effects(info.spec.name):  # reads: no thread hop, no plan
+            with acting(who):
+                return await call_next(info)
+        plan = await self._effects(info)
         if not named and (plan is None or not plan.others):
             with acting(who):
                 return await call_next(info)
