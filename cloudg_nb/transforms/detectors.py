@@ -268,6 +268,20 @@ def _timestamp(text: str) -> str | None:
     return "timestamp"
 
 
+_PLACEHOLDER = re.compile(
+    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|%\([^()]*\)s|<[^<>]*>|\*{3,}|x{4,}|X{4,}"
+    r"|\[REDACTED[^\]]*\]"
+)
+
+
+def _not_a_placeholder(entity: str) -> Validator:
+    """A value, unless it is a template placeholder (``${DB_PASSWORD}``, ``{{ .token }}``,
+    ``<password>``, ``****``) or an earlier redaction."""
+    def check(text: str) -> str | None:
+        return None if _PLACEHOLDER.fullmatch(text.strip()) else entity
+    return check
+
+
 _PORT = re.compile(r"\d{1,5}(?:[/?#]|$)")
 
 
@@ -463,17 +477,22 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "password_assignment", "secret",
         # not after ":" or "/": ARN and path segments such as ...:secret:name are ids
         rf"(?i)(?<![:/])(?:{_SECRET_NAMES}){_NAME_SUFFIX}"
-        r"(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?([^\s\"',;&\x00\\]{4,})",
+        # (four characters of value ahead, punctuation allowed: the scanner carries the
+        # value over it)
+        r"(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?(?=[^\s\"'\x00\\]{4})"
+        r"([^\s\"',;&\x00\\]+)",
         "Assignments such as password=…, DB_PASSWORD_PROD: …, api_key=… in free text",
         group=1, triggers=("pass", "pwd", "secret", "key", "token", "_pat"), lower=True,
-        open_end=True,
+        open_end=True, validate=_not_a_placeholder("password_assignment"),
     ),
     _d(
         "quoted_secret_assignment", "secret",
         rf"(?i)(?<![:/])(?:{_SECRET_NAMES}){_NAME_SUFFIX}(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*"
-        r"(\\?[\"'])([^'\"\x00\n\\]{6,256})\1",
-        "Quoted secret assignments whose value holds any character (SECRET_KEY = '…')",
+        r"(\\?[\"'])((?:\\[^\x00\n]|(?!\1)[^\x00\n\\]){6,256}?)\1",
+        "Quoted secret assignments whose value holds any character, escaped quotes too "
+        "(SECRET_KEY = '…', \"password\": \"a\\\"b\")",
         group=2, triggers=("pass", "pwd", "secret", "key", "token", "_pat"), lower=True,
+        validate=_not_a_placeholder("quoted_secret_assignment"),
     ),
     _d(
         "named_key_assignment", "secret",
@@ -487,7 +506,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "prose_password", "secret",
         r"(?i)\b(?:password|passwd|passphrase|pwd|secret|token|api key)"
         r"(?:\s+(?:is|was|set to|reset to|changed to|now))+\s*[:=]?\s*[\"'`]?"
-        r"([^\s\"'`\x00,;]{4,})",
+        r"([^\s\"'`\x00]{3,}[^\s\"'`\x00,;.:)!?])",
         "Credentials written as prose: “the admin password is …”, “token set to …”",
         group=1, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
         validate=_not_a_word, open_end=True,
@@ -508,6 +527,13 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         r"access-?key)(?:=|[ \t]+)[\"']?(?!-)([^\s\"'\x00]{3,})",
         "Secrets given as command-line flags: --admin-password X, --client-secret=X, --token X",
         group=1, triggers=("--",), open_end=True,
+    ),
+    _d(
+        "cli_quoted_secret_flag", "secret",
+        r"(?i)--[a-z0-9-]{0,40}?(?:password|passwd|secret|token|api-?key|app-?key|"
+        r"access-?key)(?:=|[ \t]+)([\"'])((?:(?!\1)[^\x00\n]){3,256})\1",
+        "Quoted secrets given as command-line flags, spaces included: --password 'a b;c'",
+        group=2, triggers=("--",),
     ),
     _d(
         "cli_short_password_flag", "secret",

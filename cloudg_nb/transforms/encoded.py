@@ -81,6 +81,8 @@ _LINE = re.compile(
     r"(?![|>][-+]?[ \t]*$)([^\n]*?)[ \t]*\r?$"
 )
 _BLOCK = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?$")
+#: Words and spaces only: a sentence after ``Token:``, not a value.
+_PROSE = re.compile(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)+[.!?]?")
 _PLAIN_VALUES = frozenset(("true", "false", "null", "none", "yes", "no", "on", "off", "~",
                            "''", '""', "[]", "{}"))
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{[^}]*\}\}|<[^<>]*>|\*+|x{3,}|\.\.\.")
@@ -98,12 +100,29 @@ class Decoder:
         self._scan = scan
         self.keys = keys if keys is not None and keys.secrets else None
         self._runs: dict[str, tuple[str, Detector, int] | None] = {}
+        #: Runs that decode to text holding no secret: prose, JSON, ids, ``host:port``.
+        self._benign: set[str] = set()
         self._texts: dict[str, tuple[Span, ...]] = {}
 
     def forget(self) -> None:
         """Forget every decoded outcome (benchmarks start cold)."""
         self._runs.clear()
+        self._benign.clear()
         self._texts.clear()
+
+    def benign(self, run: str) -> bool:
+        """Whether token run ``run`` (a high-entropy guess) is base64 of text that holds no
+        secret and reads as prose or structure (words and spaces, JSON, an ARN, a pair of
+        words, ``host:port``), so not a key."""
+        pieces = _pieces(run)
+        if not pieces or len("".join(pieces)) + 8 < len(run):
+            return False  # mostly not base64
+        for piece in pieces:
+            if piece not in self._runs:
+                self._run(piece, 0)
+            if piece not in self._benign:
+                return False
+        return True
 
     # -- many strings ----------------------------------------------------------------------
 
@@ -207,7 +226,10 @@ class Decoder:
         if remember:
             if len(self._runs) >= CACHE_SIZE:
                 self._runs.clear()
+                self._benign.clear()
             self._runs[run] = hit
+            if hit is None and text is not None and _readable(text):
+                self._benign.add(run)
         return hit
 
     # -- escapes ---------------------------------------------------------------------------
@@ -270,7 +292,7 @@ class Decoder:
                 continue
             start, end = m.span(2)
             quoted = _unquoted(text, start, end)
-            if quoted == (start, end) and any(c.isspace() for c in text[start:end]):
+            if quoted == (start, end) and _PROSE.fullmatch(text[start:end]) is not None:
                 continue  # unquoted words: prose ("Token: see below"), not a value
             start, end = quoted
             if _secret_text(text[start:end]):
@@ -359,6 +381,18 @@ def _credentials(text: str) -> bool:
     if password.isdigit() and len(password) <= 5:
         return False  # host:port, a time
     return _PLAIN_WORD.fullmatch(password) is None  # "environment:production" is a tag
+
+
+def _readable(text: str) -> bool:
+    """Decoded text that reads as prose or structure rather than a key: spaces between
+    words, JSON, an ARN or URI, a pair of words, ``host:port``, a date."""
+    stripped = text.strip()
+    if any(c.isspace() for c in stripped) or stripped[:1] in ("{", "["):
+        return True
+    m = _PAIR.fullmatch(stripped)
+    if m is None:
+        return False
+    return not _credentials(stripped)
 
 
 def _unpercent(m: re.Match[str]) -> str | None:

@@ -114,9 +114,17 @@ class Scanner:
             _collect(det, rank, text, found)
         if self.decoder is not None:
             found.extend(self.decoder.find(text, depth))
+            if any(f.detector.weak for f in found):
+                found = self._not_benign(text, found)
         if self.shields and any(f.detector.kind in _GUARDED for f in found):
             self._shield(text, found)
         return settle(found)
+
+    def _not_benign(self, text: str, found: list[Finding]) -> list[Finding]:
+        """``found`` without the high-entropy guesses that are base64 of harmless text."""
+        assert self.decoder is not None
+        benign = self.decoder.benign
+        return [f for f in found if not (f.detector.weak and benign(text[f.start:f.end]))]
 
     def _shield(self, text: str, found: list[Finding]) -> None:
         rank = len(self.detectors)
@@ -236,6 +244,9 @@ class Scanner:
             for i, f in self.decoder.scan_many(strings, big, starts or _starts(strings), mixed,
                                                sub, runs):
                 raw.setdefault(i, []).extend(f)
+            for i, f in raw.items():
+                if any(x.detector.weak for x in f):
+                    raw[i] = self._not_benign(strings[i], f)
         if self.shields:
             for i, f in raw.items():
                 if any(x.detector.kind in _GUARDED for x in f):

@@ -79,7 +79,8 @@ MIXED: tuple[tuple[str, str], ...] = (
     ("Harness", r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
     ("Sourcegraph", r"sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}"),
     ("Yandex Cloud", r"AQVN[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]{86}={0,2}"),
-    ("Discord bot", r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
+    # (the first part is base64 of a numeric user id: M/N/O, then T, j, z or D)
+    ("Discord bot", r"[MNO][TjzD][A-Za-z0-9]{21,24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
     ("Twitter/X bearer", r"A{22}[A-Za-z0-9%]{80,100}"),
     ("Dropbox", r"sl\.(?:u\.)?[A-Za-z0-9_=-]{130,}"),
     ("Mapbox secret", r"sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}"),
