@@ -15,7 +15,7 @@ import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
 
-__all__ = ["WINDOW", "views", "leaks", "visible"]
+__all__ = ["WINDOW", "leaks", "readable", "views", "visible"]
 
 #: A piece of a secret this long is a leak (as in the other acceptance tests).
 WINDOW = 12
@@ -87,15 +87,20 @@ def _pieces(secret: str) -> set[str]:
     return {secret[i:i + WINDOW] for i in range(len(secret) - WINDOW + 1)}
 
 
-def leaks(strings: Iterable[str], secrets: Mapping[str, str]) -> list[str]:
+def readable(strings: Iterable[str]) -> str:
+    """Every view of ``strings``, joined: what ``leaks`` and ``visible`` search."""
+    return "\x00".join(v for s in strings for v in views(s))
+
+
+def leaks(strings: Iterable[str] | str, secrets: Mapping[str, str]) -> list[str]:
     """Labels of ``secrets`` of which a ``WINDOW``-character piece shows in a view of
-    ``strings``."""
-    hay = "\x00".join(v for s in strings for v in views(s))
+    ``strings`` (or in ``readable`` text already computed)."""
+    hay = strings if isinstance(strings, str) else readable(strings)
     return sorted(label for label, secret in secrets.items()
                   if any(p in hay for p in _pieces(secret)))
 
 
-def visible(strings: Iterable[str], secrets: Mapping[str, str]) -> list[str]:
+def visible(strings: Iterable[str] | str, secrets: Mapping[str, str]) -> list[str]:
     """Labels of ``secrets`` shown whole in a view of ``strings``."""
-    hay = "\x00".join(v for s in strings for v in views(s))
+    hay = strings if isinstance(strings, str) else readable(strings)
     return sorted(label for label, secret in secrets.items() if secret in hay)
