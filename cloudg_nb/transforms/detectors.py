@@ -479,7 +479,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         rf"(?i)(?<![:/])(?:{_SECRET_NAMES}){_NAME_SUFFIX}"
         # (four characters of value ahead, punctuation allowed: the scanner carries the
         # value over it)
-        r"(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?(?=[^\s\"'\x00\\]{4})"
+        r"(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?(?=[^\s\x00\\]{4})"
         r"([^\s\"',;&\x00\\]+)",
         "Assignments such as password=…, DB_PASSWORD_PROD: …, api_key=… in free text",
         group=1, triggers=("pass", "pwd", "secret", "key", "token", "_pat"), lower=True,
@@ -510,6 +510,37 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "Credentials written as prose: “the admin password is …”, “token set to …”",
         group=1, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
         validate=_not_a_word, open_end=True,
+    ),
+    _d(
+        "xml_secret_element", "secret",
+        r"(?i)<((?:[\w.-]+:)?[\w.-]{0,40}?(?:password|passwd|pwd|secret|token|api[_-]?key|"
+        r"access[_-]?key|private[_-]?key|connection[_-]?string)"
+        r"(?:[_.-]?(?:value|string|text|b64|base64|hex|\d+))?)(?:\s[^<>\x00]*)?>"
+        r"((?!\s*<)[^<\x00]{3,4096})</\1>",
+        "Secrets in XML elements named after them (<password>…</password>, <ApiKey>…)",
+        group=2, triggers=("pass", "pwd", "secret", "token", "key", "connection"), lower=True,
+        requires=("</",), validate=_not_a_placeholder("xml_secret_element"),
+    ),
+    _d(
+        "xml_setting_value", "secret",
+        r"(?i)<add\s+(?:key|name)\s*=\s*\"[^\"\x00]{0,64}?(?:password|passwd|pwd|secret|token|"
+        r"api[_-]?key|apikey|access[_-]?key)[^\"\x00]{0,20}\"\s+value\s*=\s*\"([^\"\x00]{3,})\"",
+        "Secrets in .NET / NuGet settings: <add key=\"DbPassword\" value=\"…\"/>",
+        group=1, triggers=("<add",), lower=True,
+    ),
+    _d(
+        "powershell_secure_string", "secret",
+        r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?([\"'])((?:(?!\1)[^\x00\n]){3,256})\1"
+        r"(?=[^\n\x00]{0,40}-AsPlainText)",
+        "Passwords turned into PowerShell secure strings from plain text "
+        "(ConvertTo-SecureString '…' -AsPlainText)",
+        group=2, triggers=("convertto-securestring",), lower=True,
+    ),
+    _d(
+        "netrc_password", "secret",
+        r"(?i)\bmachine\b[^\x00]{0,300}?\bpassword[ \t]+([^\s\x00]{3,})",
+        "Passwords in .netrc entries (machine … login … password …)",
+        group=1, triggers=("machine",), requires=("password",), lower=True,
     ),
     _d(
         "named_pair_text", "secret",

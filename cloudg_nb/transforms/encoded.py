@@ -24,6 +24,7 @@ import binascii
 import bisect
 import json
 import re
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ MIN_BASE64 = 16
 CACHE_SIZE = 32_768
 #: Longer strings are decoded each time they are met (they rarely repeat).
 CACHE_CHARS = 4096
+#: At most this many bytes are inflated from a gzip-compressed base64 value.
+GUNZIP_LIMIT = 1 << 20
 
 _KINDS = frozenset(("secret", "credential"))
 _NEVER = re.compile(r"(?!)")
@@ -347,7 +350,9 @@ def _holders(big: str, mark: str, starts: list[int]) -> list[int]:
 
 
 def _base64_text(run: str) -> str | None:
-    """The text ``run`` encodes in base64, if it is text (not bytes, not a word or an id)."""
+    """The text ``run`` encodes in base64, if it is text (not bytes, not a word or an id):
+    UTF-8, UTF-16 (PowerShell ``-EncodedCommand``) or gzip-compressed (``H4sI…``, as EC2
+    user data often is)."""
     core = run.rstrip("=")
     n = len(core)
     if n < MIN_BASE64 or n % 4 == 1 or core.islower() or core.isupper():
@@ -355,13 +360,20 @@ def _base64_text(run: str) -> str | None:
     url = "-" in core or "_" in core
     if url and ("+" in core or "/" in core):
         return None
-    leads = core[::4]
-    if len(leads.translate(_ASCII_LEADS)) * 8 > len(leads):
-        return None  # not ASCII text (more than one group in 8 starts a byte >= 0x80)
+    gzipped = core.startswith("H4sI")
+    if not gzipped:
+        leads = core[::4]
+        if len(leads.translate(_ASCII_LEADS)) * 8 > len(leads):
+            return None  # not ASCII text (more than one group in 8 starts a byte >= 0x80)
     try:
         raw = (base64.urlsafe_b64decode if url else base64.b64decode)(core + "=" * (-n % 4))
-        text = raw.decode("utf-8")
-    except (binascii.Error, ValueError):
+        if gzipped:
+            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, GUNZIP_LIMIT)
+        if len(raw) >= 4 and raw[1::2].count(0) * 10 >= len(raw) // 2 * 9:
+            text = raw.decode("utf-16-le")
+        else:
+            text = raw.decode("utf-8")
+    except (binascii.Error, ValueError, zlib.error):
         return None
     if not text or _CONTROL.search(text) is not None:
         return None

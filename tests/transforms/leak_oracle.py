@@ -2,7 +2,8 @@
 
 Independent of the product's decoders (stdlib only): ``views(text)`` is the text plus
 everything a reader could decode out of it — base64 runs (both alphabets, any alignment,
-wrapped lines joined), percent-encoding, JSON string escapes — followed to a depth of 4.
+wrapped lines joined; UTF-8, UTF-16, gzip inside), percent-encoding, JSON string escapes —
+followed to a depth of 4.
 ``leaks(strings, secrets)`` names the secrets of which a ``WINDOW``-character piece shows in
 any view of any string.
 """
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
 import re
 import urllib.parse
+import zlib
 from collections.abc import Iterable, Mapping
 
 __all__ = ["WINDOW", "leaks", "readable", "views", "visible"]
@@ -43,11 +46,18 @@ def _base64(run: str) -> Iterable[str]:
         padded = core + "=" * (-len(core) % 4)
         for decode in (base64.b64decode, base64.urlsafe_b64decode):
             try:
-                text = decode(padded).decode("utf-8", errors="ignore")
+                raw = decode(padded)
             except (binascii.Error, ValueError):
                 continue
-            if _printable(text):
-                yield text
+            if raw[:2] == b"\x1f\x8b":
+                try:
+                    raw = gzip.decompress(raw)
+                except (OSError, EOFError, zlib.error):
+                    continue
+            for encoding in ("utf-8", "utf-16-le"):
+                text = raw.decode(encoding, errors="ignore")
+                if _printable(text):
+                    yield text
 
 
 def _decodings(text: str) -> Iterable[str]:

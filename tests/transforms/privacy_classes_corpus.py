@@ -18,6 +18,7 @@ a ``findings.json`` holding all of them for ``load_dataset``.
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import random
 import re
@@ -196,6 +197,25 @@ PLANTS: dict[str, Plant] = {
     "base64_json_no_dots": (lambda s: _p(
         "encoded", ("tag", "state"), b64url(json.dumps({"password": s, "n": 1})), s))(
         pw(14, "-_!")),
+    "gzip_base64_user_script": (lambda s: _p(
+        "encoded", ("meta", "launch_template"),
+        base64.b64encode(gzip.compress(
+            f"#!/bin/bash\nexport APP_ENV=prod\nexport DB_PASSWORD='{s}'\n".encode())).decode(),
+        s))(pw(16, "-_!")),
+    "powershell_encoded_command": (lambda s: _p(
+        "encoded", ("finding", "evidence"),
+        "powershell.exe -NoProfile -EncodedCommand " + base64.b64encode(
+            f"$p = ConvertTo-SecureString '{s}' -AsPlainText -Force".encode("utf-16-le")
+        ).decode(), s))(pw(14, "!@#")),
+    "xml_config_text": (lambda s: _p(
+        "encoded", ("meta", "web_config"),
+        '<configuration><appSettings><add key="DbPassword" value="' + s + '" />'
+        "</appSettings><db><password>" + s + "</password></db></configuration>", s))(
+        pw(14, ";!@#")),
+    "netrc_text": (lambda s: _p(
+        "encoded", ("meta", "netrc"),
+        f"machine api.heroku.com\n  login ops@acme.io\n  password {s}\n", s))(
+        tok(ALNUM, 20)),
     # -- vendor formats ------------------------------------------------------------------
     "mailgun_legacy_docs_style": _p("vendor", ("tag", "mg"), _MG_LEGACY, _MG_LEGACY[4:]),
     "mailgun_legacy_hex_env": _p("vendor", ("finding", "evidence"),
