@@ -29,12 +29,12 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .detectors import Detector
-from .keys import REFERENCE, KeyRules
+from .keys import REFERENCE, SECRET_ENTITIES, KeyRules
 
 if TYPE_CHECKING:
     from .scan import Finding
 
-__all__ = ["Decoder", "MAX_DEPTH", "MIN_BASE64", "secret_object"]
+__all__ = ["DECODER_DETECTORS", "Decoder", "MAX_DEPTH", "MIN_BASE64", "secret_object"]
 
 #: Encodings followed inside one another (base64 of JSON holding base64 is 3).
 MAX_DEPTH = 3
@@ -57,8 +57,13 @@ CREDENTIALS = Detector(
 #: A value a key rule names secret, inside JSON or config text held in a string.
 NAMED_IN_TEXT = Detector(
     "named_in_text", "secret", _NEVER,
-    "Values under secret key names inside JSON or config text held in a string",
+    "Values under secret key names inside JSON, YAML or .env text held in a string, and a "
+    "Kubernetes Secret's data values in a manifest",
+    entities=SECRET_ENTITIES,
 )
+
+#: The detectors findings of the decoder itself are reported under.
+DECODER_DETECTORS = (CREDENTIALS, NAMED_IN_TEXT)
 
 _B64_PIECE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}+={0,2}(?![A-Za-z0-9+/=_-])")

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-__all__ = ["KeyDecision", "KeyRules", "REFERENCE", "key_words"]
+__all__ = ["KeyDecision", "KeyRules", "REFERENCE", "SECRET_ENTITIES", "key_words"]
 
 #: A whole value that only refers to a secret (an ARN, a Secrets Manager / SSM / Key Vault /
 #: Secret Manager reference, a cloudg:// URI): under a secret key name it is still not one.
@@ -58,6 +58,8 @@ _SECRET_SUFFIXES: dict[tuple[str, ...], str] = {
     ("pat",): "token", ("auth", "key"): "api_key", ("encryption", "key"): "secret_key",
     ("client", "key"): "private_key",
 }
+#: The entities key rules report (a Kubernetes Secret's data values: ``secret_data``).
+SECRET_ENTITIES: tuple[str, ...] = (*dict.fromkeys(_SECRET_SUFFIXES.values()), "secret_data")
 #: Trailing words of a key naming public material, digests or references (ids, ARNs).
 _PUBLIC_SUFFIXES: frozenset[tuple[str, ...]] = frozenset((
     ("sha",), ("digest",), ("digests",), ("hash",), ("checksum",), ("fingerprint",),

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .detectors import BUILTIN_DETECTORS, SHIELDS, Detector
+from .encoded import DECODER_DETECTORS
 from .keys import KeyRules
 from .scan import Finding, Scanner
 from .strategies import DROP, StrategyTable, apply_strategy
@@ -60,6 +61,8 @@ class Redactor:
         )
         #: ``decode``: also find secrets inside encoded values (``encoded.py``).
         self.scanner = Scanner(self.active, shields, decode=decode, keys=self.keys)
+        if decode:  # what the decoder reports under its own names, for list_detectors
+            self.all_detectors = [*ordered, *DECODER_DETECTORS]
         self._key_strategy: dict[str, str] = {}
         #: Entities also found as bare words once learned (pseudonymised ones only).
         self.known_entities = tuple(

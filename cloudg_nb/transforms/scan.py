@@ -320,11 +320,13 @@ def _anchored(big: str, anchor: re.Pattern[str], starts: list[int]) -> list[int]
 
 
 #: What carries an open-ended value on (``Detector.open_end``): punctuation the value
-#: stopped at, when more of the value follows it and not a new ``name=``, a closing bracket,
-#: a space or the end; a backslash that starts no escape sequence. With the run after it.
+#: stopped at, when more of the value follows it (not a space, a closing bracket or the end;
+#: after ``,`` ``;`` ``&`` not a new ``name=`` setting either); a backslash that starts no
+#: escape sequence. With the run after it.
 _TAIL = re.compile(
     r"(?:"
-    r"(?:[,;&'\"`@](?![\s,;&'\"`\x00\\)\]}>]|$|[A-Za-z_][\w.-]{0,40}\s*=)"
+    r"(?:[,;&](?![\s,;&'\"`\x00\\)\]}>]|$|[A-Za-z_][\w.-]{0,40}\s*=)"
+    r"|['\"`@](?![\s,;&'\"`\x00\\)\]}>]|$)"
     r"|\\(?![nrtbfu\"'\\/\s\x00]|$))"
     r"[^\s\"',;&`@\x00\\)\]}>]*"
     r")+"

@@ -139,6 +139,7 @@ def _secrets(text: str) -> list[str]:
     ("Server=db;Password=Hk2m,Qp7!Lw'Zx;Encrypt=True", "Hk2m,Qp7!Lw'Zx"),
     ("mysql -u root --password=p&ss|w0rd;x orders", "p&ss|w0rd;x"),
     ("curl -u admin:p@ss:w0rd https://jenkins", "p@ss:w0rd"),
+    ("Found password=kGS'imp=731#KeZ;B2R!31 next", "kGS'imp=731#KeZ;B2R!31"),
 ])
 def test_an_open_ended_value_is_carried_over_the_punctuation_inside_it(text: str,
                                                                        secret: str) -> None:
