@@ -429,13 +429,13 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     _d(
         "header_secret", "secret",
         r"(?i)\b(?:x-api-key|x-auth-token|x-access-token|ocp-apim-subscription-key|"
-        r"x-functions-key|private-token|x-jfrog-art-api|x-vault-token|x-consul-token|"
+        r"x-functions-key|private-token|x-vault-token|x-consul-token|"
         r"x-goog-api-key|x-figma-token|x-shopify-access-token|dd-api-key|dd-application-key|"
         r"x-pagerduty-token|x-api-token|x-auth-key)\b[\"']?\s*[:=]\s*[\"']?"
         rf"([{_TOKEN}]{{8,}})",
         "API keys in request headers (X-Api-Key, Ocp-Apim-Subscription-Key, PRIVATE-TOKEN, "
         "X-Vault-Token …)",
-        group=1, triggers=("key", "token", "x-jfrog"), lower=True, open_end=True,
+        group=1, triggers=("key", "token"), lower=True, open_end=True,
     ),
     _d(
         "bearer_token", "secret",
@@ -514,19 +514,19 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     _d(
         "xml_secret_element", "secret",
         r"(?i)<((?:[\w.-]+:)?[\w.-]{0,40}?(?:password|passwd|pwd|secret|token|api[_-]?key|"
-        r"access[_-]?key|private[_-]?key|connection[_-]?string)"
+        r"access[_-]?key|private[_-]?key)"
         r"(?:[_.-]?(?:value|string|text|b64|base64|hex|\d+))?)(?:\s[^<>\x00]*)?>"
         r"((?!\s*<)[^<\x00]{3,4096})</\1>",
         "Secrets in XML elements named after them (<password>…</password>, <ApiKey>…)",
-        group=2, triggers=("pass", "pwd", "secret", "token", "key", "connection"), lower=True,
-        requires=("</",), validate=_not_a_placeholder("xml_secret_element"),
+        group=2, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
+        validate=_not_a_placeholder("xml_secret_element"),
     ),
     _d(
         "xml_setting_value", "secret",
         r"(?i)<add\s+(?:key|name)\s*=\s*\"[^\"\x00]{0,64}?(?:password|passwd|pwd|secret|token|"
         r"api[_-]?key|apikey|access[_-]?key)[^\"\x00]{0,20}\"\s+value\s*=\s*\"([^\"\x00]{3,})\"",
         "Secrets in .NET / NuGet settings: <add key=\"DbPassword\" value=\"…\"/>",
-        group=1, triggers=("<add",), lower=True,
+        group=1, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
     ),
     _d(
         "powershell_secure_string", "secret",
@@ -540,7 +540,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "netrc_password", "secret",
         r"(?i)\bmachine\b[^\x00]{0,300}?\bpassword[ \t]+([^\s\x00]{3,})",
         "Passwords in .netrc entries (machine … login … password …)",
-        group=1, triggers=("machine",), requires=("password",), lower=True,
+        group=1, triggers=("pass",), lower=True,
     ),
     _d(
         "named_pair_text", "secret",
@@ -624,7 +624,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "azure_function_key", "secret",
         r"(?i)[?&]code=([A-Za-z0-9_%/+-]{30,}(?:%3D|=){0,2})",
         "Azure Functions keys (and OAuth codes) in URLs: ?code=…",
-        group=1, triggers=("code=",), lower=True,
+        group=1, triggers=("://",),
     ),
     _d(
         "webhook_url", "secret",
