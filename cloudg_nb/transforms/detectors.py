@@ -333,12 +333,17 @@ RANDOM_RUN = r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{%d,}+"
 #: A Google Cloud project id: 6 to 30 lower-case letters, digits and hyphens.
 GCP_PROJECT_ID = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
 _ARN_REST = r"[^\s\"'<>,;)\]}\x00\\]+"
-#: Names whose value is a secret in ``name=value`` text.
+#: Names whose value is a secret in ``name=value`` text, never right after ``:`` or ``/``
+#: (ARN and path segments such as ``…:secret:name`` are ids). Grouped by first letter, each
+#: branch starting with a literal: the regex engine then skips ahead to those letters (a
+#: look-behind in front of the alternation would make it try every position).
 _SECRET_NAMES = (
-    r"password|passwd|pwd|passphrase|secret(?:[_-]?key)?|api[_-]?key|app[_-]?key|"
-    r"license[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|token|(?<![a-z])pat|"
-    r"(?<![a-z])(?:access|auth|signing|encryption|master|account|shared|storage|session)"
-    r"[_-]?key"
+    r"p(?<![:/]p)(?:assword|asswd|wd|assphrase|rivate[_-]?key|(?<![a-z]p)at)"
+    r"|s(?<![:/]s)(?:ecret(?:[_-]?key)?|(?<![a-z]s)(?:igning|hared|torage|ession)[_-]?key)"
+    r"|a(?<![:/]a)(?:pi[_-]?key|pp[_-]?key|ccess[_-]?token|uth[_-]?token"
+    r"|(?<![a-z]a)(?:ccess|uth|ccount)[_-]?key)"
+    r"|l(?<![:/]l)icense[_-]?key|t(?<![:/]t)oken|e(?<![a-z:/]e)ncryption[_-]?key"
+    r"|m(?<![a-z:/]m)aster[_-]?key"
 )
 #: Words a secret's name may end with after the name itself: DB_PASSWORD_PROD,
 #: SECRET_KEY_BASE, GITHUB_TOKEN_2, api_key.b64.
@@ -346,15 +351,23 @@ _NAME_SUFFIX = (
     r"(?:[_.-](?:\d+|prod|production|stage|staging|dev|test|qa|uat|base|value|b64|base64|hex|"
     r"enc|encoded|raw|plain|old|new|current|primary|secondary))*"
 )
-#: Key names ending in ``_key`` that name ids, paths or public material, not secrets.
-_NOT_SECRET_KEYS = (
-    r"(?:public|pub|ssh|host|cache|sort|partition|primary|foreign|routing|idempotency|dedup|"
-    r"lookup|object|s3|bucket|tag|label|group|row|hash|range|kms|cmk|sse|field|column|index|"
-    r"map|cursor|page|registry|image|metric|api|app|license|private|secret|access|auth|"
-    r"signing|encryption|master|account|shared|storage|session|gpg|pgp|search|query|cdk|"
-    r"dynamo|table|attribute|attr|item|message|msg|event|state|config|setting|lock|lease|"
-    r"stream|shard|sequence|version|file|path|prefix|name|type|sha|md5|checksum)"
+#: Key names ending in ``_key`` that name ids, paths or public material, not secrets (or
+#: that ``password_assignment`` already knows).
+_NOT_SECRET_KEY_WORDS = (
+    "public", "pub", "ssh", "host", "cache", "sort", "partition", "primary", "foreign",
+    "routing", "idempotency", "dedup", "lookup", "object", "s3", "bucket", "tag", "label",
+    "group", "row", "hash", "range", "kms", "cmk", "sse", "field", "column", "index", "map",
+    "cursor", "page", "registry", "image", "metric", "api", "app", "license", "private",
+    "secret", "access", "auth", "signing", "encryption", "master", "account", "shared",
+    "storage", "session", "gpg", "pgp", "search", "query", "cdk", "dynamo", "table",
+    "attribute", "attr", "item", "message", "msg", "event", "state", "config", "setting",
+    "lock", "lease", "stream", "shard", "sequence", "version", "file", "path", "prefix", "name",
+    "type", "sha", "md5", "checksum",
 )
+#: ``key`` preceded by a name of two or more characters and ``_ . -`` but none of the words
+#: above: fixed-width look-behinds after the literal, so the engine skips to each ``key``.
+_VENDOR_KEY_NAME = r"key(?<=[a-z0-9]{2}[_.-]key)" + "".join(
+    rf"(?<![^a-z0-9]{word}[_.-]key)(?<!^{word}[_.-]key)" for word in _NOT_SECRET_KEY_WORDS)
 #: A URL's user:password: the password runs to the last ``@`` that starts a host (it may
 #: hold ``@``, ``:`` and ``/`` written raw), the user name may itself be an e-mail address.
 _USERINFO = (
@@ -428,10 +441,11 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "header_secret", "secret",
-        r"(?i)\b(?:x-api-key|x-auth-token|x-access-token|ocp-apim-subscription-key|"
-        r"x-functions-key|private-token|x-vault-token|x-consul-token|"
-        r"x-goog-api-key|x-figma-token|x-shopify-access-token|dd-api-key|dd-application-key|"
-        r"x-pagerduty-token|x-api-token|x-auth-key)\b[\"']?\s*[:=]\s*[\"']?"
+        # (each branch starts with a literal, the word boundary checked after it: fast skip)
+        r"(?i)(?:x(?<![\w-]x)-(?:api-key|auth-token|access-token|functions-key|vault-token|"
+        r"consul-token|goog-api-key|figma-token|shopify-access-token|pagerduty-token|api-token|"
+        r"auth-key)|o(?<![\w-]o)cp-apim-subscription-key|p(?<![\w-]p)rivate-token"
+        r"|d(?<![\w-]d)d-(?:api|application)-key)\b[\"']?\s*[:=]\s*[\"']?"
         rf"([{_TOKEN}]{{8,}})",
         "API keys in request headers (X-Api-Key, Ocp-Apim-Subscription-Key, PRIVATE-TOKEN, "
         "X-Vault-Token …)",
@@ -475,8 +489,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "password_assignment", "secret",
-        # not after ":" or "/": ARN and path segments such as ...:secret:name are ids
-        rf"(?i)(?<![:/])(?:{_SECRET_NAMES}){_NAME_SUFFIX}"
+        rf"(?i)(?:{_SECRET_NAMES}){_NAME_SUFFIX}"
         # (four characters of value ahead, punctuation allowed: the scanner carries the
         # value over it)
         r"(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?(?=[^\s\x00\\]{4})"
@@ -487,7 +500,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "quoted_secret_assignment", "secret",
-        rf"(?i)(?<![:/])(?:{_SECRET_NAMES}){_NAME_SUFFIX}(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*"
+        rf"(?i)(?:{_SECRET_NAMES}){_NAME_SUFFIX}(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*"
         r"(\\?[\"'])((?:\\[^\x00\n]|(?!\1)[^\x00\n\\]){6,256}?)\1",
         "Quoted secret assignments whose value holds any character, escaped quotes too "
         "(SECRET_KEY = '…', \"password\": \"a\\\"b\")",
@@ -496,7 +509,7 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "named_key_assignment", "secret",
-        rf"(?i)(?<![A-Za-z0-9.-])(?!{_NOT_SECRET_KEYS}[_.-]key)[a-z][a-z0-9]{{1,30}}[_.-]key"
+        rf"(?i){_VENDOR_KEY_NAME}"
         rf"{_NAME_SUFFIX}(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?"
         r"([A-Za-z0-9+/=_.~-]{16,})(?![A-Za-z0-9+/=_.~:-])",
         "Token-like values assigned to a vendor's key name (MAILGUN_KEY=…, DD_KEY: …)",

@@ -2,9 +2,10 @@
 
 Each entry is ``(vendor, pattern)``; the patterns are ours, written from the vendors' public
 format descriptions (cross-checked against what well-kept scanners such as gitleaks and
-trufflehog know). ``MIXED`` formats always hold an upper-case letter (the scanner searches
-them only in strings that are not all lower case); ``LOWER`` formats can be all lower case
-and each starts with one of ``LOWER_TRIGGERS``, so only strings holding one are searched.
+trufflehog know). ``MIXED`` formats are searched only in strings that are not all lower case
+(most hold an upper-case letter themselves; a few rare lower-case ones are found where the
+string has one, e.g. ``NAME=token``); ``LOWER`` formats can be all lower case and each
+starts with one of ``LOWER_TRIGGERS``, so only strings holding one are searched.
 """
 
 from __future__ import annotations
@@ -72,7 +73,15 @@ MIXED: tuple[tuple[str, str], ...] = (
     ("Scalingo", r"tk-us-[A-Za-z0-9_-]{48}"),
     ("Brevo (Sendinblue)", r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("Shippo", r"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
-    ("Supabase", r"sb_secret_[A-Za-z0-9_-]{20,}"),
+    ("Supabase", r"sb_secret_[A-Za-z0-9_-]{20,}|sbp_[0-9a-f]{40}"),
+    # Lower-case formats rarely met: searched in strings with an upper-case letter
+    # (``SONAR_TOKEN=sqp_…``, JSON, a line of config), not in every all-lower-case string:
+    # each literal searched in all strings costs a pass over the text.
+    ("Buildkite", r"bkua_[0-9a-f]{40}"),
+    ("SonarQube", r"sq[pua]_[0-9a-f]{40}"),
+    ("ReadMe", r"rdme_[a-z0-9]{70}"),
+    ("NuGet", r"oy2[a-z0-9]{43}"),
+    ("Cloudflare origin CA", r"v1\.0-[0-9a-f]{24}-[0-9a-f]{146}"),
     ("Tailscale", r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
     ("Typeform", r"tfp_[A-Za-z0-9_.=-]{59}"),
     ("Netlify, Render", r"nfp_[A-Za-z0-9]{36}|rnd_[A-Za-z0-9]{32}"),
@@ -102,16 +111,9 @@ LOWER: tuple[tuple[str, str], ...] = (
     ("Shopify", r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}"),
     ("GitLab trigger token", r"glptt-[0-9a-f]{40}"),
     ("Sentry user token", r"sntryu_[0-9a-f]{64}"),
-    ("Supabase", r"sbp_[0-9a-f]{40}"),
-    ("Buildkite", r"bkua_[0-9a-f]{40}"),
-    ("SonarQube", r"sq[pua]_[0-9a-f]{40}"),
-    ("ReadMe", r"rdme_[a-z0-9]{70}"),
-    ("NuGet", r"oy2[a-z0-9]{43}"),
-    ("Cloudflare origin CA", r"v1\.0-[0-9a-f]{24}-[0-9a-f]{146}"),
 )
 LOWER_TRIGGERS: tuple[str, ...] = (
-    "key-", "-us", "pul-", "rubygems_", "_v1_", "dapi", "shp", "glptt-", "sntryu_", "sbp_",
-    "bkua_", "sqp_", "squ_", "sqa_", "rdme_", "oy2", "v1.0-",
+    "key-", "-us", "pul-", "rubygems_", "_v1_", "dapi", "shp", "glptt-", "sntryu_",
 )
 
 
