@@ -1,14 +1,14 @@
 """Secrets inside encoded values: base64, percent-encoding, JSON escapes, JSON and config text.
 
 A ``Decoder`` belongs to a ``Scanner`` and adds, for one string, the secret and credential
-findings its encoded parts hide: a base64 run (standard or URL-safe, padded or not, also
-wrapped over lines) that decodes to text holding a secret, or to ``user:password`` (HTTP
-Basic, ``.dockerconfigjson`` ``auth``), is redacted whole; a secret in percent-encoded or
-JSON-escaped text is found on the decoded text and redacted in place (its escapes included).
-Decoded text is scanned by the same scanner, so nested encodings (base64 of JSON holding
-base64) are followed, to a depth of ``MAX_DEPTH``. With key rules, JSON text held in a string
-and ``name: value`` / ``NAME=value`` lines of config text are judged by their names as the
-keys of a structured value are (a Kubernetes Secret's ``data`` values included).
+findings its encoded parts hide: a base64 run (standard or URL-safe, padded or not, wrapped
+over lines; UTF-8, UTF-16 or gzip inside) that decodes to text holding a secret, or to
+``user:password`` (HTTP Basic, ``.dockerconfigjson`` ``auth``), is redacted whole; a secret
+in percent-encoded or JSON-escaped text is found on the decoded text and redacted in place
+(its escapes included). Decoded text is scanned by the same scanner, so nested encodings
+(base64 of JSON holding base64) are followed, to a depth of ``MAX_DEPTH``. With key rules,
+JSON and config text held in a string is judged by its key names (``named_text.py``). A
+high-entropy guess that is base64 of harmless text (prose, JSON, an ARN) is ``benign``.
 
 Cheap by construction: base64 is tried only on runs of at least ``MIN_BASE64`` characters
 that have the shape of encoded ASCII text (the first character of every 4-character group
@@ -22,19 +22,19 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import json
 import re
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .detectors import Detector
-from .keys import REFERENCE, SECRET_ENTITIES, KeyRules
+from .keys import KeyRules
+from .named_text import NAMED_IN_TEXT, Span, config_text_spans, json_text_spans
 
 if TYPE_CHECKING:
     from .scan import Finding
 
-__all__ = ["DECODER_DETECTORS", "Decoder", "MAX_DEPTH", "MIN_BASE64", "secret_object"]
+__all__ = ["DECODER_DETECTORS", "Decoder", "MAX_DEPTH", "MIN_BASE64"]
 
 #: Encodings followed inside one another (base64 of JSON holding base64 is 3).
 MAX_DEPTH = 3
@@ -54,14 +54,6 @@ CREDENTIALS = Detector(
     "encoded_credentials", "secret", _NEVER,
     "base64 of user:password (HTTP Basic values, .dockerconfigjson auth entries)",
 )
-#: A value a key rule names secret, inside JSON or config text held in a string.
-NAMED_IN_TEXT = Detector(
-    "named_in_text", "secret", _NEVER,
-    "Values under secret key names inside JSON, YAML or .env text held in a string, and a "
-    "Kubernetes Secret's data values in a manifest",
-    entities=SECRET_ENTITIES,
-)
-
 #: The detectors findings of the decoder itself are reported under.
 DECODER_DETECTORS = (CREDENTIALS, NAMED_IN_TEXT)
 
@@ -83,20 +75,7 @@ _JSON_CHARS = {"\"": "\"", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n"
                "t": "\t"}
 _PAIR = re.compile(r"([^\s:\x00]{1,128}):([^\s\x00]{3,256})")
 _PLAIN_WORD = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+")
-#: ``NAME=value`` / ``name: value`` lines of config text (YAML, .env, ini, properties).
-_LINE = re.compile(
-    r"(?m)^[ \t]*(?:export[ \t]+|-[ \t]+)?[\"']?([A-Za-z_][\w.-]{0,63})[\"']?[ \t]*[:=][ \t]*"
-    r"(?![|>][-+]?[ \t]*$)([^\n]*?)[ \t]*\r?$"
-)
-_BLOCK = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?$")
-#: Words and spaces only: a sentence after ``Token:``, not a value.
-_PROSE = re.compile(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)+[.!?]?")
-_PLAIN_VALUES = frozenset(("true", "false", "null", "none", "yes", "no", "on", "off", "~",
-                           "''", '""', "[]", "{}"))
-_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{[^}]*\}\}|<[^<>]*>|\*+|x{3,}|\.\.\.")
-_SECRET_KINDS = frozenset(("Opaque",))
 
-Span = tuple[int, int, str, Detector, int]
 Scan = Callable[[str, int], "list[Finding]"]
 
 
@@ -200,12 +179,13 @@ class Decoder:
             out.extend(self._escaped(text, _PERCENT, _unpercent, depth))
         if "\\" in text:
             out.extend(self._escaped(text, _JSON_ESCAPE, _unjson, depth))
-        if self.keys is not None:
+        keys = self.keys
+        if keys is not None:
             head = text.lstrip()[:1]
             if head in ("{", "[") and text.rstrip()[-1:] in ("}", "]"):
-                out.extend(self._json_text(text))
+                out.extend(json_text_spans(text, keys))
             if "\n" in text:
-                out.extend(self._config_text(text))
+                out.extend(config_text_spans(text, keys))
         result = tuple(out)
         if depth == 0 and len(text) <= CACHE_CHARS:
             if len(self._texts) >= CACHE_SIZE:
@@ -271,49 +251,6 @@ class Decoder:
         return [(origin[f.start], origin[f.end], f.entity, f.detector, f.rank)
                 for f in self._scan(decoded, depth + 1)
                 if f.detector.kind in _KINDS and not f.detector.shield_only]
-
-    # -- text judged by key names ----------------------------------------------------------
-
-    def _json_text(self, text: str) -> list[Span]:
-        """Values under secret key names in JSON text held in a string."""
-        try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):
-            return []
-        out: list[Span] = []
-        for entity, secret in _named(value, self._entity, None):
-            for needle in dict.fromkeys((json.dumps(secret)[1:-1],
-                                         json.dumps(secret, ensure_ascii=False)[1:-1])):
-                quoted = f'"{needle}"'
-                i = text.find(quoted)
-                while i != -1:
-                    out.append((i + 1, i + 1 + len(needle), entity, NAMED_IN_TEXT, 0))
-                    i = text.find(quoted, i + 1)
-        return out
-
-    def _config_text(self, text: str) -> list[Span]:
-        """Values of ``name: value`` / ``NAME=value`` lines whose name says secret, and the
-        values of a Kubernetes Secret's ``data`` / ``stringData`` block."""
-        out: list[Span] = []
-        for m in _LINE.finditer(text):
-            entity = self._entity(m.group(1))
-            if entity is None:
-                continue
-            start, end = m.span(2)
-            quoted = _unquoted(text, start, end)
-            if quoted == (start, end) and _PROSE.fullmatch(text[start:end]) is not None:
-                continue  # unquoted words: prose ("Token: see below"), not a value
-            start, end = quoted
-            if _secret_text(text[start:end]):
-                out.append((start, end, entity, NAMED_IN_TEXT, 0))
-        if "kind: Secret" in text or "kind: \"Secret\"" in text:
-            for block in _BLOCK.finditer(text):
-                out.extend(_block_values(text, block))
-        return out
-
-    def _entity(self, name: str) -> str | None:
-        keys = self.keys
-        return keys.decide(name).secret if keys is not None else None
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -420,74 +357,3 @@ def _unpercent(m: re.Match[str]) -> str | None:
 def _unjson(m: re.Match[str]) -> str | None:
     code = m.group(1)
     return chr(int(code, 16)) if code is not None else _JSON_CHARS[m.group(2)]
-
-
-def _named(value: Any, decide: Callable[[str], str | None],
-           entity: str | None) -> Iterator[tuple[str, str]]:
-    """(entity, string) for the strings of parsed JSON that key rules make secret (a
-    Kubernetes Secret's ``data`` / ``stringData`` values too)."""
-    if isinstance(value, str):
-        if entity is not None and value and REFERENCE.fullmatch(value) is None:
-            yield entity, value
-    elif isinstance(value, dict):
-        secret_maps = secret_object(value)
-        for k, v in value.items():
-            inner = entity
-            if inner is None and isinstance(k, str):
-                inner = decide(k)
-                if inner is None and secret_maps and k in ("data", "stringData"):
-                    inner = "secret_data"
-            yield from _named(v, decide, inner)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _named(v, decide, entity)
-
-
-def secret_object(value: dict[str, Any]) -> bool:
-    """A Kubernetes Secret (``kind: Secret`` or a Secret ``type``) with a data map."""
-    kind = value.get("kind")
-    kind_type = value.get("type")
-    return (kind == "Secret" or kind_type in _SECRET_KINDS or (
-        isinstance(kind_type, str) and kind_type.startswith("kubernetes.io/"))) and (
-        isinstance(value.get("data"), dict) or isinstance(value.get("stringData"), dict))
-
-
-def _unquoted(text: str, start: int, end: int) -> tuple[int, int]:
-    if end - start >= 2 and text[start] in "\"'" and text[end - 1] == text[start]:
-        return start + 1, end - 1
-    return start, end
-
-
-def _secret_text(value: str) -> bool:
-    """Whether a config value under a secret name holds a secret (not empty, a boolean, a
-    placeholder or a reference)."""
-    if len(value) < 3 or value.lower() in _PLAIN_VALUES or value.isdigit():
-        return False
-    if _PLACEHOLDER.fullmatch(value) is not None:
-        return False
-    return REFERENCE.fullmatch(value) is None
-
-
-def _block_values(text: str, block: re.Match[str]) -> Iterator[Span]:
-    """The values of the lines indented under a Secret's ``data:`` line."""
-    indent = len(block.group(1).expandtabs())
-    pos = block.end() + 1
-    while pos < len(text):
-        nl = text.find("\n", pos)
-        line_end = len(text) if nl == -1 else nl
-        line = text[pos:line_end]
-        stripped = line.lstrip()
-        if stripped and len(line) - len(stripped) <= indent:
-            break
-        colon = line.find(":")
-        if stripped and colon != -1:
-            start = pos + colon + 1
-            end = line_end
-            while start < end and text[start] in " \t":
-                start += 1
-            while end > start and text[end - 1] in " \t\r":
-                end -= 1
-            start, end = _unquoted(text, start, end)
-            if end > start:
-                yield (start, end, "secret_data", NAMED_IN_TEXT, 0)
-        pos = line_end + 1

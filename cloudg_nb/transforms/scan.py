@@ -9,6 +9,9 @@ only; anything else runs over the joined text, each match mapped back to its str
 matches are settled by priority (detector order: secrets, credentials, identifiers ...),
 after shields (ids, public keys, certificates) have dropped the secret findings inside them:
 shield detectors that report nothing run only on strings that hold a secret finding.
+Overlapping secret findings are merged, and an open-ended value (``password=…``) is carried
+over the punctuation inside it, so a redaction never leaves part of a secret. With
+``decode``, a ``Decoder`` (``encoded.py``) adds the secrets hidden in encoded parts.
 Strings a scan found clean are remembered (a bounded set keyed by the exact string, per
 scanner, so the same detectors decided): most values of a result repeat from call to call
 (types, regions, account ids, names), and a known-clean string is not scanned again.

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..layer.pipeline import REMOVED, ROWS_KEY
 from .detectors import GCP_PROJECT_ID, Detector
-from .encoded import secret_object
 from .keys import REFERENCE, KeyRules
+from .named_text import secret_object
 from .redact import Redactor
 from .sanitize import INVISIBLE_ASCII_JOINED, INVISIBLE_JOINED, Sanitizer
 from .scan import SEP, Finding
