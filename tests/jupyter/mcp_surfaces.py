@@ -6,7 +6,8 @@ that take one, ``group_by=tag:<key>`` for every tag key), lists and reads every 
 reads the templates over the given ids, renders every prompt, asks every completion with
 several partial values, and walks error paths (unknown and near-miss ids, unknown resources).
 It returns, per surface, every string the client received: result JSON, error messages and
-their data. Privacy acceptance tests search these strings for what must not leave the server.
+their data, and the notifications the server sent meanwhile. Privacy acceptance tests
+search these strings for what must not leave the server.
 """
 
 from __future__ import annotations
@@ -74,9 +75,12 @@ def collect(session: ClientSession, *, dataset: str, asset_ids: Sequence[str],
         elif required == {"source", "target"}:
             call({**base, "source": "internet", "target": asset_ids[0]})
         elif "seeds" in required:
-            call({**base, "seeds": list(asset_ids)})
+            for choice in props.get("format", {}).get("enum", [None]):
+                extra = {"format": choice} if choice else {}
+                call({**base, "seeds": list(asset_ids), **extra})
         elif "base" in required:
-            call({"base": dataset, "target": dataset})
+            call({"base": "demo", "target": dataset, "limit": 500})
+            call({"base": dataset, "target": "demo", "limit": 500})
         elif "value" in required or "token" in required:
             continue
         else:
@@ -133,4 +137,5 @@ def collect(session: ClientSession, *, dataset: str, asset_ids: Sequence[str],
                 record(f"complete {template.uri_template}.{var} {partial!r}", session.complete,
                        ResourceTemplateReference(uri=template.uri_template),
                        {"name": var, "value": partial})
+    got["notifications"] = [_dump(note) for note in list(session.notes)]
     return got
