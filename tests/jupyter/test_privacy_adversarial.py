@@ -108,6 +108,16 @@ def test_no_planted_secret_of_the_class_nor_a_piece_of_one_reaches_the_assistant
     assert {label: where for label, where in leaked.items() if label in planted} == {}
 
 
+def test_the_assistant_still_reads_what_surrounds_each_redaction(
+        assistant_surfaces: dict[str, list[str]]) -> None:
+    seen = "\x00".join(s for strings in assistant_surfaces.values() for s in strings)
+    assert "Found password=[REDACTED:" in seen and "] next to the key." in seen
+    assert "Server=tcp:sql1.acme.internal,1433;Database=billing;User ID=sa;Password=[" in seen
+    assert "redis://:[REDACTED:connection_string]@cache.acme.internal:6379/0" in seen
+    assert '\\"name\\": \\"orders-db\\"' in seen or '"name": "orders-db"' in seen
+    assert "classes-01" in seen and "i-0classes00000011" in seen
+
+
 def test_the_analyst_under_open_reads_every_planted_secret(
         analyst: ClientSession) -> None:
     seen: list[str] = []
