@@ -41,9 +41,10 @@ MAX_DEPTH = 3
 #: Shortest base64 run tried: 12 bytes once decoded (``user:password`` fits).
 MIN_BASE64 = 16
 #: Outcomes remembered per decoder (runs and strings); emptied when full.
-CACHE_SIZE = 32_768
-#: Longer strings are decoded each time they are met (they rarely repeat).
-CACHE_CHARS = 4096
+CACHE_SIZE = 16_384
+#: Longer strings are decoded each time they are met (they rarely repeat): the memory the
+#: cache keeps alive stays under CACHE_SIZE * CACHE_CHARS characters.
+CACHE_CHARS = 1024
 #: At most this many bytes are inflated from a gzip-compressed base64 value.
 GUNZIP_LIMIT = 1 << 20
 
@@ -105,9 +106,10 @@ class Decoder:
         if not pieces or len("".join(pieces)) + 8 < len(run):
             return False  # mostly not base64
         for piece in pieces:
-            if piece not in self._runs:
-                self._run(piece, 0)
-            if piece not in self._benign:
+            if piece in self._runs:
+                if piece not in self._benign:
+                    return False
+            elif not self._outcome(piece, 0)[1]:
                 return False
         return True
 
@@ -198,8 +200,14 @@ class Decoder:
     def _run(self, run: str, depth: int, *, remember: bool = True
              ) -> tuple[str, Detector, int] | None:
         """(entity, detector, rank) when base64 ``run`` hides a secret, else None."""
+        return self._outcome(run, depth, remember)[0]
+
+    def _outcome(self, run: str, depth: int, remember: bool = True
+                 ) -> tuple[tuple[str, Detector, int] | None, bool]:
+        """What base64 ``run`` hides (as ``_run``) and whether it is benign; remembered
+        for runs up to ``CACHE_CHARS`` long."""
         if depth >= MAX_DEPTH:
-            return None  # (not remembered: met higher up, the run is followed)
+            return None, False  # (not remembered: met higher up, the run is followed)
         hit = None
         text = _base64_text(run)
         if text is not None:
@@ -212,14 +220,15 @@ class Decoder:
                        best.detector, best.rank)
             elif _credentials(text):
                 hit = ("encoded_credentials", CREDENTIALS, 0)
-        if remember:
+        benign = hit is None and text is not None and _readable(text)
+        if remember and len(run) <= CACHE_CHARS:
             if len(self._runs) >= CACHE_SIZE:
                 self._runs.clear()
                 self._benign.clear()
             self._runs[run] = hit
-            if hit is None and text is not None and _readable(text):
+            if benign:
                 self._benign.add(run)
-        return hit
+        return hit, benign
 
     # -- escapes ---------------------------------------------------------------------------
 
