@@ -45,7 +45,7 @@ OPTION_KEYS: dict[str, dict[str, str]] = {
     "sanitize": {"strip_invisible": "bool", "fence_injections": "bool",
                  "extra_phrases": "regexes", "untrusted_keys": "globs"},
     "redact": {"strategies": "strategies", "key_rules": "bool", "extra_keys": "entities",
-               "keep": "names"},
+               "keep": "names", "decode": "bool"},
     "project": {"include": "globs", "exclude": "globs", "max_list": "count",
                 "max_string": "count", "max_chars": "count"},
     "annotate": {"audience": "names", "notice": "bool"},
@@ -211,6 +211,7 @@ class PipelineBuilder:
             key_rules=opts.get("key_rules", True),
             extra_keys=opts.get("extra_keys"),
             keep=opts.get("keep", ()),
+            decode=opts.get("decode", True),
         ))
 
     def output(self, steps: Steps, *, reveal: bool = False, hints: Mapping[str, Any] | None = None

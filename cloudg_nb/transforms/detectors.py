@@ -19,6 +19,7 @@ from typing import Any
 
 from .kinds import KINDS
 from .strategies import STRATEGIES
+from .vendor_tokens import LOWER, LOWER_TRIGGERS, MIXED, vendors
 
 __all__ = [
     "KINDS",
@@ -30,6 +31,7 @@ __all__ = [
     "looks_high_entropy",
     "aws_service_host",
     "GCP_PROJECT_ID",
+    "RANDOM_RUN",
 ]
 
 #: Characters a match may never span: the scanner joins strings with NUL.
@@ -83,6 +85,10 @@ class Detector:
     #: A guess from the look of a value (high entropy), not from its format: dropped inside
     #: shields it overlaps and under keys that name public material.
     weak: bool = False
+    #: The sensitive part is a free value (a password after ``password=``, a flag's value)
+    #: that ends where the text clearly moves on: the scanner carries a match over
+    #: punctuation inside the value (``p@ss,w0rd;x``) so a redaction never leaves a tail.
+    open_end: bool = False
 
     def __post_init__(self) -> None:
         if not self.entities:
@@ -262,6 +268,48 @@ def _timestamp(text: str) -> str | None:
     return "timestamp"
 
 
+_PLACEHOLDER = re.compile(
+    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|%\([^()]*\)s|<[^<>]*>|\*{3,}|x{4,}|X{4,}"
+    r"|\[REDACTED[^\]]*\]"
+)
+
+
+def _not_a_placeholder(entity: str) -> Validator:
+    """A value, unless it is a template placeholder (``${DB_PASSWORD}``, ``{{ .token }}``,
+    ``<password>``, ``****``) or an earlier redaction."""
+    def check(text: str) -> str | None:
+        return None if _PLACEHOLDER.fullmatch(text.strip()) else entity
+    return check
+
+
+_PORT = re.compile(r"\d{1,5}(?:[/?#]|$)")
+
+
+def _not_a_port(entity: str) -> Validator:
+    """A URL's password, unless it is the port of a URL whose path holds an ``@``
+    (``https://host:8080/@scope/pkg``)."""
+    def check(text: str) -> str | None:
+        return None if _PORT.match(text) else entity
+    return check
+
+
+_HEX_DIGEST = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{128}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _token_like(text: str) -> str | None:
+    """A generated key (letters and digits mixed), not a word, a digest, a path or an id."""
+    if _HEX_DIGEST.fullmatch(text) or _UUID.fullmatch(text) or text.count(".") > 1:
+        return None
+    if "/" in text and not looks_high_entropy(text):
+        return None  # a path, not a base64 key
+    digits = sum(c.isdigit() for c in text)
+    letters = sum(c.isalpha() for c in text)
+    if digits < 2 or letters < 2:
+        return None
+    return "named_key_assignment"
+
+
 # -- the catalogue ---------------------------------------------------------------------------
 
 
@@ -279,9 +327,52 @@ def _d(
 # it), which lets the regex engine skip ahead: scanning all text with them is as cheap as
 # looking for a trigger.
 _TOKEN = r"A-Za-z0-9._~+/=\-"
+#: A run of base64 / token characters at least ``%d`` long (``RANDOM_RUN % n``): the
+#: high-entropy detector's matches, and the runs the scanner tries to decode as base64.
+RANDOM_RUN = r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{%d,}+"
 #: A Google Cloud project id: 6 to 30 lower-case letters, digits and hyphens.
 GCP_PROJECT_ID = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
 _ARN_REST = r"[^\s\"'<>,;)\]}\x00\\]+"
+#: Names whose value is a secret in ``name=value`` text, never right after ``:`` or ``/``
+#: (ARN and path segments such as ``…:secret:name`` are ids). Grouped by first letter, each
+#: branch starting with a literal: the regex engine then skips ahead to those letters (a
+#: look-behind in front of the alternation would make it try every position).
+_SECRET_NAMES = (
+    r"p(?<![:/]p)(?:assword|asswd|wd|assphrase|rivate[_-]?key|(?<![a-z]p)at)"
+    r"|s(?<![:/]s)(?:ecret(?:[_-]?key)?|(?<![a-z]s)(?:igning|hared|torage|ession)[_-]?key)"
+    r"|a(?<![:/]a)(?:pi[_-]?key|pp[_-]?key|ccess[_-]?token|uth[_-]?token"
+    r"|(?<![a-z]a)(?:ccess|uth|ccount)[_-]?key)"
+    r"|l(?<![:/]l)icense[_-]?key|t(?<![:/]t)oken|e(?<![a-z:/]e)ncryption[_-]?key"
+    r"|m(?<![a-z:/]m)aster[_-]?key"
+)
+#: Words a secret's name may end with after the name itself: DB_PASSWORD_PROD,
+#: SECRET_KEY_BASE, GITHUB_TOKEN_2, api_key.b64.
+_NAME_SUFFIX = (
+    r"(?:[_.-](?:\d+|prod|production|stage|staging|dev|test|qa|uat|base|value|b64|base64|hex|"
+    r"enc|encoded|raw|plain|old|new|current|primary|secondary))*"
+)
+#: Key names ending in ``_key`` that name ids, paths or public material, not secrets (or
+#: that ``password_assignment`` already knows).
+_NOT_SECRET_KEY_WORDS = (
+    "public", "pub", "ssh", "host", "cache", "sort", "partition", "primary", "foreign",
+    "routing", "idempotency", "dedup", "lookup", "object", "s3", "bucket", "tag", "label",
+    "group", "row", "hash", "range", "kms", "cmk", "sse", "field", "column", "index", "map",
+    "cursor", "page", "registry", "image", "metric", "api", "app", "license", "private",
+    "secret", "access", "auth", "signing", "encryption", "master", "account", "shared",
+    "storage", "session", "gpg", "pgp", "search", "query", "cdk", "dynamo", "table",
+    "attribute", "attr", "item", "message", "msg", "event", "state", "config", "setting",
+    "lock", "lease", "stream", "shard", "sequence", "version", "file", "path", "prefix", "name",
+    "type", "sha", "md5", "checksum",
+)
+#: ``key`` preceded by a name of two or more characters and ``_ . -`` but none of the words
+#: above: fixed-width look-behinds after the literal, so the engine skips to each ``key``.
+_VENDOR_KEY_NAME = r"key(?<=[a-z0-9]{2}[_.-]key)" + "".join(
+    rf"(?<![^a-z0-9]{word}[_.-]key)(?<!^{word}[_.-]key)" for word in _NOT_SECRET_KEY_WORDS)
+#: A URL's user:password: the password runs to the last ``@`` that starts a host (it may
+#: hold ``@``, ``:`` and ``/`` written raw), the user name may itself be an e-mail address.
+_USERINFO = (
+    r"[^\s:/\x00'\"]{0,128}:([^\s\x00'\"]{1,256})@(?=[A-Za-z0-9\[])"
+)
 
 BUILTIN_DETECTORS: tuple[Detector, ...] = (
     # -- secrets -----------------------------------------------------------------------------
@@ -308,16 +399,15 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     _d(
         "connection_string", "secret",
         r"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|"
-        r"sqlserver|oracle|cockroachdb|jdbc:[a-z0-9]+)://[^\s:/@\x00'\"]{0,128}:"
-        r"([^\s@/\x00'\"]{1,256})@",
+        rf"sqlserver|oracle|cockroachdb|jdbc:[a-z0-9]+)://{_USERINFO}",
         "Database connection strings (postgres, mysql, mongodb, redis ...) with a password",
-        group=1, triggers=("://",), requires=("@",),
+        group=1, triggers=("://",), requires=("@",), validate=_not_a_port("connection_string"),
     ),
     _d(
         "url_credentials", "secret",
-        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\x00'\"]{0,128}:([^\s@/\x00'\"]{1,256})@",
+        rf"\b[a-zA-Z][a-zA-Z0-9+.-]{{1,20}}://{_USERINFO}",
         "URLs that carry a user name and password before the host",
-        group=1, triggers=("://",), requires=("@",),
+        group=1, triggers=("://",), requires=("@",), validate=_not_a_port("url_credentials"),
     ),
     _d(
         "azure_storage_key", "secret",
@@ -343,10 +433,23 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     _d(
         "authorization_header", "secret",
         r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?"
-        r"(?:(?:bearer|basic|token|digest|negotiate|aws4-hmac-sha256)\s+)?"
+        r"(?:(?:bearer|basic|token|digest|negotiate|aws4-hmac-sha256|ssws|apikey|api-key|key|"
+        r"sharedkey(?:lite)?|sharedaccesssignature|hmac|genie(?:key)?|otp)\s+)?"
         rf"([{_TOKEN},:]{{8,}})",
-        "Authorization header values (Bearer, Basic, AWS4 signatures …)",
-        group=1, triggers=("authorization",), lower=True,
+        "Authorization header values (Bearer, Basic, SSWS, AWS4 signatures …)",
+        group=1, triggers=("authorization",), lower=True, open_end=True,
+    ),
+    _d(
+        "header_secret", "secret",
+        # (each branch starts with a literal, the word boundary checked after it: fast skip)
+        r"(?i)(?:x(?<![\w-]x)-(?:api-key|auth-token|access-token|functions-key|vault-token|"
+        r"consul-token|goog-api-key|figma-token|shopify-access-token|pagerduty-token|api-token|"
+        r"auth-key)|o(?<![\w-]o)cp-apim-subscription-key|p(?<![\w-]p)rivate-token"
+        r"|d(?<![\w-]d)d-(?:api|application)-key)\b[\"']?\s*[:=]\s*[\"']?"
+        rf"([{_TOKEN}]{{8,}})",
+        "API keys in request headers (X-Api-Key, Ocp-Apim-Subscription-Key, PRIVATE-TOKEN, "
+        "X-Vault-Token …)",
+        group=1, triggers=("key", "token"), lower=True, open_end=True,
     ),
     _d(
         "bearer_token", "secret",
@@ -368,8 +471,8 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "slack_webhook", "secret",
-        r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+",
-        "Slack incoming-webhook URLs (the path is the secret)",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+",
+        "Slack incoming-webhook and workflow URLs (the path is the secret)",
         literal=True,
     ),
     _d(
@@ -380,52 +483,101 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "stripe_key", "secret",
-        r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}",
+        r"\b(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{16,}",
         "Stripe secret, restricted and publishable keys",
-        triggers=("_live_", "_test_"),
+        triggers=("_live_", "_test_", "_prod_"),
     ),
     _d(
         "password_assignment", "secret",
-        # not after ":" or "/": ARN and path segments such as ...:secret:name are ids
-        r"(?i)(?<![:/])(?:password|passwd|pwd|passphrase|secret(?:[_-]?key)?|api[_-]?key|"
-        r"app[_-]?key|license[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|token|"
-        r"(?<![a-z])pat)"
-        r"(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?([^\s\"',;&\x00\\]{4,})",
-        "Assignments such as password=…, DB_PASSWORD: …, api_key=… in free text",
+        rf"(?i)(?:{_SECRET_NAMES}){_NAME_SUFFIX}"
+        # (four characters of value ahead, punctuation allowed: the scanner carries the
+        # value over it)
+        r"(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?(?=[^\s\x00\\]{4})"
+        r"([^\s\"',;&\x00\\]+)",
+        "Assignments such as password=…, DB_PASSWORD_PROD: …, api_key=… in free text",
         group=1, triggers=("pass", "pwd", "secret", "key", "token", "_pat"), lower=True,
+        open_end=True, validate=_not_a_placeholder("password_assignment"),
     ),
     _d(
         "quoted_secret_assignment", "secret",
-        r"(?i)(?<![:/])(?:password|passwd|passphrase|secret(?:[_-]?key)?|api[_-]?key|"
-        r"app[_-]?key|license[_-]?key|private[_-]?key|token)(?:\\?[\"'])?\s*[:=]\s*(\\?[\"'])"
-        r"([^'\"\x00\n\\]{6,256})\1",
-        "Quoted secret assignments whose value holds any character (SECRET_KEY = '…')",
-        group=2, triggers=("pass", "secret", "key", "token"), lower=True,
+        rf"(?i)(?:{_SECRET_NAMES}){_NAME_SUFFIX}(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*"
+        r"(\\?[\"'])((?:\\[^\x00\n]|(?!\1)[^\x00\n\\]){6,256}?)\1",
+        "Quoted secret assignments whose value holds any character, escaped quotes too "
+        "(SECRET_KEY = '…', \"password\": \"a\\\"b\")",
+        group=2, triggers=("pass", "pwd", "secret", "key", "token", "_pat"), lower=True,
+        validate=_not_a_placeholder("quoted_secret_assignment"),
+    ),
+    _d(
+        "named_key_assignment", "secret",
+        rf"(?i){_VENDOR_KEY_NAME}"
+        rf"{_NAME_SUFFIX}(?:\\?[\"'])?\s*(?::=|=>|[:=])\s*(?:\\?[\"'])?"
+        r"([A-Za-z0-9+/=_.~-]{16,})(?![A-Za-z0-9+/=_.~:-])",
+        "Token-like values assigned to a vendor's key name (MAILGUN_KEY=…, DD_KEY: …)",
+        group=1, triggers=("key",), lower=True, validate=_token_like,
     ),
     _d(
         "prose_password", "secret",
         r"(?i)\b(?:password|passwd|passphrase|pwd|secret|token|api key)"
         r"(?:\s+(?:is|was|set to|reset to|changed to|now))+\s*[:=]?\s*[\"'`]?"
-        r"([^\s\"'`\x00,;]{4,})",
+        r"([^\s\"'`\x00]{3,}[^\s\"'`\x00,;.:)!?])",
         "Credentials written as prose: “the admin password is …”, “token set to …”",
         group=1, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
-        validate=_not_a_word,
+        validate=_not_a_word, open_end=True,
+    ),
+    _d(
+        "xml_secret_element", "secret",
+        r"(?i)<((?:[\w.-]+:)?[\w.-]{0,40}?(?:password|passwd|pwd|secret|token|api[_-]?key|"
+        r"access[_-]?key|private[_-]?key)"
+        r"(?:[_.-]?(?:value|string|text|b64|base64|hex|\d+))?)(?:\s[^<>\x00]*)?>"
+        r"((?!\s*<)[^<\x00]{3,4096})</\1>",
+        "Secrets in XML elements named after them (<password>…</password>, <ApiKey>…)",
+        group=2, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
+        validate=_not_a_placeholder("xml_secret_element"),
+    ),
+    _d(
+        "xml_setting_value", "secret",
+        r"(?i)<add\s+(?:key|name)\s*=\s*\"[^\"\x00]{0,64}?(?:password|passwd|pwd|secret|token|"
+        r"api[_-]?key|apikey|access[_-]?key)[^\"\x00]{0,20}\"\s+value\s*=\s*\"([^\"\x00]{3,})\"",
+        "Secrets in .NET / NuGet settings: <add key=\"DbPassword\" value=\"…\"/>",
+        group=1, triggers=("pass", "pwd", "secret", "token", "key"), lower=True,
+    ),
+    _d(
+        "powershell_secure_string", "secret",
+        r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?([\"'])((?:(?!\1)[^\x00\n]){3,256})\1"
+        r"(?=[^\n\x00]{0,40}-AsPlainText)",
+        "Passwords turned into PowerShell secure strings from plain text "
+        "(ConvertTo-SecureString '…' -AsPlainText)",
+        group=2, triggers=("convertto-securestring",), lower=True,
+    ),
+    _d(
+        "netrc_password", "secret",
+        r"(?i)\bmachine\b[^\x00]{0,300}?\bpassword[ \t]+([^\s\x00]{3,})",
+        "Passwords in .netrc entries (machine … login … password …)",
+        group=1, triggers=("pass",), lower=True,
     ),
     _d(
         "named_pair_text", "secret",
         r"(?i)[\"'](?:ParameterKey|Key|Name|TagKey)[\"']\s*:\s*[\"'][^\"'\x00]{0,64}?"
         r"(?:password|passwd|secret|token|api_?key|app_?key|license_?key|(?<![a-z])pat)[\"']"
-        r"\s*,\s*[\"'](?:ParameterValue|Value|TagValue)[\"']\s*:\s*[\"']([^\"'\x00]{4,})",
+        r"\s*,\s*[\"'](?:ParameterValue|Value|TagValue)[\"']\s*:\s*([\"'])"
+        r"((?:(?!\1)[^\x00\\]|\\[^\x00]){4,})\1",
         "Name/value pairs written as JSON text whose name says secret (CloudFormation "
         "parameters, tags, env lists inside a string)",
-        group=1, triggers=("value",), lower=True,
+        group=2, triggers=("value",), lower=True,
     ),
     _d(
         "cli_secret_flag", "secret",
         r"(?i)--[a-z0-9-]{0,40}?(?:password|passwd|secret|token|api-?key|app-?key|"
         r"access-?key)(?:=|[ \t]+)[\"']?(?!-)([^\s\"'\x00]{3,})",
         "Secrets given as command-line flags: --admin-password X, --client-secret=X, --token X",
-        group=1, triggers=("--",),
+        group=1, triggers=("--",), open_end=True,
+    ),
+    _d(
+        "cli_quoted_secret_flag", "secret",
+        r"(?i)--[a-z0-9-]{0,40}?(?:password|passwd|secret|token|api-?key|app-?key|"
+        r"access-?key)(?:=|[ \t]+)([\"'])((?:(?!\1)[^\x00\n]){3,256})\1",
+        "Quoted secrets given as command-line flags, spaces included: --password 'a b;c'",
+        group=2, triggers=("--",),
     ),
     _d(
         "cli_short_password_flag", "secret",
@@ -433,18 +585,19 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         r"[ \t](?:-p|-w|-a)[ \t]*[\"']?([^\s\"'\x00-][^\s\"'\x00]{2,})",
         "Passwords after -p/-w/-a in mysql, ldapsearch, sshpass and redis-cli command lines",
         group=1, triggers=("mysql", "mariadb", "ldap", "sshpass", "redis-cli"), lower=True,
+        open_end=True,
     ),
     _d(
         "cli_user_password", "secret",
-        r"(?:\s-u|--user)[ \t=]+[\"']?[^\s:\"'\x00]{1,64}:([^\s\"'\x00@]{3,})",
+        r"(?:\s-u|--user)[ \t=]+[\"']?[^\s:\"'\x00]{1,64}:([^\s\"'\x00]{3,})",
         "user:password given to curl -u / --user",
-        group=1, triggers=("-u ", "--"),
+        group=1, triggers=("-u ", "--"), open_end=True,
     ),
     _d(
         "cli_login_token", "secret",
         r"(?i)\b(?:auth|login)[ \t]+(?!-)([A-Za-z0-9._~+/=-]{20,})(?![^\s\x00])",
         "Tokens passed to a CLI login or auth command (vault login …, snyk auth …)",
-        group=1, triggers=("auth ", "login "), lower=True,
+        group=1, triggers=("auth ", "login "), lower=True, open_end=True,
     ),
     _d(
         "pgpass_line", "secret",
@@ -456,35 +609,35 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
     _d(
         "vendor_token", "secret",
         # the look-ahead rejects short runs before the alternatives are tried
-        r"(?<![A-Za-z0-9_])(?=[A-Za-z0-9_.:=+/-]{20})(?:SK[0-9a-f]{32}"
-        r"|xapp-\d-[A-Z0-9]{6,}-\d{6,}-[0-9a-f]{20,}"
-        r"|lin_api_[A-Za-z0-9]{40}|NR(?:AK|JS|II)-[A-Z0-9]{19,32}|[0-9a-f]{36}NRAL"
-        r"|PMAK-[0-9a-f]{24}-[0-9a-f]{34}"
-        r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"
-        r"|gl(?:pat|rt|dt|ptt|ft|oas|cbt|imt|agent)-[A-Za-z0-9_-]{20,}"
-        r"|npm_[A-Za-z0-9]{36}|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"
-        r"|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|hf_[A-Za-z0-9]{34,}"
-        r"|sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)[A-Za-z0-9_-]{20,}"
-        r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"
-        r"|dp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9._-]{40,}|gl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}"
-        r"|sntry[su]_[A-Za-z0-9_=+/-]{40,}|ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}"
-        r"|ATATT3[A-Za-z0-9_=-]{100,}|AKCp[A-Za-z0-9]{60,}|EAAA[A-Za-z0-9_-]{60}"
-        r"|EAACEdEose0cBA[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_])",
-        "Vendor tokens by their documented formats (Twilio SK, Slack xapp-, Linear, "
-        "New Relic, Postman, age, GitLab, npm, PyPI, SendGrid, Hugging Face, OpenAI, "
-        "Anthropic, Vault, Terraform Cloud, Doppler, Grafana, Sentry, Notion, Atlassian, "
-        "Artifactory, Square, Facebook, Telegram)",
+        r"(?<![A-Za-z0-9_])(?=[A-Za-z0-9_.:=+/~%-]{20})(?:"
+        + "|".join(pattern for _, pattern in MIXED) + r")(?![A-Za-z0-9_])",
+        f"Vendor tokens by their documented formats ({vendors(MIXED)})",
         mixed=True,
     ),
     _d(
         "vendor_token_lower", "secret",
-        r"(?<![A-Za-z0-9_])(?:key-[0-9a-f]{32}|[0-9a-f]{32}-us\d{1,2}|pul-[0-9a-f]{40}"
-        r"|rubygems_[0-9a-f]{48}|do[por]_v1_[0-9a-f]{64}|dapi[0-9a-f]{32}(?:-\d+)?"
-        r"|shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32})"
-        r"(?![A-Za-z0-9_])",
-        "Lower-case vendor tokens (Mailgun key-, Mailchimp …-us1, Pulumi, RubyGems, "
-        "DigitalOcean, Databricks, Shopify)",
-        triggers=("key-", "-us", "pul-", "rubygems_", "_v1_", "dapi", "shp"),
+        r"(?<![A-Za-z0-9_])(?:" + "|".join(pattern for _, pattern in LOWER)
+        + r")(?![A-Za-z0-9_])",
+        f"Vendor tokens that can be all lower case ({vendors(LOWER)})",
+        triggers=LOWER_TRIGGERS,
+    ),
+    _d(
+        "mailgun_private_key", "secret",
+        r"(?<![0-9a-z-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])",
+        "Mailgun private API keys of the current form (32 hex, then two groups of 8 hex)",
+        anchor=r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])",
+    ),
+    _d(
+        "putty_private_key", "secret",
+        r"Private-Lines:[ \t]*\d+[^\x00]*?(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+|$)",
+        "The private part of PuTTY key files (Private-Lines … Private-MAC)",
+        literal=True,
+    ),
+    _d(
+        "azure_function_key", "secret",
+        r"(?i)[?&]code=([A-Za-z0-9_%/+-]{30,}(?:%3D|=){0,2})",
+        "Azure Functions keys (and OAuth codes) in URLs: ?code=…",
+        group=1, triggers=("://",),
     ),
     _d(
         "webhook_url", "secret",
@@ -498,32 +651,32 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
         "cli_password", "secret",
         r"(?i)--(?:password|passwd|pass)(?:=|[ \t]+)(?!-)([^\s\"'\x00]{3,})",
         "Passwords given on a command line: --password X, --password=X",
-        group=1, triggers=("--pass",), lower=True,
+        group=1, triggers=("--pass",), lower=True, open_end=True,
     ),
     _d(
         "mysql_password_flag", "secret",
         r"(?i)\b(?:mysql\w*|mariadb\w*)\b[^\n\x00]{0,200}?[ \t]-p([^\s\"'\x00-][^\s\"'\x00]{2,})",
         "Passwords glued to -p in mysql / mariadb command lines (-pSecret)",
-        group=1, triggers=("mysql", "mariadb"), lower=True,
+        group=1, triggers=("mysql", "mariadb"), lower=True, open_end=True,
     ),
     _d(
         "userinfo_password", "secret",
-        r"(?<![\w/:.@%+-])[A-Za-z0-9._-]{1,64}:([^\s:@/\x00'\"]{3,128})@"
+        r"(?<![\w/:.@%+-])[A-Za-z0-9._-]{1,64}:(?!//)([^\s\x00'\"]{3,128})@"
         r"(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)",
         "user:password@host without a URL scheme",
-        group=1, triggers=("@",),
+        group=1, triggers=("@",), validate=_not_a_port("userinfo_password"),
     ),
     _d(
         "high_entropy_string", "secret",
-        r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{20,}+",
+        RANDOM_RUN % 20,
         "Random-looking tokens (mixed case and digits, high entropy), e.g. keys in tags",
         validate=_high_entropy, rare=True, weak=True,
     ),
     # -- credentials -------------------------------------------------------------------------
     _d(
         "aws_access_key_id", "credential",
-        r"A(?:KIA|SIA)(?<![A-Za-z0-9]A[KS]IA)[A-Z0-9]{16}(?![A-Za-z0-9])",
-        "AWS access key ids (AKIA… long-term, ASIA… temporary)",
+        r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+        "AWS access key ids (AKIA… long-term, ASIA… temporary, ABIA, ACCA, A3T…)",
         literal=True,
     ),
     # -- identifiers -------------------------------------------------------------------------

@@ -18,7 +18,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-__all__ = ["KeyDecision", "KeyRules", "key_words"]
+__all__ = ["KeyDecision", "KeyRules", "REFERENCE", "SECRET_ENTITIES", "key_words"]
+
+#: A whole value that only refers to a secret (an ARN, a Secrets Manager / SSM / Key Vault /
+#: Secret Manager reference, a cloudg:// URI): under a secret key name it is still not one.
+REFERENCE = re.compile(
+    r"(?:arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12})?:\S+"
+    r"|(?://secretmanager\.googleapis\.com/)?projects/[a-z0-9-]{4,30}/secrets/[A-Za-z0-9_-]+"
+    r"(?:/versions/[A-Za-z0-9_-]+)?"
+    r"|@Microsoft\.KeyVault\([^()\s]+\)|https://[a-z0-9-]+\.vault\.azure\.net/secrets/\S+"
+    r"|\{\{resolve:(?:ssm|ssm-secure|secretsmanager):[^\s{}]+\}\}"
+    r"|cloudg://\S+)"
+)
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
@@ -47,6 +58,8 @@ _SECRET_SUFFIXES: dict[tuple[str, ...], str] = {
     ("pat",): "token", ("auth", "key"): "api_key", ("encryption", "key"): "secret_key",
     ("client", "key"): "private_key",
 }
+#: The entities key rules report (a Kubernetes Secret's data values: ``secret_data``).
+SECRET_ENTITIES: tuple[str, ...] = (*dict.fromkeys(_SECRET_SUFFIXES.values()), "secret_data")
 #: Trailing words of a key naming public material, digests or references (ids, ARNs).
 _PUBLIC_SUFFIXES: frozenset[tuple[str, ...]] = frozenset((
     ("sha",), ("digest",), ("digests",), ("hash",), ("checksum",), ("fingerprint",),

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .detectors import BUILTIN_DETECTORS, SHIELDS, Detector
+from .encoded import DECODER_DETECTORS
 from .keys import KeyRules
 from .scan import Finding, Scanner
 from .strategies import DROP, StrategyTable, apply_strategy
@@ -36,6 +37,7 @@ class Redactor:
         key_rules: bool = True,
         extra_keys: Mapping[str, str] | None = None,
         keep: Iterable[str] = (),
+        decode: bool = True,
     ) -> None:
         table = dict(strategies or {})
         for entity in keep:  # entities this spec must show as is (e.g. a reveal tool's)
@@ -49,7 +51,6 @@ class Redactor:
         self.all_detectors = ordered
         self.active = [d for d in ordered if self._active(d)]
         shields = [d for d in ordered if d.shield] + [d for d in SHIELDS if d.name not in off]
-        self.scanner = Scanner(self.active, shields)
         self.identifiers = any(
             self.table.resolve(e, e, k) != "keep"
             for e, k in (("aws_account_id", "identifier"), ("hostname", "network"),
@@ -58,6 +59,10 @@ class Redactor:
         self.keys = KeyRules(
             secrets=key_rules, identifiers=self.identifiers, extra=extra_keys,
         )
+        #: ``decode``: also find secrets inside encoded values (``encoded.py``).
+        self.scanner = Scanner(self.active, shields, decode=decode, keys=self.keys)
+        if decode:  # what the decoder reports under its own names, for list_detectors
+            self.all_detectors = [*ordered, *DECODER_DETECTORS]
         self._key_strategy: dict[str, str] = {}
         #: Entities also found as bare words once learned (pseudonymised ones only).
         self.known_entities = tuple(

@@ -9,6 +9,9 @@ only; anything else runs over the joined text, each match mapped back to its str
 matches are settled by priority (detector order: secrets, credentials, identifiers ...),
 after shields (ids, public keys, certificates) have dropped the secret findings inside them:
 shield detectors that report nothing run only on strings that hold a secret finding.
+Overlapping secret findings are merged, and an open-ended value (``password=…``) is carried
+over the punctuation inside it, so a redaction never leaves part of a secret. With
+``decode``, a ``Decoder`` (``encoded.py``) adds the secrets hidden in encoded parts.
 Strings a scan found clean are remembered (a bounded set keyed by the exact string, per
 scanner, so the same detectors decided): most values of a result repeat from call to call
 (types, regions, account ids, names), and a known-clean string is not scanned again.
@@ -23,11 +26,17 @@ from dataclasses import dataclass
 from itertools import accumulate, compress
 from operator import not_
 
-from .detectors import Detector
+from .detectors import RANDOM_RUN, Detector
+from .encoded import Decoder
+from .keys import KeyRules
 
 __all__ = ["Finding", "Scanner"]
 
 SEP = "\x00"
+_RUN_20 = RANDOM_RUN % 20
+#: Token runs of at least 16 characters: the decoder's base64 candidates, and (20 and more)
+#: the high-entropy detector's matches, from one pass.
+_RUNS = re.compile(RANDOM_RUN % 16)
 #: Clean strings remembered per scanner; the set is emptied when full (cheap, rare).
 CLEAN_MEMO_SIZE = 65_536
 #: Longer strings (descriptions, evidence) rarely repeat: not remembered.
@@ -49,8 +58,11 @@ class Finding:
 class Scanner:
     """Runs an ordered list of detectors over strings."""
 
-    def __init__(self, detectors: Sequence[Detector], shields: Sequence[Detector] = ()) -> None:
+    def __init__(self, detectors: Sequence[Detector], shields: Sequence[Detector] = (), *,
+                 decode: bool = False, keys: KeyRules | None = None) -> None:
         self.detectors = list(detectors)
+        #: Finds secrets inside encoded values (base64, escapes, JSON and config text).
+        self.decoder = Decoder(self._scan, keys) if decode and self.detectors else None
         #: Shields not among ``detectors``: run lazily, where a secret finding needs them.
         self.shields = [d for d in shields if d not in self.detectors]
         #: Strings found clean (no finding): a batch scan finds per string exactly what a scan
@@ -64,9 +76,12 @@ class Scanner:
         return bool(self.detectors)
 
     def forget(self) -> None:
-        """Forget the strings remembered clean: the next scans are cold (benchmarks)."""
+        """Forget the strings remembered clean and what was decoded: the next scans are cold
+        (benchmarks)."""
         if self._clean is not None:
             self._clean.clear()
+        if self.decoder is not None:
+            self.decoder.forget()
 
     # -- one string ------------------------------------------------------------------------
 
@@ -82,7 +97,7 @@ class Scanner:
             self._remember(clean, [text])
         return found
 
-    def _scan(self, text: str) -> list[Finding]:
+    def _scan(self, text: str, depth: int = 0) -> list[Finding]:
         found: list[Finding] = []
         lowered: str | None = None
         for rank, det in enumerate(self.detectors):
@@ -100,9 +115,19 @@ class Scanner:
                 if det.requires and not all(r in hay for r in det.requires):
                     continue
             _collect(det, rank, text, found)
+        if self.decoder is not None:
+            found.extend(self.decoder.find(text, depth))
+            if any(f.detector.weak for f in found):
+                found = self._not_benign(text, found)
         if self.shields and any(f.detector.kind in _GUARDED for f in found):
             self._shield(text, found)
         return settle(found)
+
+    def _not_benign(self, text: str, found: list[Finding]) -> list[Finding]:
+        """``found`` without the high-entropy guesses that are base64 of harmless text."""
+        assert self.decoder is not None
+        benign = self.decoder.benign
+        return [f for f in found if not (f.detector.weak and benign(text[f.start:f.end]))]
 
     def _shield(self, text: str, found: list[Finding]) -> None:
         rank = len(self.detectors)
@@ -162,19 +187,20 @@ class Scanner:
         subset: list[str] = []
         sub = ""
         sub_starts: list[int] = []
+        runs: list[str] | None = None  # token runs of the mixed strings (decoder, entropy)
         for rank, det in enumerate(self.detectors):
             if (det.rare and not det.triggers) or det.mixed:
                 if mixed is None:
-                    # C-level selection: the strings that are not all lower case
-                    mixed = list(compress(range(len(strings)), map(not_, map(str.islower,
-                                                                            strings))))
-                    subset = list(map(strings.__getitem__, mixed))
-                    sub = SEP.join(subset)
-                    sub_starts = _starts(subset)
+                    mixed, subset, sub, sub_starts = _mixed(strings)
                 if not mixed:
                     continue
                 if det.rare and not det.mixed:
-                    _collect_rare(det, rank, mixed, subset, sub, sub_starts, raw)
+                    texts = None
+                    if self.decoder is not None and det.pattern.pattern == _RUN_20:
+                        if runs is None:  # one pass serves this detector and the decoder
+                            runs = _RUNS.findall(sub)
+                        texts = [t for t in runs if len(t) >= 20]
+                    _collect_rare(det, rank, mixed, subset, sub, sub_starts, raw, texts)
                     continue
                 sub_raw: dict[int, list[Finding]] = {}
                 _collect_joined(det, rank, sub, subset, sub_starts, sub_raw)
@@ -213,6 +239,17 @@ class Scanner:
                     _collect(det, rank, strings[idx], raw.setdefault(idx, []))
                 continue
             _collect_joined(det, rank, big, strings, starts, raw)
+        if self.decoder is not None:
+            if mixed is None:
+                mixed, subset, sub, sub_starts = _mixed(strings)
+            if runs is None:
+                runs = _RUNS.findall(sub)
+            for i, f in self.decoder.scan_many(strings, big, starts or _starts(strings), mixed,
+                                               sub, runs):
+                raw.setdefault(i, []).extend(f)
+            for i, f in raw.items():
+                if any(x.detector.weak for x in f):
+                    raw[i] = self._not_benign(strings[i], f)
         if self.shields:
             for i, f in raw.items():
                 if any(x.detector.kind in _GUARDED for x in f):
@@ -232,6 +269,14 @@ class Scanner:
             if found:
                 out[i] = found
         return out
+
+
+def _mixed(strings: Sequence[str]) -> tuple[list[int], list[str], str, list[int]]:
+    """The strings that are not all lower case (a C-level selection): their indices, the
+    strings, them joined with NUL and their offsets there."""
+    mixed = list(compress(range(len(strings)), map(not_, map(str.islower, strings))))
+    subset = list(map(strings.__getitem__, mixed))
+    return mixed, subset, SEP.join(subset), _starts(subset)
 
 
 def _starts(strings: Sequence[str]) -> list[int]:
@@ -277,6 +322,26 @@ def _anchored(big: str, anchor: re.Pattern[str], starts: list[int]) -> list[int]
     return out
 
 
+#: What carries an open-ended value on (``Detector.open_end``): punctuation the value
+#: stopped at, when more of the value follows it (not a space, a closing bracket or the end;
+#: after ``,`` ``;`` ``&`` not a new ``name=`` setting either); a backslash that starts no
+#: escape sequence. With the run after it.
+_TAIL = re.compile(
+    r"(?:"
+    r"(?:[,;&](?![\s,;&'\"`\x00\\)\]}>]|$|[A-Za-z_][\w.-]{0,40}\s*=)"
+    r"|['\"`@](?![\s,;&'\"`\x00\\)\]}>]|$)"
+    r"|\\(?![nrtbfu\"'\\/\s\x00]|$))"
+    r"[^\s\"',;&`@\x00\\)\]}>]*"
+    r")+"
+)
+
+
+def open_end(text: str, end: int) -> int:
+    """Where an open-ended value that a pattern ended at ``end`` really ends."""
+    m = _TAIL.match(text, end)
+    return end if m is None else m.end()
+
+
 def _collect(det: Detector, rank: int, text: str, found: list[Finding]) -> None:
     group = det.group
     validate = det.validate
@@ -287,6 +352,8 @@ def _collect(det: Detector, rank: int, text: str, found: list[Finding]) -> None:
         entity = det.name if validate is None else validate(text[start:end])
         if entity is None:  # the detector's check refused the match
             continue
+        if det.open_end:
+            end = open_end(text, end)
         found.append(Finding(start, end, entity, det, rank))
 
 
@@ -307,12 +374,14 @@ def _collect_joined(
         entity = det.name if validate is None else validate(big[start:end])
         if entity is None:  # the detector's check refused the match
             continue
+        if det.open_end:  # (the tail never crosses the NUL separator)
+            end = open_end(big, end)
         raw.setdefault(idx, []).append(Finding(start - base, end - base, entity, det, rank))
 
 
 def _collect_rare(
     det: Detector, rank: int, idx: list[int], subset: list[str], sub: str, starts: list[int],
-    raw: dict[int, list[Finding]],
+    raw: dict[int, list[Finding]], texts: list[str] | None = None,
 ) -> None:
     """A mixed-case detector (high entropy): only strings with an upper-case letter can hold
     a match, so only those (``subset``, joined as ``sub``; ``idx`` their indices) are
@@ -320,7 +389,7 @@ def _collect_rare(
     validate = det.validate
     assert validate is not None
     survivors = {
-        text for text in det.pattern.findall(sub)
+        text for text in (det.pattern.findall(sub) if texts is None else texts)
         if not (text.islower() or text.isupper()) and validate(text) is not None
     }
     if not survivors:
@@ -365,7 +434,10 @@ def _unshielded(found: list[Finding]) -> list[Finding]:
 
 def settle(found: list[Finding]) -> list[Finding]:
     """Keep the highest-priority finding where matches overlap (after shields dropped the
-    secrets inside ids and public material); order by position."""
+    secrets inside ids and public material); order by position. Secret and credential
+    findings that overlap are merged: the kept one grows to cover the others, so a secret one
+    detector saw shorter than another (``password=abc def`` and its quoted form) is never
+    left partly in clear."""
     if len(found) == 1:
         return [] if found[0].detector.shield_only else found
     if not found:
@@ -378,5 +450,31 @@ def settle(found: list[Finding]) -> list[Finding]:
     for f in sorted(found, key=lambda f: (f.rank, f.start, f.start - f.end)):
         if all(f.end <= k.start or f.start >= k.end for k in kept):
             kept.append(f)
+        elif f.detector.kind in _GUARDED:
+            _merge(kept, f)
     kept.sort(key=lambda f: f.start)
     return kept
+
+
+def _merge(kept: list[Finding], f: Finding) -> None:
+    """Grow the first kept secret ``f`` overlaps over ``f`` and over every kept secret the
+    grown span then overlaps (those leave ``kept``)."""
+    start, end = f.start, f.end
+    if f.detector.weak:  # a random-looking run reaching back over ``name=``: the name stays
+        overlapped = [k.start for k in kept if k.start < end and start < k.end
+                      and k.detector.kind in _GUARDED]
+        if overlapped:
+            start = max(start, min(overlapped))
+    into: Finding | None = None
+    while True:
+        hits = [k for k in kept if k is not into and k.start < end and start < k.end
+                and k.detector.kind in _GUARDED]
+        if not hits:
+            break
+        if into is None:
+            into = hits.pop(0)
+        for k in hits:
+            kept.remove(k)
+        start = min(start, into.start, *(k.start for k in hits))
+        end = max(end, into.end, *(k.end for k in hits))
+        into.start, into.end = start, end

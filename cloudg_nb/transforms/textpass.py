@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..layer.pipeline import REMOVED, ROWS_KEY
 from .detectors import GCP_PROJECT_ID, Detector
-from .keys import KeyRules
+from .keys import REFERENCE, KeyRules
+from .named_text import secret_object
 from .redact import Redactor
 from .sanitize import INVISIBLE_ASCII_JOINED, INVISIBLE_JOINED, Sanitizer
 from .scan import SEP, Finding
@@ -41,6 +42,8 @@ _PAIR_VALUES = ("Value", "value", "TagValue", "ParameterValue")
 #: A name/value record has at most this many keys (``{name, value, type, source, ...}``).
 _PAIR_MAX_KEYS = 8
 _PAIR_VALUE_SET = frozenset(_PAIR_VALUES)
+#: The maps of a Kubernetes Secret whose values are all secrets.
+_SECRET_MAPS = ("data", "stringData")
 #: ``["db_password", "…"]``: the first item of a two-item list is a name at most this long.
 _LIST_PAIR_NAME_MAX = 64
 _NEVER = re.compile(r"(?!)")
@@ -59,16 +62,6 @@ _NESTED = frozenset((dict, list, tuple))
 # A key's facts: (secret entity or None, untrusted, identifier hint or None, scanned clean,
 # characters it adds to the JSON text, names public material)
 _NON_STR = (None, False, None, True, _SCALAR_CHARS, False)
-#: A whole value that only refers to a secret (an ARN, a Secrets Manager / SSM / Key Vault /
-#: Secret Manager reference, a cloudg:// URI): under a secret key name it is still not one.
-_REFERENCE = re.compile(
-    r"(?:arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12})?:\S+"
-    r"|(?://secretmanager\.googleapis\.com/)?projects/[a-z0-9-]{4,30}/secrets/[A-Za-z0-9_-]+"
-    r"(?:/versions/[A-Za-z0-9_-]+)?"
-    r"|@Microsoft\.KeyVault\([^()\s]+\)|https://[a-z0-9-]+\.vault\.azure\.net/secrets/\S+"
-    r"|\{\{resolve:(?:ssm|ssm-secure|secretsmanager):[^\s{}]+\}\}"
-    r"|cloudg://\S+)"
-)
 
 
 def _ruled(value: Any) -> bool:
@@ -76,7 +69,7 @@ def _ruled(value: Any) -> bool:
     t = type(value)
     if t in _UNRULED:
         return False
-    return not (t is str and _REFERENCE.fullmatch(value) is not None)
+    return not (t is str and REFERENCE.fullmatch(value) is not None)
 
 
 class TextPass:
@@ -123,10 +116,13 @@ class TextPass:
         self._kinfo[key] = info
         return info
 
-    def _pair_secret(self, x: dict[Any, Any]) -> tuple[str, str] | None:
+    def _pair_secret(self, x: dict[Any, Any]) -> tuple[tuple[str, ...], str] | None:
         """For ``{"Key": "db_password", "Value": …}`` (also ``TagKey``/``TagValue``,
-        ``ParameterKey``/``ParameterValue``, ``{name, value, …}``): (value key, entity) when
-        the name says secret."""
+        ``ParameterKey``/``ParameterValue``, ``{name, value, …}``): ((value key,), entity)
+        when the name says secret; for a Kubernetes Secret, its ``data`` / ``stringData``
+        maps (every value there is a secret, whatever its key)."""
+        if ("data" in x or "stringData" in x) and secret_object(x):
+            return _SECRET_MAPS, "secret_data"
         if len(x) > _PAIR_MAX_KEYS or _PAIR_VALUE_SET.isdisjoint(x):
             return None
         for nk in _PAIR_NAMES:
@@ -136,7 +132,7 @@ class TextPass:
                 if info[0] is not None:
                     for vk in _PAIR_VALUES:
                         if vk in x:
-                            return (vk, info[0]) if _ruled(x[vk]) else None
+                            return ((vk,), info[0]) if _ruled(x[vk]) else None
                 return None
         return None
 
@@ -495,7 +491,7 @@ class _Walk:
                     key_chars += info[4]
                     # Key rules redact texts and containers, never numbers or booleans: a
                     # count under "SECRET" or "API_KEY" (asset types) is data, not a secret.
-                    if (info[0] is not None or (pair is not None and k == pair[0])) and \
+                    if (info[0] is not None or (pair is not None and k in pair[0])) and \
                             _ruled(v):
                         if v is not None:
                             ruled = True
@@ -635,7 +631,7 @@ class _Rebuild:
                     if info is None:
                         info = key_info(k)
                     entity = info[0]
-                    if entity is None and pair is not None and k == pair[0]:
+                    if entity is None and pair is not None and k in pair[0]:
                         entity = pair[1]
                     if entity is not None and not _ruled(v):
                         entity = None  # numbers, booleans, references (see the walk above)

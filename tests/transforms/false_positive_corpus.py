@@ -2,11 +2,15 @@
 
 ``NON_SECRETS`` maps a label to ``(key, value)``: the value as it sits under that key in an
 estate record (public keys, certificates, digests, secret *references*, compliance framework
-and control names, resource ids, long harmless names). ``estate_arns()`` adds one ARN (or
+and control names, resource ids, long harmless names, encoded values that hold no secret,
+``*_key`` names holding ids, digests and paths). ``estate_arns()`` adds one ARN (or
 cloud id) per asset type of the demo and scaled sample estates.
 """
 
 from __future__ import annotations
+
+import base64
+import json
 
 from cloudg_nb.estate import demo
 from cloudg_nb.estate.samples import scaled
@@ -40,6 +44,10 @@ PUBLIC_KEY_PEM = (
     "0Fg3Jk7Nh2Mx9Wb4Lc5Ea8Pv1Zr6Ot3Iy0KsAbCdEfGhIjKlMnOpQrStUv==\n"
     "-----END PUBLIC KEY-----"
 )
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
 
 NON_SECRETS: dict[str, tuple[str, str]] = {
     # compliance frameworks and controls
@@ -156,6 +164,42 @@ NON_SECRETS: dict[str, tuple[str, str]] = {
     "curl_user_no_password": ("evidence", "curl -u admin https://jenkins.example.com/login"),
     "time_of_day": ("evidence", "Rule evaluated at 12:30:45 on 2026-11-02, run 3:1:0"),
     "git_commit": ("description", "Introduced in commit 3f786850e387550fdab836ed7e6dc881de23001b"),
+    # encoded values that hold no secret (issue 36: the decoders must not invent one)
+    "b64_host_port": ("endpoint_b64", _b64("db.internal:5432")),
+    "b64_time": ("time_b64", _b64("2026-11-02 12:30:45")),
+    "b64_tag_pair": ("label_b64", _b64("environment:production")),
+    "b64_arn": ("role_b64", _b64("arn:aws:iam::123456789012:role/Deployer")),
+    "b64_plain_json": ("binaryData", _b64(json.dumps({"feature_flags": {"new_ui": True},
+                                                       "region": "eu-west-1"}))),
+    "b64_sentence": ("motd_b64", _b64("Welcome to the orders platform. Authorised use only.")),
+    "b64_docker_creds_helper": (".dockerconfigjson", _b64(json.dumps(
+        {"credsHelpers": {"public.ecr.aws": "ecr-login"}, "auths": {}}))),
+    "percent_encoded_uri": ("redirect_uri", "https%3A%2F%2Fapp.acme.io%2Fcallback%3Fstate%3Dxy"
+                                            "z%26scope%3Dopenid"),
+    "percent_in_prose": ("description", "95% of buckets are encrypted; 100% of keys rotate."),
+    "iam_policy_json_text": ("PolicyDocument", json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": "*"}]})),
+    "escaped_policy_json": ("policy", '{\\"Version\\": \\"2012-10-17\\", \\"Statement\\": '
+                                      '[{\\"Effect\\": \\"Deny\\"}]}'),
+    "configmap_json_text": ("configmap", json.dumps({"kind": "ConfigMap", "data": {
+        "LOG_LEVEL": "info", "REGION": "eu-west-1"}})),
+    "pod_manifest_secret_ref": ("manifest", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n"
+                                            "  - name: app\n    env:\n    - name: DB_PASSWORD\n"
+                                            "      valueFrom:\n        secretKeyRef:\n"
+                                            "          name: db\n          key: password\n"),
+    "dotenv_placeholders": ("dotenv", "DB_PASSWORD=${DB_PASSWORD}\nAPI_TOKEN={{ .Values.token }}"
+                                      "\nREGION=eu-west-1\n"),
+    "windows_path": ("path", "C:\\ProgramData\\Amazon\\SSM\\Logs\\new\\temp\\agent.log"),
+    # names ending in _key that hold ids, digests and paths
+    "cache_key_git_sha": ("command", "cache_key=3f786850e387550fdab836ed7e6dc881de23001b"),
+    "idempotency_key_uuid": ("note", "idempotency_key: 8f14e45f-ceea-467a-9a36-dedd4bea2543"),
+    "s3_key_path": ("event", "s3_key=logs/2026/11/02/app-7f3a9c.gz"),
+    "sort_key": ("index", "sort_key=createdAt2026"),
+    "key_rotation_words": ("setting", "key-rotation-enabled-for-all-customer-managed"),
+    "cis_kubernetes": ("framework", "CIS-Kubernetes-Benchmark-v1.8.0"),
+    "long_dns_like_name": ("dns_name", "OrdersServiceLoadBalancer01.domain.internal-name-abc1"
+                                       "23-xyz-987654"),
 }
 
 

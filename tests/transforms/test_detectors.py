@@ -3,6 +3,9 @@ estate values that are not secrets stay untouched; custom detectors are validate
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 
 from cloudg_nb.transforms.detectors import (
@@ -12,6 +15,7 @@ from cloudg_nb.transforms.detectors import (
     looks_high_entropy,
 )
 from cloudg_nb.transforms.scan import Scanner
+from cloudg_nb.transforms.vendor_tokens import LOWER, MIXED
 
 ALL = Scanner(BUILTIN_DETECTORS)
 
@@ -161,3 +165,137 @@ def test_custom_detector_errors_name_the_place(spec: dict, message: str) -> None
     with pytest.raises(ValueError) as err:
         custom_detector(spec, "detectors[3]")
     assert "detectors[3]" in str(err.value) and message in str(err.value)
+
+
+# -- vendor token formats ---------------------------------------------------------------------
+
+_R = random.Random(36)
+_AN = string.ascii_letters + string.digits
+_HEX = "0123456789abcdef"
+
+
+def _t(alphabet: str, n: int) -> str:
+    return "".join(_R.choice(alphabet) for _ in range(n))
+
+
+#: One token per documented format (vendor name as in ``vendor_tokens``), bodies random.
+VENDOR_EXAMPLES: dict[str, list[str]] = {
+    "Twilio API key": ["SK" + _t(_HEX, 32)],
+    "Slack app-level token": [f"xapp-1-A{_t('ABCDEFG0123', 10)}-{_t('0123456789', 13)}-"
+                              f"{_t(_HEX, 64)}"],
+    "Linear": ["lin_api_" + _t(_AN, 40)],
+    "New Relic": ["NRAK-" + _t("ABCDEFGHJK0123456789", 27), _t(_HEX, 36) + "NRAL"],
+    "Postman": [f"PMAK-{_t(_HEX, 24)}-{_t(_HEX, 34)}"],
+    "age": ["AGE-SECRET-KEY-1" + _t("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)],
+    "GitLab": ["glpat-" + _t(_AN + "_-", 20), "glsoat-" + _t(_AN, 20), "GR1348941" + _t(_AN, 20)],
+    "npm": ["npm_" + _t(_AN, 36)],
+    "PyPI": ["pypi-AgEIcHlwaS5vcmc" + _t(_AN + "_-", 70)],
+    "SendGrid": [f"SG.{_t(_AN, 22)}.{_t(_AN, 43)}"],
+    "Hugging Face": ["hf_" + _t(_AN, 34), "api_org_" + _t(_AN, 34)],
+    "OpenAI": ["sk-proj-" + _t(_AN, 60), f"sk-{_t(_AN, 20)}T3BlbkFJ{_t(_AN, 20)}",
+               "sk-" + _t(_AN, 46) + "A1"],
+    "Anthropic": ["sk-ant-api03-" + _t(_AN, 93) + "AA", "sk-ant-admin01-" + _t(_AN, 60)],
+    "Groq, xAI, Replicate, Perplexity": ["gsk_" + _t(_AN, 52), "xai-" + _t(_AN, 80),
+                                         "r8_" + _t(_AN, 37), "pplx-" + _t(_AN, 48)],
+    "HashiCorp Vault": ["hvs." + _t(_AN, 90), "s.abcdefghABCDEFGH01234567"],
+    "Terraform Cloud": [f"{_t(_AN, 14)}.atlasv1.{_t(_AN, 67)}"],
+    "Doppler": ["dp.pt." + _t(_AN, 43)],
+    "Grafana": ["glsa_" + _t(_AN, 32) + "_" + _t(_HEX, 8), "eyJrIjoi" + _t(_AN, 80)],
+    "Sentry": ["sntrys_eyJpYXQiOjE" + _t(_AN, 60)],
+    "Notion": ["ntn_" + _t(_AN, 46)],
+    "Atlassian": ["ATATT3x" + _t(_AN, 180), "ATBB" + _t(_AN, 32)],
+    "JFrog Artifactory": ["AKCp" + _t(_AN, 69)],
+    "Square": ["EAAA" + _t(_AN, 60), "sq0csp-" + _t(_AN, 43)],
+    "Facebook": ["EAACEdEose0cBA" + _t(_AN, 40)],
+    "Telegram": [f"{_t('123456789', 10)}:AA{_t(_AN, 33)}"],
+    "Google OAuth": ["GOCSPX-" + _t(_AN, 28), "ya29." + _t(_AN, 100), "1//0" + _t(_AN, 60)],
+    "Azure AD client secret": [f"{_t(_AN, 3)}8Q~{_t(_AN + '_~.-', 34)}"],
+    "AWS Bedrock": ["ABSK" + _t(_AN, 120)],
+    "Alibaba Cloud": ["LTAI" + _t(_AN, 20)],
+    "Heroku": ["HRKU-AA" + _t(_AN, 58)],
+    "Stripe webhook secret": ["whsec_" + _t(_AN, 32)],
+    "Docker Hub": ["dckr_pat_" + _t(_AN, 27)],
+    "CircleCI": [f"CCIPAT_{_t(_AN, 22)}_{_t(_HEX, 40)}"],
+    "1Password": ["ops_eyJ" + _t(_AN, 260), "A3-ABC123-DEF456GHI78-JKL90-MNO12-PQR34"],
+    "Airtable": [f"pat{_t(_AN, 14)}.{_t(_HEX, 64)}"],
+    "Contentful": ["CFPAT-" + _t(_AN, 43)],
+    "Dynatrace": [f"dt0c01.{_t(_AN, 24)}.{_t(_AN, 64)}"],
+    "EasyPost": ["EZAK" + _t(_AN, 54)],
+    "Duffel": ["duffel_live_" + _t(_AN, 43)],
+    "Figma": ["figd_" + _t(_AN, 40)],
+    "Fly.io": ["fo1_" + _t(_AN, 43)],
+    "Frame.io": ["fio-u-" + _t(_AN, 64)],
+    "Infracost": ["ico-" + _t(_AN, 32)],
+    "MaxMind": [f"{_t(_AN, 6)}_{_t(_AN, 29)}_mmk"],
+    "OpenShift": ["sha256~" + _t(_AN, 43)],
+    "PlanetScale": ["pscale_tkn_" + _t(_AN, 43)],
+    "Prefect": ["pnu_" + _t(_AN, 36)],
+    "Scalingo": ["tk-us-" + _t(_AN, 48)],
+    "Brevo (Sendinblue)": [f"xkeysib-{_t(_HEX, 64)}-{_t(_AN, 16)}"],
+    "Shippo": ["shippo_live_" + _t(_HEX, 40)],
+    "Supabase": ["sb_secret_" + _t(_AN, 32), "sbp_" + _t(_HEX, 40)],
+    "Tailscale": [f"tskey-auth-{_t(_AN, 12)}-{_t(_AN, 30)}"],
+    "Typeform": ["tfp_" + _t(_AN, 59)],
+    "Netlify, Render": ["nfp_" + _t(_AN, 36), "rnd_" + _t(_AN, 32)],
+    "Harness": [f"pat.{_t(_AN, 22)}.{_t(_AN, 24)}.{_t(_AN, 20)}"],
+    "Sourcegraph": [f"sgp_{_t(_HEX, 16)}_{_t(_HEX, 40)}"],
+    "Yandex Cloud": ["AQVN" + _t(_AN, 36)],
+    "Discord bot": [f"MTA{_t(_AN, 21)}.{_t(_AN, 6)}.{_t(_AN, 30)}"],
+    "Twitter/X bearer": ["A" * 22 + _t(_AN, 90)],
+    "Dropbox": ["sl." + _t(_AN, 140)],
+    "Mapbox secret": [f"sk.eyJ{_t(_AN, 60)}.{_t(_AN, 22)}"],
+    "Adobe": ["p8e-" + _t(_AN, 32)],
+    "Clojars": ["CLOJARS_" + _t("abcdefghij0123456789", 60)],
+    "Flutterwave": [f"FLWSECK_TEST-{_t('abcdef0123', 32)}-X"],
+    "Octopus Deploy": ["API-" + _t("ABCDEFGHJK", 20) + "123456"],
+    "Mandrill": ["md-" + _t(string.ascii_lowercase, 18) + "Ab1x"],
+    "Mailgun": ["key-" + _t(string.ascii_lowercase + string.digits, 30) + "a1",
+                "key-" + _t(_HEX, 30) + "0a"],
+    "Mailchimp": [_t(_HEX, 32) + "-us21"],
+    "Pulumi": ["pul-" + _t(_HEX, 40)],
+    "RubyGems": ["rubygems_" + _t(_HEX, 48)],
+    "DigitalOcean": ["dop_v1_" + _t(_HEX, 64)],
+    "Databricks": ["dapi" + _t(_HEX, 32)],
+    "Shopify": ["shpat_" + _t(_HEX, 32), "shpss_" + _t(_HEX, 32)],
+    "GitLab trigger token": ["glptt-" + _t(_HEX, 40)],
+    "Sentry user token": ["sntryu_" + _t(_HEX, 64)],
+    "Buildkite": ["bkua_" + _t(_HEX, 40)],
+    "SonarQube": ["sqp_" + _t(_HEX, 40)],
+    "ReadMe": ["rdme_" + _t(string.ascii_lowercase + string.digits, 70)],
+    "NuGet": ["oy2" + _t(string.ascii_lowercase + string.digits, 43)],
+    "Cloudflare origin CA": [f"v1.0-{_t(_HEX, 24)}-{_t(_HEX, 146)}"],
+}
+
+
+#: Rare lower-case formats found where the string also holds an upper-case letter.
+IN_MIXED_TEXT = ("sbp_", "bkua_", "sqp_", "rdme_", "oy2", "v1.0-")
+
+
+def test_every_vendor_format_has_an_example_here() -> None:
+    assert {name for name, _ in (*MIXED, *LOWER)} == set(VENDOR_EXAMPLES)
+
+
+@pytest.mark.parametrize("token", [t for tokens in VENDOR_EXAMPLES.values() for t in tokens])
+@pytest.mark.parametrize("where", ["{t}", "tag value: {t}.", '{{"key": "{t}"}}',
+                                   "https://api:{t}@api.example.net/v3"])
+def test_vendor_token_is_found_whole_wherever_it_sits(token: str, where: str) -> None:
+    text = where.format(t=token)
+    if text.islower() and token.startswith(IN_MIXED_TEXT):
+        text = f"CI_TOKEN {text}"
+    found = [(e, v) for e, v in _entities(text) if token in v or v in token]
+    assert found and all(token in v for _, v in found), found
+
+
+def test_mailgun_current_private_key_is_found() -> None:
+    key = f"{_t(_HEX, 32)}-{_t(_HEX, 8)}-{_t(_HEX, 8)}"
+    assert ("mailgun_private_key", key) in _entities(f"MG {key} set")
+
+
+@pytest.mark.parametrize("text", [
+    "key-rotation-enabled-for-all-customer-managed", "sk-learn-pipeline-for-churn-model-2024",
+    "s.ExampleCamelCaseValue", "NIST-800-53-Revision-5", "API-GATEWAY-STAGE-PRODUCTION",
+    "md-raid-device-array-0001", "sha256:4b8e8a3c1f0e2d9c7a6b5f4e3d2c1b0a9f8e7d6c5b4a39281706f5e4d",
+    "8f14e45f-ceea-467a-9a36-dedd4bea2543-us1",
+])
+def test_vendor_lookalikes_are_not_tokens(text: str) -> None:
+    assert [e for e, _ in _entities(text) if e.startswith(("vendor_", "mailgun"))] == []

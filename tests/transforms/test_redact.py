@@ -164,3 +164,22 @@ def test_custom_detector_with_its_own_strategy() -> None:
 def test_extra_key_rules_from_options() -> None:
     out, _ = _run({"pin_code": "1234"}, extra_keys={"pin_*": "pin"})
     assert out == {"pin_code": "[REDACTED:pin]"}
+
+
+@pytest.mark.parametrize("marker", [{"kind": "Secret"}, {"type": "Opaque"},
+                                    {"type": "kubernetes.io/basic-auth"}])
+def test_a_kubernetes_secrets_data_values_are_redacted_whatever_their_key(marker) -> None:
+    secret = {**marker, "metadata": {"name": "db"},
+              "data": {"primary": "VHE3LXZYMm0hTHA5", "host": "ZGIuaW50ZXJuYWw="},
+              "stringData": {"conn": "Tq7-vX2m!Lp9"}}
+    out, report = _run({"manifest": secret})
+    assert out["manifest"]["data"] == {"primary": "[REDACTED:secret_data]",
+                                       "host": "[REDACTED:secret_data]"}
+    assert out["manifest"]["stringData"] == {"conn": "[REDACTED:secret_data]"}
+    assert out["manifest"]["metadata"] == {"name": "db"}
+    assert report["redacted"] == {"secret_data": 3}
+
+
+def test_a_config_maps_data_is_kept() -> None:
+    config = {"kind": "ConfigMap", "data": {"LOG_LEVEL": "info", "REGION": "eu-west-1"}}
+    assert _run({"cm": config})[0] == {"cm": config}

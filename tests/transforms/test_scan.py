@@ -4,6 +4,8 @@ holding NUL fall back to one-by-one scanning."""
 
 from __future__ import annotations
 
+import pytest
+
 from cloudg_nb.transforms.detectors import BUILTIN_DETECTORS
 from cloudg_nb.transforms.scan import Scanner
 
@@ -120,3 +122,59 @@ def test_urls_without_credentials_among_many_do_not_hide_those_with() -> None:
     assert secrets == {"S3cr3t-pw", "tok3n-xyz", "Hunter2pass"}
     single = {i: _plain(SCANNER.scan(s)) for i, s in enumerate(strings)}
     assert {i: _plain(f) for i, f in batch.items()} == {i: f for i, f in single.items() if f}
+
+
+# -- a redaction never leaves part of a secret ------------------------------------------------
+
+REDACTING = Scanner([d for d in BUILTIN_DETECTORS if d.kind in ("secret", "credential")])
+
+
+def _secrets(text: str) -> list[str]:
+    return [text[f.start:f.end] for f in REDACTING.scan(text)]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("password=Ab1,xyz!9;kQ2&w#e next", "Ab1,xyz!9;kQ2&w#e"),
+    ("the password is Zq!8,pL#4;mW@9 (rotate it)", "Zq!8,pL#4;mW@9"),
+    ("Server=db;Password=Hk2m,Qp7!Lw'Zx;Encrypt=True", "Hk2m,Qp7!Lw'Zx"),
+    ("mysql -u root --password=p&ss|w0rd;x orders", "p&ss|w0rd;x"),
+    ("curl -u admin:p@ss:w0rd https://jenkins", "p@ss:w0rd"),
+    ("Found password=kGS'imp=731#KeZ;B2R!31 next", "kGS'imp=731#KeZ;B2R!31"),
+])
+def test_an_open_ended_value_is_carried_over_the_punctuation_inside_it(text: str,
+                                                                       secret: str) -> None:
+    assert _secrets(text) == [secret]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("password=Hk2m9x, then rotate", "Hk2m9x"),
+    ("Password=Hk2m9x;Encrypt=True", "Hk2m9x"),
+    ("?password=Hk2m9x&next=%2F", "Hk2m9x"),
+    ('{"password": "Hk2m9x", "user": "a"}', "Hk2m9x"),
+    ("echo 'password=Hk2m9x' > .env", "Hk2m9x"),
+])
+def test_an_open_ended_value_stops_where_the_text_moves_on(text: str, secret: str) -> None:
+    assert _secrets(text) == [secret]
+
+
+def test_overlapping_secret_findings_are_merged_into_one_redaction() -> None:
+    assert _secrets('password: "Hk2m Qp7Lw Zx9v"') == ["Hk2m Qp7Lw Zx9v"]
+    assert _secrets('{"password": "p\\"ss,w0rd!x"}') == ['p\\"ss,w0rd!x']
+
+
+def test_a_random_looking_run_merged_into_a_secret_keeps_the_name_in_clear() -> None:
+    assert _secrets("password=Hk2m-Qp7Lw-Zx9v-Rt5y") == ["Hk2m-Qp7Lw-Zx9v-Rt5y"]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("redis://:p@ss:w0rd/x@cache.acme.internal:6379/0", "p@ss:w0rd/x"),
+    ("https://me@corp.com:S3cr3t-pw@git.acme.io/r.git", "S3cr3t-pw"),
+    ("svc:p@ss,w0rd@db.acme.internal:5432", "p@ss,w0rd"),
+])
+def test_a_url_password_runs_to_the_last_at_sign_before_the_host(text: str,
+                                                                  secret: str) -> None:
+    assert _secrets(text) == [secret]
+
+
+def test_a_port_before_an_at_sign_in_a_path_is_not_a_password() -> None:
+    assert _secrets("https://registry.acme.io:8080/@acme/pkg") == []
