@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..layer.calls import CallInfo, Handler
+from ..layer.calls import CallInfo, Handler, argument_work
 from ..layer.errors import AccessDeniedError, NotFoundError
 from ..layer.results import to_jsonable
 
@@ -91,6 +91,14 @@ def _shown(arguments: Any) -> Any:
         return value
     return {"(cut)": f"{len(text)} characters of arguments; the first {MAX_SHOWN_CHARS}: "
                      f"{text[:MAX_SHOWN_CHARS]}"}
+
+
+def _as_shown(info: CallInfo) -> Any:
+    """The call's arguments as its caller's policy shows them (redacted)."""
+    if info.plan is None:
+        return info.arguments
+    shown, _ = info.plan.transform(dict(info.arguments or {}))
+    return shown
 
 
 class ApprovalDesk:
@@ -235,9 +243,8 @@ class ApprovalGate:
         rule = self._needs_approval(info)
         if rule is None:
             return await call_next(info)
-        shown = info.arguments
-        if info.plan is not None:
-            shown, _ = info.plan.transform(dict(info.arguments or {}))
+        shown = (await argument_work(info, _as_shown, info) if info.large
+                 else _as_shown(info))
         approval = self.desk.open(info.principal.id, info.name, shown,
                                   rule.timeout or self.timeout)
         info.context.meta["cloudg/approval"] = approval

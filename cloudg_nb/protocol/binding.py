@@ -18,6 +18,7 @@ from mcp.server.lowlevel.server import HandlerEntry, Server
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from ..layer.bounds import check_uri
 from ..layer.context import Principal
 from ..layer.errors import MCPLayerError, NotFoundError
 from .fanout import ChangeFanout
@@ -251,6 +252,10 @@ class _Handlers:
         return found is not None and found[0] in self.layer.list_templates(principal)
 
     async def subscribe(self, ctx: _Ctx, params: types.SubscribeRequestParams) -> dict:
+        try:
+            check_uri(params.uri, self.layer.input_bounds)  # before a template is matched
+        except MCPLayerError as exc:
+            raise to_mcp_error(exc, ctx, resource=True) from None
         entry = self.host.get("resources/subscribe")
         if entry is not None:
             await entry.handler(ctx, params)

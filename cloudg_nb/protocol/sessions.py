@@ -5,9 +5,9 @@ session idle for ``idle_timeout`` seconds ends; a caller (token principal, or al
 callers together) holds at most its cap of open sessions, and the server at most ``max_sessions``.
 At a cap the caller's (else anyone's) longest-idle session is closed to make room; only when
 every session in the way is busy is the new one refused, with a 503 that says what to do. It also
-screens each request before the SDK sees it: a JSON-RPC ``id`` that is not a string or an integer
-is an invalid request (400), a body cut short ends quietly, nothing is sent after a completed
-response, and ``close_all()`` ends every session (server shutdown).
+screens each request before the SDK sees it: a body with too many values, or a JSON-RPC ``id``
+that is not a string or an integer, is refused (``body_screen``), a body cut short ends quietly,
+nothing is sent after a completed response, and ``close_all()`` ends every session.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextvars
 import logging
 import math
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,13 +30,12 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..layer.wire import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
     MCP_PROTOCOL_VERSION_HEADER,
     MCP_SESSION_ID_HEADER,
     REQUEST_CANCELLED,
     error_response,
 )
+from .body_screen import screen_body
 from .sdk_internals import SessionManagerInternals
 
 __all__ = [
@@ -54,17 +52,6 @@ DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60.0
 
 _SHUTTING_DOWN = "The server is shutting down; reconnect and retry once it is back."
 
-#: Cheap pre-filter: an ``"id"`` key whose value is not a string or an integer (object, array,
-#: null, true/false, fraction or exponent). Only bodies it matches are parsed a second time.
-_ODD_ID = re.compile(rb'"id"\s*:\s*(?:[\[{ntf]|-?\d+(?:\.|[eE]))')
-#: A POST body with more commas than this holds more values than the layer accepts in one
-#: request (``InputBounds.max_values``); it is refused before it is parsed, because parsing
-#: and validating a few hundred thousand values costs the event loop tenths of a second.
-MAX_BODY_COMMAS = 100_000
-_TOO_MANY_VALUES = (
-    "The request holds too many values (over {limit:,} separators). Send only the arguments "
-    "the tool declares, and page large inputs (smaller lists, several calls)."
-)
 
 
 def token_principal_key(scope: Scope) -> str | None:
@@ -238,15 +225,9 @@ class LimitedSessionManager(SessionManagerInternals):
 
         send = _CompletionGuard(send)
         body = first.get("body", b"") if scope.get("method") == "POST" else b""
-        if body and _ODD_ID.search(body) and _has_odd_id(body):
-            await _json_error(send, 400, INVALID_REQUEST,
-                              "The JSON-RPC id must be a string or an integer (not an object, "
-                              "array, null, boolean or fraction); send the request again with "
-                              "such an id.")
-            return
-        if body and body.count(b",") > MAX_BODY_COMMAS:
-            await _json_error(send, 413, INVALID_PARAMS,
-                              _TOO_MANY_VALUES.format(limit=MAX_BODY_COMMAS))
+        refused = await screen_body(body)
+        if refused is not None:
+            await _json_error(send, refused.status, refused.code, refused.message)
             return
         session_id = _header(scope, MCP_SESSION_ID_HEADER)
         if self._closing:
@@ -324,19 +305,6 @@ class LimitedSessionManager(SessionManagerInternals):
                               transport: StreamableHTTPServerTransport) -> None:
         self._book.remove(session_id)
         await super().discard_session(session_id, transport)
-
-
-def _has_odd_id(body: bytes) -> bool:
-    try:
-        message = pydantic_core.from_json(body)
-    except ValueError:
-        return False  # the SDK answers the parse error
-    if not isinstance(message, dict) or "id" not in message:
-        return False
-    if "method" not in message and "result" not in message:
-        return False  # an error reply may carry a null id
-    ident = message["id"]
-    return isinstance(ident, bool) or not isinstance(ident, str | int)
 
 
 def _opens_session(scope: Scope) -> bool:
