@@ -6,8 +6,9 @@ callers together) holds at most its cap of open sessions, and the server at most
 At a cap the caller's (else anyone's) longest-idle session is closed to make room; only when
 every session in the way is busy is the new one refused, with a 503 that says what to do. It also
 screens each request before the SDK sees it: a body with too many values, or a JSON-RPC ``id``
-that is not a string or an integer, is refused (``body_screen``), a body cut short ends quietly,
-nothing is sent after a completed response, and ``close_all()`` ends every session.
+that is not a string or an integer, is refused (``body_screen``); an owner's POSTs take turns
+on the loop (``intake``); a body cut short ends quietly, nothing is sent after a completed
+response, and ``close_all()`` ends every session.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..layer.wire import (
     error_response,
 )
 from .body_screen import screen_body
+from .intake import DEFAULT_TURNS_PER_CALLER, Intake
 from .sdk_internals import SessionManagerInternals
 
 __all__ = [
@@ -70,6 +72,7 @@ class SessionLimits:
     ``max_sessions`` bounds the whole server, ``per_principal`` each token principal and
     ``anonymous`` all anonymous callers together (None: no cap). ``principal_key`` names a
     request's owner (None for anonymous); the default reads the bearer token's client id.
+    ``turns_per_caller``: how many of one owner's POSTs the loop works on at once (``Intake``).
     """
 
     idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
@@ -77,11 +80,14 @@ class SessionLimits:
     per_principal: int | None = 100
     anonymous: int | None = 200
     principal_key: Callable[[Scope], str | None] = token_principal_key
+    turns_per_caller: int = DEFAULT_TURNS_PER_CALLER
 
     def __post_init__(self) -> None:
         timeout = self.idle_timeout
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
             raise ValueError("idle_timeout must be a positive number of seconds, or None")
+        if self.turns_per_caller < 1:
+            raise ValueError("turns_per_caller must be a positive number of requests")
         for name in ("max_sessions", "per_principal", "anonymous"):
             value = getattr(self, name)
             if value is not None and value <= 0:
@@ -160,6 +166,7 @@ class LimitedSessionManager(SessionManagerInternals):
                          max_sessions=None, **kwargs)
         self.asgi_app = RequestBodyLimitMiddleware(self._screen_request, self.max_request_body_size)
         self._book = _SessionBook()
+        self.intake = Intake(self.limits.turns_per_caller)
         self._closing = False
         self._in_flight: set[_InFlight] = set()
 
@@ -248,7 +255,11 @@ class LimitedSessionManager(SessionManagerInternals):
         self._in_flight.add(flight)
         try:
             with flight.scope:
-                await self.dispatch(scope, replay, send)
+                if body:  # a POST: in turn with the owner's other requests
+                    async with self.intake.turn(note.owner):
+                        await self.dispatch(scope, replay, send)
+                else:
+                    await self.dispatch(scope, replay, send)
         finally:
             self._in_flight.discard(flight)
             _current.reset(token)
