@@ -22,7 +22,7 @@ from ..layer.bounds import check_uri
 from ..layer.context import Principal
 from ..layer.errors import MCPLayerError, NotFoundError
 from .fanout import ChangeFanout
-from .intake import without_turn
+from .intake import leave_turn
 from .principal import PrincipalResolver
 from .request import (
     hide_server_paths,
@@ -287,14 +287,15 @@ class _Handlers:
 
 def _track_sessions(fanout: ChangeFanout) -> ServerMiddleware[Any]:
     """Server middleware: every handshake-era connection that talks to us gets change events;
-    the handler runs without the request's turn on the loop (``intake``)."""
+    the request leaves its turn on the loop as its handler starts (``intake``)."""
 
     async def middleware(ctx: _Ctx, call_next: CallNext) -> HandlerResult:
         if not is_modern(ctx):
             connection = connection_of(ctx)
             if connection is not None:
                 fanout.track(connection)
-        return await without_turn(call_next(ctx))
+        leave_turn()  # read and routed: the caller's next request may be read
+        return await call_next(ctx)
 
     return middleware
 

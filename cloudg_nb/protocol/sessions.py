@@ -6,8 +6,8 @@ callers together) holds at most its cap of open sessions, and the server at most
 At a cap the caller's (else anyone's) longest-idle session is closed to make room; only when
 every session in the way is busy is the new one refused, with a 503 that says what to do. It also
 screens each request before the SDK sees it: a body with too many values, or a JSON-RPC ``id``
-that is not a string or an integer, is refused (``body_screen``); an owner's POSTs take turns
-on the loop (``intake``); a body cut short ends quietly, nothing is sent after a completed
+that is not a string or an integer, is refused (``body_screen``); an owner's POSTs are read
+in turns (``intake``); a body cut short ends quietly, nothing is sent after a completed
 response, and ``close_all()`` ends every session.
 """
 
@@ -72,7 +72,7 @@ class SessionLimits:
     ``max_sessions`` bounds the whole server, ``per_principal`` each token principal and
     ``anonymous`` all anonymous callers together (None: no cap). ``principal_key`` names a
     request's owner (None for anonymous); the default reads the bearer token's client id.
-    ``turns_per_caller``: how many of one owner's POSTs the loop works on at once (``Intake``).
+    ``turns_per_caller``: how many of one owner's POSTs are read and routed at once (``Intake``).
     """
 
     idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
@@ -255,8 +255,9 @@ class LimitedSessionManager(SessionManagerInternals):
         self._in_flight.add(flight)
         try:
             with flight.scope:
-                if body:  # a POST: in turn with the owner's other requests
-                    async with self.intake.turn(note.owner):
+                if body:  # a POST: read in turn with the owner's other requests
+                    async with self.intake.turn(note.owner) as turn:
+                        send.on_start = turn.leave
                         await self.dispatch(scope, replay, send)
                 else:
                     await self.dispatch(scope, replay, send)
@@ -339,6 +340,8 @@ class _CompletionGuard:
     def __init__(self, send: Send) -> None:
         self._send = send
         self._lock = anyio.Lock()
+        #: Called when the response starts (the request leaves its intake turn).
+        self.on_start: Callable[[], None] | None = None
         self.started = False
         self.streaming = False
         self.completed = False
@@ -351,6 +354,8 @@ class _CompletionGuard:
                 return
             if kind == "http.response.start":
                 self.started = True
+                if self.on_start is not None:
+                    self.on_start()
                 self.streaming = any(
                     key.lower() == b"content-type" and value.startswith(b"text/event-stream")
                     for key, value in message.get("headers", ()))

@@ -1,12 +1,12 @@
-"""Intake turns: one caller's requests take turns on the loop, a handler runs without one, and
-other callers never wait for them."""
+"""Intake turns: one caller's requests are read in turns, a request leaves its turn when its
+handler starts, and other callers never wait for them."""
 
 from __future__ import annotations
 
 import anyio
 import pytest
 
-from cloudg_nb.protocol.intake import Intake, without_turn
+from cloudg_nb.protocol.intake import Intake, leave_turn
 
 
 async def _hold(intake: Intake, caller: str, inside: list[str], release: anyio.Event,
@@ -42,68 +42,52 @@ async def test_another_caller_does_not_wait_for_a_busy_callers_turns() -> None:
     assert inside[:2] == ["flood-1", "owner"]
 
 
-async def test_a_handler_runs_without_the_turn_and_the_response_takes_one_again() -> None:
+async def test_a_request_whose_handler_started_leaves_its_turn_to_the_next() -> None:
     intake, order = Intake(per_caller=1), []
-    handler_running, handler_may_end = anyio.Event(), anyio.Event()
+    handler_started, handler_may_end = anyio.Event(), anyio.Event()
 
-    async def handler() -> str:
-        handler_running.set()
+    async def handler() -> None:  # as the SDK runs it: a task of its own, the request's context
+        leave_turn()
+        handler_started.set()
         await handler_may_end.wait()
-        return "result"
+        order.append("slow handler done")
 
-    async def slow_request() -> None:
+    async def slow_request(group: anyio.abc.TaskGroup) -> None:
         async with intake.turn("c"):
-            order.append(await without_turn(handler()))
+            group.start_soon(handler)
+            await handler_may_end.wait()
 
     async def quick_request() -> None:
-        await handler_running.wait()
-        async with intake.turn("c"):  # the slow request's handler holds no turn
+        await handler_started.wait()
+        async with intake.turn("c"):  # the slow request holds no turn any more
             order.append("quick")
         handler_may_end.set()
 
     with anyio.fail_after(2):
         async with anyio.create_task_group() as group:
-            group.start_soon(slow_request)
+            group.start_soon(slow_request, group)
             group.start_soon(quick_request)
-    assert order == ["quick", "result"]
+    assert order == ["quick", "slow handler done"]
 
 
-async def test_without_turn_outside_a_request_just_awaits() -> None:
-    async def value() -> int:
-        return 7
-
-    assert await without_turn(value()) == 7
-
-
-async def test_a_handler_that_outlives_its_request_takes_no_turn_afterwards() -> None:
-    intake = Intake(per_caller=2)
-    handler_may_end, handler_done, other_may_end = anyio.Event(), anyio.Event(), anyio.Event()
-    seen: list[str] = []
-
-    async def handler() -> None:
-        await handler_may_end.wait()
-
-    async def dispatched() -> None:  # a handler task of its own, as the SDK's dispatcher runs
-        await without_turn(handler())
-        handler_done.set()
-
-    async def other_request() -> None:  # holds the caller's other turn throughout
-        async with intake.turn("c"):
-            await other_may_end.wait()
-
-    with anyio.fail_after(2):
-        async with anyio.create_task_group() as group:
-            group.start_soon(other_request)
+async def test_a_turn_is_left_once_however_often_it_is_left() -> None:
+    intake = Intake(per_caller=1)
+    async with intake.turn("c") as turn:
+        turn.leave()
+        leave_turn()
+        async with intake.turn("c") as second:  # the one turn is free again
+            assert second.held
+    async with intake.turn("c") as third:  # and still only one: nothing was given twice
+        assert third.held
+        with anyio.move_on_after(0.05) as waited:
             async with intake.turn("c"):
-                group.start_soon(dispatched)  # inherits the request's context
-                await anyio.sleep(0.02)
-            # the request ended (its client left) while its handler runs on
-            handler_may_end.set()
-            await handler_done.wait()
-            async with intake.turn("c"):
-                seen.append("next")
-            other_may_end.set()
-    assert seen == ["next"] and intake.requests("c") == 0
+                pass
+        assert waited.cancelled_caught
+    assert intake.requests("c") == 0
+
+
+def test_leaving_outside_a_request_does_nothing() -> None:
+    leave_turn()
 
 
 def test_turns_must_be_positive() -> None:
