@@ -68,18 +68,20 @@ class LoopProbe:
         return self.calls
 
     def latencies(self, start: float, end: float, timeout: float = 60.0) -> list[float]:
-        """Durations of the calls in flight at some moment of [start, end] (waiting until the
-        probe has reported a call begun after ``end``)."""
+        """Durations of the calls in flight at some moment of [start, end], and of the first
+        call begun after it (so a window shorter than the gap between calls has one too)."""
         deadline = time.monotonic() + timeout
         while not any(begun > end for begun, _ in self.calls[-50:]):
             if time.monotonic() > deadline or self._proc.poll() is not None:
                 break
             time.sleep(0.005)
-        return [took for begun, took in list(self.calls)
-                if begun <= end and begun + took >= start]
+        calls = list(self.calls)
+        during = [took for begun, took in calls if begun <= end and begun + took >= start]
+        after = next((took for begun, took in calls if begun > end), None)
+        return during + ([after] if after is not None else [])
 
     def worst(self, start: float, end: float) -> float:
-        """The slowest call in flight during [start, end] (inf when there was none)."""
+        """The slowest of ``latencies(start, end)`` (inf when the probe made no call)."""
         return max(self.latencies(start, end), default=float("inf"))
 
 
