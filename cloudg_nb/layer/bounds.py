@@ -76,8 +76,9 @@ def check_uri(uri: Any, bounds: InputBounds) -> None:
 def check_arguments(arguments: Any, bounds: InputBounds) -> None:
     """Raise InvalidArgumentsError when ``arguments`` exceed ``bounds``; no-op otherwise."""
     if isinstance(arguments, dict):  # else validation reports the type
-        _count_arguments(arguments, bounds)
-        _walk(arguments, bounds, None)
+        if len(arguments) > bounds.max_arguments:
+            _too_many_arguments(arguments, bounds)
+        _walk(arguments, bounds, bounds.max_values, bounds.max_chars)
 
 
 def checked_on_loop(arguments: Any, bounds: InputBounds) -> bool:
@@ -86,60 +87,61 @@ def checked_on_loop(arguments: Any, bounds: InputBounds) -> bool:
     ``check_arguments`` off the loop). Costs at most the budget's walk."""
     if not isinstance(arguments, dict):
         return True
-    _count_arguments(arguments, bounds)
-    return _walk(arguments, bounds, (LOOP_VALUES, LOOP_CHARS))
+    if len(arguments) > bounds.max_arguments:
+        _too_many_arguments(arguments, bounds)
+    max_values, max_chars = bounds.max_values, bounds.max_chars
+    return _walk(arguments, bounds, LOOP_VALUES if max_values > LOOP_VALUES else max_values,
+                 LOOP_CHARS if max_chars > LOOP_CHARS else max_chars)
 
 
 def within_loop_budget(value: Any) -> bool:
     """Whether ``value`` holds at most ``LOOP_VALUES`` values and ``LOOP_CHARS`` characters
     (walked no further than that)."""
-    return _walk(value, _UNCAPPED, (LOOP_VALUES, LOOP_CHARS))
+    return _walk(value, _UNCAPPED, LOOP_VALUES, LOOP_CHARS)
 
 
-def _count_arguments(arguments: dict[Any, Any], bounds: InputBounds) -> None:
-    if len(arguments) > bounds.max_arguments:
-        names = [_unknown_name(k)[:40] for _, k in zip(range(NAMES_SHOWN), arguments,
-                                                         strict=False)]
-        _refuse("argument count", len(arguments), bounds.max_arguments,
-                "Send only the arguments the tool declares (tools/list shows them).",
-                first_names=names)
+def _too_many_arguments(arguments: dict[Any, Any], bounds: InputBounds) -> None:
+    names = [_unknown_name(k)[:40] for _, k in zip(range(NAMES_SHOWN), arguments, strict=False)]
+    _refuse("argument count", len(arguments), bounds.max_arguments,
+            "Send only the arguments the tool declares (tools/list shows them).",
+            first_names=names)
 
 
-def _walk(root: Any, bounds: InputBounds, budget: tuple[int, int] | None) -> bool:
-    """Raise when a cap of ``bounds`` is exceeded; False when ``budget`` (values,
-    characters) is exceeded first; True when the whole walk stayed within both."""
-    max_values, max_chars = bounds.max_values, bounds.max_chars
-    stop_values, stop_chars = budget if budget is not None else (max_values, max_chars)
-    stop_values, stop_chars = min(stop_values, max_values), min(stop_chars, max_chars)
+def _walk(root: Any, bounds: InputBounds, stop_values: int, stop_chars: int) -> bool:
+    """Raise when a cap of ``bounds`` is exceeded; False when ``stop_values`` or
+    ``stop_chars`` (at most the caps) is exceeded first; True when the walk stayed within."""
+    if isinstance(root, str):
+        return len(root) <= stop_chars or _over(bounds, len(root) > bounds.max_chars)
     values = 0
     chars = 0
-    stack: list[tuple[Any, int]] = [(root, 1)]
+    stack: list[tuple[Any, int]] = [(root, 1)] if isinstance(root, dict | list | tuple) else []
     while stack:
         node, depth = stack.pop()
-        if isinstance(node, str):
-            chars += len(node)
-            if chars > stop_chars:
-                return _over(bounds, chars > max_chars)
-            continue
-        if not isinstance(node, (dict, list, tuple)):
-            continue
         if depth > bounds.max_depth:
             _refuse("nesting depth", f"over {bounds.max_depth}", bounds.max_depth,
                     "Flatten the arguments.")
         values += len(node)  # counted before walking them: a huge container stops here
         if values > stop_values:
-            if values > max_values:
-                _refuse("value count", f"over {max_values}", max_values,
+            if values > bounds.max_values:
+                _refuse("value count", f"over {bounds.max_values}", bounds.max_values,
                         "Send fewer values (narrow filters, page with a cursor).")
             return False
+        deeper = depth + 1
         if isinstance(node, dict):
             for key, value in node.items():
                 chars += len(key) if isinstance(key, str) else 8
-                stack.append((value, depth + 1))
-            if chars > stop_chars:
-                return _over(bounds, chars > max_chars)
+                if isinstance(value, str):
+                    chars += len(value)
+                elif isinstance(value, dict | list | tuple):
+                    stack.append((value, deeper))
         else:
-            stack.extend((value, depth + 1) for value in node)
+            for value in node:
+                if isinstance(value, str):
+                    chars += len(value)
+                elif isinstance(value, dict | list | tuple):
+                    stack.append((value, deeper))
+        if chars > stop_chars:
+            return _over(bounds, chars > bounds.max_chars)
     return True
 
 

@@ -13,11 +13,10 @@ waits for depends on other requests). Waiting for a turn costs nothing.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import contextvars
-from collections.abc import AsyncIterator, Hashable
-
-import anyio
+from collections.abc import Hashable
+from types import TracebackType
 
 __all__ = ["DEFAULT_TURNS_PER_CALLER", "Intake", "Turn", "leave_turn"]
 
@@ -26,12 +25,23 @@ __all__ = ["DEFAULT_TURNS_PER_CALLER", "Intake", "Turn", "leave_turn"]
 DEFAULT_TURNS_PER_CALLER = 4
 
 
+class _Caller:
+    """One caller's turns (an asyncio semaphore: no loop round trip when a turn is free)
+    and how many of its requests are inside ``Intake.turn``."""
+
+    __slots__ = ("requests", "slots")
+
+    def __init__(self, turns: int) -> None:
+        self.slots = asyncio.Semaphore(turns)
+        self.requests = 0
+
+
 class Turn:
-    """One request's turn, taken from its caller's semaphore; ``leave`` gives it back (once)."""
+    """One request's turn; ``leave`` gives it back (once)."""
 
     __slots__ = ("_slots", "held")
 
-    def __init__(self, slots: anyio.Semaphore) -> None:
+    def __init__(self, slots: asyncio.Semaphore) -> None:
         self._slots = slots
         self.held = False
 
@@ -53,6 +63,44 @@ def leave_turn() -> None:
         turn.leave()
 
 
+class _TurnScope:
+    """``async with intake.turn(caller) as turn``: waits for a turn, leaves it at the end."""
+
+    __slots__ = ("_caller", "_intake", "_key", "_token", "_turn")
+
+    def __init__(self, intake: Intake, key: Hashable) -> None:
+        self._intake = intake
+        self._key = key
+
+    async def __aenter__(self) -> Turn:
+        callers = self._intake._callers
+        caller = callers.get(self._key)
+        if caller is None:
+            caller = callers[self._key] = _Caller(self._intake.per_caller)
+        caller.requests += 1
+        self._caller = caller
+        turn = self._turn = Turn(caller.slots)
+        try:
+            await caller.slots.acquire()
+        except BaseException:
+            self._done()
+            raise
+        turn.held = True
+        self._token = _turn.set(turn)
+        return turn
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        _turn.reset(self._token)
+        self._turn.leave()
+        self._done()
+
+    def _done(self) -> None:
+        self._caller.requests -= 1
+        if not self._caller.requests:
+            del self._intake._callers[self._key]
+
+
 class Intake:
     """Turns per caller key."""
 
@@ -60,34 +108,16 @@ class Intake:
         if per_caller < 1:
             raise ValueError("per_caller must be a positive number of requests")
         self.per_caller = per_caller
-        self._callers: dict[Hashable, tuple[anyio.Semaphore, list[int]]] = {}
+        self._callers: dict[Hashable, _Caller] = {}
 
     def requests(self, caller: Hashable) -> int:
         """Requests of ``caller`` inside ``turn`` (holding a turn, waiting for one, or past
         theirs)."""
         entry = self._callers.get(caller)
-        return entry[1][0] if entry is not None else 0
+        return entry.requests if entry is not None else 0
 
-    @contextlib.asynccontextmanager
-    async def turn(self, caller: Hashable) -> AsyncIterator[Turn]:
-        """Run the block as one of ``caller``'s requests, once a turn is free; the turn is
-        left at the latest when the block ends (``leave_turn`` inside it leaves it early)."""
-        entry = self._callers.get(caller)
-        if entry is None:
-            entry = self._callers[caller] = (anyio.Semaphore(self.per_caller), [0])
-        slots, count = entry
-        count[0] += 1
-        turn = Turn(slots)
-        try:
-            await slots.acquire()
-            turn.held = True
-            token = _turn.set(turn)
-            try:
-                yield turn
-            finally:
-                _turn.reset(token)
-        finally:
-            turn.leave()
-            count[0] -= 1
-            if not count[0]:
-                del self._callers[caller]
+    def turn(self, caller: Hashable) -> _TurnScope:
+        """``async with`` it to run a block as one of ``caller``'s requests, once a turn is
+        free; the turn is left at the latest when the block ends (``leave_turn`` inside it
+        leaves it early)."""
+        return _TurnScope(self, caller)
