@@ -7,10 +7,10 @@ idle and while an assistant, back to back for the whole round:
 (1) sends ``tools/call find_assets`` with a 300k-key ``arguments`` object through the official
 MCP client (2026 era; refused before parsing), (2) posts a 24k-key object (just under the
 request cap; parsed, then refused by the layer's bounds), (3) posts a 990k-character argument
-(checked, guarded and validated in a worker thread), (4) floods 200 connections of small
-``count_assets`` calls (``--no-concurrency-cap`` serves without the layer's server-wide cap
-on running calls, whose queue the analyst's call otherwise waits in). Rounds interleave the
-scenarios. For information, (5) repeats (1) with
+(checked, guarded and validated in a worker thread), (4) floods 200 connections of
+``tools/list`` requests (all loop work; a flood of tool calls would also fill the layer's
+server-wide queue of running calls, which the analyst's call waits in: issue 36's fair share).
+Rounds interleave the scenarios. For information, (5) repeats (1) with
 the probe as a thread of the attacking client's own process: what a test that measured the
 analyst from the attacker's process saw (the client's own pydantic serialisation of 300k keys
 holds that process's GIL). Run from the repository root:
@@ -48,7 +48,7 @@ SCENARIOS = {
     "keys_300k": "(1) 300k-key tools/call, MCP client",
     "keys_24k": "(2) 24k-key object at the cap",
     "string_990k": "(3) 990k-character argument",
-    "flood": "(4) 200-connection flood",
+    "flood": "(4) 200-connection tools/list flood",
     "same_process": "(5) = (1), probe in the client's process",
 }
 
@@ -104,7 +104,8 @@ def _mcp_client_300k(endpoint: str, token: str, seconds: float) -> int:
 def _flood(endpoint: str, token: str, seconds: float) -> int:
     import httpx2
 
-    headers = _headers(token, "count_assets")
+    headers = {**_headers(token, ""), "mcp-method": "tools/list"}
+    del headers["mcp-name"]
 
     async def run() -> int:
         limits = httpx2.Limits(max_connections=200, max_keepalive_connections=200)
@@ -116,8 +117,9 @@ def _flood(endpoint: str, token: str, seconds: float) -> int:
                 ident = lane * 1_000_000
                 while time.monotonic() < deadline:
                     ident += 1
-                    await http.post(endpoint, content=_body("count_assets", {}, ident),
-                                    headers=headers)
+                    body = json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/list",
+                                       "params": {"_meta": _META}}).encode()
+                    await http.post(endpoint, content=body, headers=headers)
                     sent += 1
 
             await asyncio.gather(*(connection(i) for i in range(200)))
@@ -151,7 +153,7 @@ def summary(latencies: list[float]) -> dict[str, float]:
             "p99_ms": round(pct(0.99), 1), "worst_ms": round(1000 * ordered[-1], 1)}
 
 
-def run(quick: bool, concurrency_cap: bool = True) -> dict[str, Any]:
+def run(quick: bool) -> dict[str, Any]:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from tests.jupyter.loop_probe import LoopProbe
@@ -163,11 +165,8 @@ def run(quick: bool, concurrency_cap: bool = True) -> dict[str, Any]:
     round_worst: dict[str, list[float]] = {key: [] for key in SCENARIOS}
     attacks: dict[str, int] = dict.fromkeys(SCENARIOS, 0)
     minted = 0
-    server_args = ["--CloudGExtension.audit_log="]
-    if not concurrency_cap:
-        server_args.append("--CloudGExtension.max_concurrency=0")
     with tempfile.TemporaryDirectory(prefix="bench-loop-stall-") as tmp, \
-            jupyter_server(Path(tmp), extra_args=server_args) as server:
+            jupyter_server(Path(tmp), extra_args=["--CloudGExtension.audit_log="]) as server:
         endpoint = server.endpoint
         big_object = _body("find_assets", {"query": {f"k{i:07d}": 0 for i in range(24_000)}})
         long_text = _body("find_assets", {"query": "aws-acct-prod " * 70_000})
@@ -216,8 +215,7 @@ def run(quick: bool, concurrency_cap: bool = True) -> dict[str, Any]:
             row["target_worst_ms"] = TARGET_WORST_MS
             row["pass"] = row["worst_ms"] <= TARGET_WORST_MS
         rows.append(row)
-    return {"rows": rows, "plan": {"rounds": rounds, "seconds": seconds, "protocol": MODERN,
-                                   "concurrency_cap": concurrency_cap},
+    return {"rows": rows, "plan": {"rounds": rounds, "seconds": seconds, "protocol": MODERN},
             "environment": {"python": platform.python_version(), "cpus": os.cpu_count(),
                             "machine": platform.machine(),
                             "load_average": [round(x, 2) for x in os.getloadavg()]}}
@@ -246,9 +244,6 @@ def format_report(report: dict[str, Any]) -> str:
                           f" ms, p99 {idle['p99_ms']:.1f} ms)"]
     lines += ["(5) is not the server: it is the attacking process's own GIL, held while its "
               "MCP client serialises 300k keys.",
-              "(4) with the layer's server-wide concurrency cap "
-              f"({'on' if plan['concurrency_cap'] else 'off'}): the analyst's call waits in its "
-              "queue behind the flood's calls (issue 36's fair share).",
               f"load average at the end: {report['environment']['load_average']} on "
               f"{report['environment']['cpus']} CPUs"]
     return "\n".join(lines)
@@ -258,11 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one short round: rough figures")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--no-concurrency-cap", action="store_true",
-                        help="serve with CloudGExtension.max_concurrency=0: the flood then "
-                             "measures the loop alone, not the layer's server-wide call queue")
     args = parser.parse_args(argv)
-    report = run(args.quick, concurrency_cap=not args.no_concurrency_cap)
+    report = run(args.quick)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
 

@@ -3,11 +3,11 @@
 ``call_tool``, ``read_resource``, ``get_prompt`` and ``complete`` run the middleware chain,
 then a terminal that applies policy, input transforms, validation, the handler (async on the
 loop, sync in a thread of the layer's own ``WorkerPool``), timeouts and output transforms.
-Arguments are bounded (``InputBounds``) before anything else looks at them, and arguments
-over the loop budget are checked, transformed and validated in a worker thread (the serving
-loop never stalls on one large request); a cancelled or timed-out call marks its context so
-a sync handler stops at its next check. Adapters (MCP,
-Jupyter, notebook) only ever call these four methods and the ``*_wire`` listings.
+Arguments are bounded (``InputBounds``) before anything else looks at them; arguments over
+the loop budget are checked, admitted, transformed and validated in a worker thread, so one
+large request never stalls the serving loop. A cancelled or timed-out call marks its context
+so a sync handler stops at its next check. Adapters (MCP, Jupyter, notebook) only ever call
+these four methods and the ``*_wire`` listings.
 """
 
 from __future__ import annotations
