@@ -1,25 +1,31 @@
 """One request as middleware sees it (``CallInfo``) and the middleware contract.
 
 A middleware is ``async (info, call_next) -> result``; it may also have ``attach(layer)``
-(``AttachesToLayer``), which the layer calls once when the middleware is added.
+(``AttachesToLayer``), which the layer calls once when the middleware is added. Work that
+grows with a request's arguments goes through ``argument_work``: on the loop for arguments
+within the loop budget, in a worker thread for larger ones (``CallInfo.large``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 from .context import Principal, ToolContext
 from .enums import Outcome, RequestKind
 from .plan import CallPlan
 from .specs import AnySpec
+from .workers import LIGHT
 
 if TYPE_CHECKING:
     from .layer import CloudGMCPLayer
 
-__all__ = ["CallInfo", "Handler", "Middleware", "AttachesToLayer"]
+__all__ = ["CallInfo", "Handler", "Middleware", "AttachesToLayer", "argument_work"]
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -41,12 +47,27 @@ class CallInfo:
     outcome: Outcome | None = None
     #: The request's transform plan; the layer sets it when the request enters.
     plan: CallPlan | None = None
+    #: The arguments exceed the loop budget (``bounds.LOOP_VALUES`` / ``LOOP_CHARS``): work
+    #: on them (checks, transforms, validation, hashes) runs in a worker thread.
+    large: bool = False
 
     def __post_init__(self) -> None:
         if type(self.kind) is not RequestKind:  # the layer passes members: no work then
             self.kind = RequestKind(self.kind)
         if self.outcome is not None:
             self.outcome = Outcome(self.outcome)
+
+
+async def argument_work(info: CallInfo, fn: Callable[..., T], /, *args: Any) -> T:
+    """``fn(*args)``, work that grows with ``info``'s arguments: called at once for a request
+    within the loop budget, else run in a light-lane worker thread of the caller (a thread of
+    asyncio's default pool for a request that came without a layer)."""
+    if not info.large:
+        return fn(*args)
+    layer = info.context.layer
+    if layer is None:
+        return await asyncio.to_thread(fn, *args)
+    return cast(T, await layer.workers.run(LIGHT, info.principal.id, fn, *args))
 
 
 #: The rest of the chain, as a middleware calls it: ``await call_next(info)``.

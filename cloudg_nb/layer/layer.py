@@ -3,9 +3,11 @@
 ``call_tool``, ``read_resource``, ``get_prompt`` and ``complete`` run the middleware chain,
 then a terminal that applies policy, input transforms, validation, the handler (async on the
 loop, sync in a thread of the layer's own ``WorkerPool``), timeouts and output transforms.
-Arguments are bounded (``InputBounds``) before anything else looks at them; a cancelled or
-timed-out call marks its context so a sync handler stops at its next check. Adapters (MCP,
-Jupyter, notebook) only ever call these four methods and the ``*_wire`` listings.
+Arguments are bounded (``InputBounds``) before anything else looks at them; arguments over
+the loop budget are checked, admitted, transformed and validated in a worker thread, so one
+large request never stalls the serving loop. A cancelled or timed-out call marks its context
+so a sync handler stops at its next check. Adapters (MCP, Jupyter, notebook) only ever call
+these four methods and the ``*_wire`` listings.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, cast
 
-from .bounds import InputBounds, check_arguments
-from .calls import AttachesToLayer, CallInfo, Handler, Middleware
+from .bounds import InputBounds, check_arguments, check_uri, checked_on_loop
+from .calls import AttachesToLayer, CallInfo, Handler, Middleware, argument_work
 from .collaborators import (
     ChangeListener,
     IdentifyingWorkspace,
@@ -319,6 +321,11 @@ class CloudGMCPLayer:
             self._loop = loop
         return loop
 
+    async def _check_off_loop(self, arguments: Any, principal: Principal) -> None:
+        """``check_arguments`` for arguments over the loop budget, in a worker thread."""
+        await self.workers.run(LIGHT, principal.id, check_arguments, arguments,
+                               self.input_bounds)
+
     async def _invoke(self, fn: Callable[..., Any], ctx: ToolContext, kwargs: dict,
                       lane: str = LIGHT, *, inline: Callable[..., Any] | None = None) -> Any:
         """Coroutine functions run on the loop; plain functions in a thread of ``lane``,
@@ -521,12 +528,14 @@ class CloudGMCPLayer:
         spec = plan.spec
         started = time.monotonic()
         try:
-            check_arguments(arguments, self.input_bounds)
+            large = not checked_on_loop(arguments, self.input_bounds)
+            if large:
+                await self._check_off_loop(arguments, p)
         except MCPLayerError as exc:
             return error_result(exc.message, plan, exc.code, exc.data, started)
         ctx = self._request_context(context, p, "tool", spec.name, plan)
         info = CallInfo(RequestKind.TOOL, spec.name, spec, dict(arguments or {}), p, ctx,
-                        plan=plan)
+                        plan=plan, large=large)
         try:
             return await self._run_chain(info, self._tool_terminal)
         except MCPLayerError as exc:
@@ -535,9 +544,8 @@ class CloudGMCPLayer:
     async def _tool_terminal(self, info: CallInfo) -> ToolResult:
         spec = cast(ToolSpec, info.spec)  # call_tool put it there
         ctx, plan = info.context, self._plan_of(info)
-        self._check_call(info.arguments, info)
-        arguments = self._checked_untransform(info.arguments, info)
-        kwargs = validate_arguments(spec.arguments_model, arguments)  # type: ignore[arg-type]
+        kwargs = (await argument_work(info, self._tool_arguments, spec, info) if info.large
+                  else self._tool_arguments(spec, info))
         timeout = spec.timeout_seconds or self.default_timeout
         exposed = self.exposed_name(spec.name)
         scope = asyncio.timeout(timeout) if timeout else nullcontext()
@@ -577,6 +585,13 @@ class CloudGMCPLayer:
                 if ctx._pending:
                     await ctx.flush_progress()  # the reports precede the result
         return tool_result(raw, plan, ctx.links, info.started, self.max_output_chars)
+
+    def _tool_arguments(self, spec: ToolSpec, info: CallInfo) -> dict[str, Any]:
+        """The handler's keyword arguments: the call admitted, its arguments through the
+        input pipeline, then validated."""
+        self._check_call(info.arguments, info)
+        arguments = self._checked_untransform(info.arguments, info)
+        return validate_arguments(spec.arguments_model, arguments)  # type: ignore[arg-type]
 
     def _handler_error(
         self, exposed: str, exc: Exception, plan: CallPlan, started: float,
@@ -622,6 +637,7 @@ class CloudGMCPLayer:
     ) -> list[TextResourceContents | BlobResourceContents]:
         """Read a resource by URI (exact match first, then templates). Errors propagate."""
         p = _caller(principal, context)
+        check_uri(uri, self.input_bounds)
         plan, variables = self._resolve_resource(uri, p)
         spec = plan.spec
         ctx = self._request_context(context, p, "resource", uri, plan)
@@ -663,7 +679,9 @@ class CloudGMCPLayer:
                 "those names.",
                 data={"kind": "prompt"},
             )
-        check_arguments(arguments, self.input_bounds)
+        large = not checked_on_loop(arguments, self.input_bounds)
+        if large:
+            await self._check_off_loop(arguments, p)
         arguments = dict(arguments or {})
         missing = [a.name for a in spec.arguments if a.required and a.name not in arguments]
         if missing:
@@ -672,7 +690,8 @@ class CloudGMCPLayer:
                 data={"missing": missing},
             )
         ctx = self._request_context(context, p, "prompt", spec.name, plan)
-        info = CallInfo(RequestKind.PROMPT, spec.name, spec, arguments, p, ctx, plan=plan)
+        info = CallInfo(RequestKind.PROMPT, spec.name, spec, arguments, p, ctx, plan=plan,
+                        large=large)
         try:
             return await self._run_chain(info, self._prompt_terminal)
         except MCPLayerError as exc:
@@ -681,12 +700,17 @@ class CloudGMCPLayer:
     async def _prompt_terminal(self, info: CallInfo) -> PromptResult:
         spec = cast(PromptSpec, info.spec)  # get_prompt put it there
         ctx = info.context
-        self._check_call(info.arguments, info)
-        arguments = self._checked_untransform(info.arguments, info)
+        arguments = (await argument_work(info, self._prompt_arguments, info) if info.large
+                     else self._prompt_arguments(info))
         declared = {a.name for a in spec.arguments}
         kwargs = {k: v for k, v in arguments.items() if k in declared}
         raw = await self._invoke(spec.handler, ctx, kwargs, spec.worker_lane)
         return prompt_result(raw, self.exposed_name(spec.name), self._plan_of(info))
+
+    def _prompt_arguments(self, info: CallInfo) -> dict[str, Any]:
+        """The prompt's arguments: the request admitted, then through the input pipeline."""
+        self._check_call(info.arguments, info)
+        return self._checked_untransform(info.arguments, info)
 
     # -- completions ---------------------------------------------------------------------
 
@@ -739,8 +763,10 @@ class CloudGMCPLayer:
         if target is None:
             return empty
         plan, target_name, fn = target
-        check_arguments({"value": argument.get("value", ""), "context": context_arguments or {}},
-                        self.input_bounds)
+        checked = {"value": argument.get("value", ""), "context": context_arguments or {}}
+        large = not checked_on_loop(checked, self.input_bounds)
+        if large:
+            await self._check_off_loop(checked, p)
         ctx = ToolContext(layer=self, principal=p, kind="completion", name=target_name,
                           completion=Completion(argument_name, fn))
         info = CallInfo(
@@ -755,15 +781,15 @@ class CloudGMCPLayer:
             p,
             ctx,
             plan=plan,
+            large=large,
         )
         return await self._run_chain(info, self._completion_terminal)
 
     async def _completion_terminal(self, info: CallInfo) -> dict[str, Any]:
         ctx = info.context
         argument_name = info.arguments["argument"]
-        self._check_call({}, info)
-        restored = self._checked_untransform(
-            {"partial": info.arguments["value"], "arguments": info.arguments["context"]}, info)
+        restored = (await argument_work(info, self._completion_arguments, info) if info.large
+                    else self._completion_arguments(info))
         request = ctx.completion
         assert request is not None, "complete() sets the completion on its context"
         filled = dict(restored.get("arguments") or {})
@@ -790,6 +816,13 @@ class CloudGMCPLayer:
             "total": total,
             "hasMore": total > COMPLETION_LIMIT,
         }
+
+    def _completion_arguments(self, info: CallInfo) -> dict[str, Any]:
+        """The partial value and the other arguments, the request admitted, through the
+        input pipeline."""
+        self._check_call({}, info)
+        return self._checked_untransform(
+            {"partial": info.arguments["value"], "arguments": info.arguments["context"]}, info)
 
 
 def _cancelled(exposed: str, exc: CallCancelledError, plan: CallPlan,

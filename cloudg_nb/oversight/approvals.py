@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..acting import acting
 from ..catalog.effects import EffectNotShowable, EffectPlan, plan_call, plans_effects
-from ..layer.calls import CallInfo, Handler
+from ..layer.calls import CallInfo, Handler, argument_work
 from ..layer.errors import AccessDeniedError, MCPLayerError, NotFoundError, RateLimitedError
 from ..layer.results import to_jsonable
 from ..layer.schema import validate_arguments
@@ -276,7 +276,7 @@ class ApprovalGate:
         if not named and (plan is None or not plan.others):
             with acting(who):
                 return await call_next(info)
-        approval = self._open(info, plan, rule)
+        approval = await self._open(info, plan, rule)
         decision = await self._decision(info, approval)
         if decision == APPROVED:
             with acting(who, plan.permitted() if plan is not None else frozenset()):
@@ -309,16 +309,19 @@ class ApprovalGate:
 
         return cast("EffectPlan | None", await layer.workers.run("light", who, work))
 
-    def _open(self, info: CallInfo, plan: EffectPlan | None, rule: ApprovalRule) -> Approval:
-        """Put the call on the desk, showing its effects as the caller's policy shows them."""
+    async def _open(self, info: CallInfo, plan: EffectPlan | None, rule: ApprovalRule
+                    ) -> Approval:
+        """Put the call on the desk, showing its effects as the caller's policy shows them
+        (large arguments are transformed off the loop)."""
         if plan is not None:
             view: dict[str, Any] = plan.view()
         else:
             view = {"summary": f"{info.name}: its arguments could not be read, so the call "
                                "will fail if approved.",
                     "effects": [], "arguments": dict(info.arguments or {})}
-        if info.plan is not None:
-            view, _ = info.plan.transform(view)
+        transform = info.plan.transform if info.plan is not None else None
+        if transform is not None:
+            view, _ = await argument_work(info, transform, view)
         approval = self.desk.open(info.principal.id, info.name, view,
                                   rule.timeout or self.timeout)
         info.context.meta["cloudg/approval"] = approval

@@ -17,6 +17,8 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from ..layer.bounds import within_loop_budget
+
 if TYPE_CHECKING:
     from ..layer.context import Principal
 
@@ -25,12 +27,22 @@ __all__ = ["AuditRing", "keyed_hash"]
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _URI = re.compile(r"([a-z][a-z0-9+.-]{0,15}://[A-Za-z0-9_.-]{0,40})(/.*)?", re.DOTALL)
 _URI_REST = re.compile(r"(?:/[A-Za-z0-9_{}-]{1,40}){0,4}")
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
 
 
 def keyed_hash(key: bytes, value: Any, length: int = 12) -> str:
-    """HMAC-SHA256 over the canonical JSON of ``value``, first ``length`` hex characters."""
-    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-    return hmac.new(key, canonical.encode(), hashlib.sha256).hexdigest()[:length]
+    """HMAC-SHA256 over the canonical JSON of ``value``, first ``length`` hex characters.
+
+    A value over the loop budget (``within_loop_budget``; its request is then checked in a
+    worker thread) is encoded piece by piece by the pure-Python encoder: the same text, but
+    the C encoder would hold the GIL, and so the serving loop, for the whole value."""
+    if within_loop_budget(value):
+        return hmac.new(key, _CANONICAL.encode(value).encode(), hashlib.sha256
+                        ).hexdigest()[:length]
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    for piece in _CANONICAL.iterencode(value):  # not one-shot: the Python encoder
+        mac.update(piece.encode())
+    return mac.hexdigest()[:length]
 
 
 class AuditRing:

@@ -18,9 +18,11 @@ from mcp.server.lowlevel.server import HandlerEntry, Server
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from ..layer.bounds import check_uri
 from ..layer.context import Principal
 from ..layer.errors import MCPLayerError, NotFoundError
 from .fanout import ChangeFanout
+from .intake import leave_turn
 from .principal import PrincipalResolver
 from .request import (
     hide_server_paths,
@@ -251,6 +253,10 @@ class _Handlers:
         return found is not None and found[0] in self.layer.list_templates(principal)
 
     async def subscribe(self, ctx: _Ctx, params: types.SubscribeRequestParams) -> dict:
+        try:
+            check_uri(params.uri, self.layer.input_bounds)  # before a template is matched
+        except MCPLayerError as exc:
+            raise to_mcp_error(exc, ctx, resource=True) from None
         entry = self.host.get("resources/subscribe")
         if entry is not None:
             await entry.handler(ctx, params)
@@ -280,13 +286,15 @@ class _Handlers:
 
 
 def _track_sessions(fanout: ChangeFanout) -> ServerMiddleware[Any]:
-    """Server middleware: every handshake-era connection that talks to us gets change events."""
+    """Server middleware: every handshake-era connection that talks to us gets change events;
+    the request leaves its turn on the loop as its handler starts (``intake``)."""
 
     async def middleware(ctx: _Ctx, call_next: CallNext) -> HandlerResult:
         if not is_modern(ctx):
             connection = connection_of(ctx)
             if connection is not None:
                 fanout.track(connection)
+        leave_turn()  # read and routed: the caller's next request may be read
         return await call_next(ctx)
 
     return middleware

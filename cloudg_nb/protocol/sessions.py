@@ -6,10 +6,10 @@ callers together) holds at most its cap of open sessions, guests (assistants) to
 ``guest_sessions``, and the server at most ``max_sessions``. At a cap the caller's (else a
 guest's, else anyone's but a guest never closes an owner's) longest-idle session is closed to
 make room; only when every session in the way is busy is the new one refused, with a 503 that
-says what to do. It also
-screens each request before the SDK sees it: a JSON-RPC ``id`` that is not a string or an integer
-is an invalid request (400), a body cut short ends quietly, nothing is sent after a completed
-response, and ``close_all()`` ends every session (server shutdown).
+says what to do. It also screens each request before the SDK sees it: a body with too many
+values, or a JSON-RPC ``id`` that is not a string or an integer, is refused (``body_screen``);
+an owner's POSTs are read in turns (``intake``); a body cut short ends quietly, nothing is sent
+after a completed response, and ``close_all()`` ends every session (server shutdown).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextvars
 import logging
 import math
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,13 +32,13 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..layer.wire import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
     MCP_PROTOCOL_VERSION_HEADER,
     MCP_SESSION_ID_HEADER,
     REQUEST_CANCELLED,
     error_response,
 )
+from .body_screen import screen_body
+from .intake import DEFAULT_TURNS_PER_CALLER, Intake
 from .sdk_internals import SessionManagerInternals
 
 __all__ = [
@@ -56,17 +55,6 @@ DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60.0
 
 _SHUTTING_DOWN = "The server is shutting down; reconnect and retry once it is back."
 
-#: Cheap pre-filter: an ``"id"`` key whose value is not a string or an integer (object, array,
-#: null, true/false, fraction or exponent). Only bodies it matches are parsed a second time.
-_ODD_ID = re.compile(rb'"id"\s*:\s*(?:[\[{ntf]|-?\d+(?:\.|[eE]))')
-#: A POST body with more commas than this holds more values than the layer accepts in one
-#: request (``InputBounds.max_values``); it is refused before it is parsed, because parsing
-#: and validating a few hundred thousand values costs the event loop tenths of a second.
-MAX_BODY_COMMAS = 100_000
-_TOO_MANY_VALUES = (
-    "The request holds too many values (over {limit:,} separators). Send only the arguments "
-    "the tool declares, and page large inputs (smaller lists, several calls)."
-)
 
 
 def token_principal_key(scope: Scope) -> str | None:
@@ -87,6 +75,7 @@ class SessionLimits:
     request's owner (None for anonymous); the default reads the bearer token's client id.
     ``is_guest(owner)`` picks guests (assistants; None: nobody): together they hold at most
     ``guest_sessions``, and making room for one never closes another owner's session.
+    ``turns_per_caller``: how many of one owner's POSTs are read and routed at once (``Intake``).
     """
 
     idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
@@ -96,11 +85,14 @@ class SessionLimits:
     principal_key: Callable[[Scope], str | None] = token_principal_key
     is_guest: Callable[[str], bool] | None = None
     guest_sessions: int | None = None
+    turns_per_caller: int = DEFAULT_TURNS_PER_CALLER
 
     def __post_init__(self) -> None:
         timeout = self.idle_timeout
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
             raise ValueError("idle_timeout must be a positive number of seconds, or None")
+        if self.turns_per_caller < 1:
+            raise ValueError("turns_per_caller must be a positive number of requests")
         for name in ("max_sessions", "per_principal", "anonymous", "guest_sessions"):
             value = getattr(self, name)
             if value is not None and value <= 0:
@@ -179,6 +171,7 @@ class LimitedSessionManager(SessionManagerInternals):
                          max_sessions=None, **kwargs)
         self.asgi_app = RequestBodyLimitMiddleware(self._screen_request, self.max_request_body_size)
         self._book = _SessionBook()
+        self.intake = Intake(self.limits.turns_per_caller)
         self._closing = False
         self._in_flight: set[_InFlight] = set()
 
@@ -244,15 +237,9 @@ class LimitedSessionManager(SessionManagerInternals):
 
         send = _CompletionGuard(send)
         body = first.get("body", b"") if scope.get("method") == "POST" else b""
-        if body and _ODD_ID.search(body) and _has_odd_id(body):
-            await _json_error(send, 400, INVALID_REQUEST,
-                              "The JSON-RPC id must be a string or an integer (not an object, "
-                              "array, null, boolean or fraction); send the request again with "
-                              "such an id.")
-            return
-        if body and body.count(b",") > MAX_BODY_COMMAS:
-            await _json_error(send, 413, INVALID_PARAMS,
-                              _TOO_MANY_VALUES.format(limit=MAX_BODY_COMMAS))
+        refused = await screen_body(body)
+        if refused is not None:
+            await _json_error(send, refused.status, refused.code, refused.message)
             return
         session_id = _header(scope, MCP_SESSION_ID_HEADER)
         if self._closing:
@@ -273,7 +260,12 @@ class LimitedSessionManager(SessionManagerInternals):
         self._in_flight.add(flight)
         try:
             with flight.scope:
-                await self.dispatch(scope, replay, send)
+                if body:  # a POST: read in turn with the owner's other requests
+                    async with self.intake.turn(note.owner) as turn:
+                        send.on_start = turn.leave
+                        await self.dispatch(scope, replay, send)
+                else:
+                    await self.dispatch(scope, replay, send)
         finally:
             self._in_flight.discard(flight)
             _current.reset(token)
@@ -349,19 +341,6 @@ class LimitedSessionManager(SessionManagerInternals):
         await super().discard_session(session_id, transport)
 
 
-def _has_odd_id(body: bytes) -> bool:
-    try:
-        message = pydantic_core.from_json(body)
-    except ValueError:
-        return False  # the SDK answers the parse error
-    if not isinstance(message, dict) or "id" not in message:
-        return False
-    if "method" not in message and "result" not in message:
-        return False  # an error reply may carry a null id
-    ident = message["id"]
-    return isinstance(ident, bool) or not isinstance(ident, str | int)
-
-
 def _opens_session(scope: Scope) -> bool:
     """A request without a session id opens one unless it is a 2026-era (stateless) request."""
     version = _header(scope, MCP_PROTOCOL_VERSION_HEADER)
@@ -383,6 +362,8 @@ class _CompletionGuard:
     def __init__(self, send: Send) -> None:
         self._send = send
         self._lock = anyio.Lock()
+        #: Called when the response starts (the request leaves its intake turn).
+        self.on_start: Callable[[], None] | None = None
         self.started = False
         self.streaming = False
         self.completed = False
@@ -395,6 +376,8 @@ class _CompletionGuard:
                 return
             if kind == "http.response.start":
                 self.started = True
+                if self.on_start is not None:
+                    self.on_start()
                 self.streaming = any(
                     key.lower() == b"content-type" and value.startswith(b"text/event-stream")
                     for key, value in message.get("headers", ()))

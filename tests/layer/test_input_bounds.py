@@ -10,7 +10,15 @@ import time
 import pytest
 
 from cloudg_nb.layer import CloudGMCPLayer, InvalidArgumentsError, PromptArgument, Registry
-from cloudg_nb.layer.bounds import InputBounds, check_arguments
+from cloudg_nb.layer.bounds import (
+    LOOP_CHARS,
+    LOOP_VALUES,
+    InputBounds,
+    check_arguments,
+    check_uri,
+    checked_on_loop,
+    within_loop_budget,
+)
 
 
 def _find(ctx, query: str = "") -> dict:
@@ -138,3 +146,48 @@ async def test_many_unknown_arguments_under_the_cap_are_counted_not_listed() -> 
     assert len(data) == 12  # ten errors, "and 50 more", the accepted arguments
     assert data[10]["msg"] == "and 50 more errors like these"
     assert "k59" not in result.content[0].text
+
+
+# -- the loop budget ------------------------------------------------------------------------
+
+
+def test_arguments_within_the_loop_budget_are_checked_on_the_loop() -> None:
+    assert checked_on_loop({"ids": ["x"] * 100, "query": "y" * 1000}, InputBounds())
+
+
+def test_arguments_over_the_loop_budget_are_left_to_a_worker() -> None:
+    assert not checked_on_loop({"ids": list(range(LOOP_VALUES + 1))}, InputBounds())
+    assert not checked_on_loop({"query": "x" * (LOOP_CHARS + 1)}, InputBounds())
+
+
+def test_absurd_arguments_are_refused_on_the_loop_before_the_budget_decides() -> None:
+    with pytest.raises(InvalidArgumentsError, match="value count"):
+        checked_on_loop({"ids": list(range(200_000))}, InputBounds())
+    with pytest.raises(InvalidArgumentsError, match="size in characters"):
+        checked_on_loop({"query": "x" * 2_000_000}, InputBounds())
+    with pytest.raises(InvalidArgumentsError, match="argument count"):
+        checked_on_loop({f"k{i}": 1 for i in range(100)}, InputBounds())
+
+
+def test_a_budget_larger_than_the_bounds_still_refuses_at_the_bounds() -> None:
+    with pytest.raises(InvalidArgumentsError, match="value count"):
+        checked_on_loop({"ids": list(range(50))}, InputBounds(max_values=10))
+
+
+def test_within_loop_budget_measures_any_value() -> None:
+    assert within_loop_budget({"a": [1, 2, 3]})
+    assert not within_loop_budget([[i] for i in range(LOOP_VALUES)])
+    assert not within_loop_budget("x" * (LOOP_CHARS + 1))
+
+
+def test_a_long_resource_uri_is_refused_with_its_length() -> None:
+    with pytest.raises(InvalidArgumentsError, match="URI too long") as caught:
+        check_uri("cloudg://assets/" + "a" * 20_000, InputBounds())
+    assert caught.value.data["max"] == 16_384
+    assert "aaaa" not in caught.value.message
+    check_uri("cloudg://assets/" + "a" * 1000, InputBounds())
+
+
+async def test_reading_a_resource_by_a_long_uri_is_refused_before_matching() -> None:
+    with pytest.raises(InvalidArgumentsError, match="URI too long"):
+        await _layer().read_resource("cloudg://x/" + "a/" * 10_000)

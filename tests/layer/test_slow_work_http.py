@@ -132,7 +132,7 @@ def test_a_4mb_argument_object_is_refused_before_parsing_with_a_small_error(url:
 
 
 def test_an_argument_object_under_the_body_screen_is_refused_by_the_layer(url: str) -> None:
-    response, during = _post_while_probing(url, _call_body(60_000))
+    response, during = _post_while_probing(url, _call_body(20_000))
     assert response.status_code == 200, response.text[:500]
     assert len(response.content) < 2048
     assert "argument count" in response.text

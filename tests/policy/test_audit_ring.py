@@ -3,10 +3,16 @@ allowed only with ``audit`` on or for reveals; argument values only as 12-hex ke
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+
 import pytest
 
 from cloudg_nb import CloudGMCPLayer, NotFoundError, Principal, Registry
+from cloudg_nb.layer.bounds import LOOP_VALUES
 from cloudg_nb.policy import AuditRing, Policy
+from cloudg_nb.policy.audit import keyed_hash
 
 
 def test_ring_keeps_only_the_most_recent_entries() -> None:
@@ -79,3 +85,13 @@ async def test_rejection_reason_does_not_name_the_argument_path() -> None:
     reasons = [e["reason"] for e in layer.policy.audit_log.entries()
                if e["decision"] == "rejected"]
     assert reasons and not any("alice" in r or "'q'" in r or "q:" in r for r in reasons)
+
+
+@pytest.mark.parametrize("value", [
+    "text", {"b": [1, None, True], "a": "é"},
+    {f"k{i}": [i, "x"] for i in range(LOOP_VALUES + 1)},  # hashed piece by piece
+])
+def test_keyed_hash_is_hmac_over_canonical_json_for_values_of_any_size(value: object) -> None:
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    expected = hmac.new(b"key", canonical.encode(), hashlib.sha256).hexdigest()[:12]
+    assert keyed_hash(b"key", value) == expected

@@ -1,11 +1,15 @@
 """AuditLogMiddleware: one JSON line per request, argument values only as keyed hashes.
 
 Lines go to a JSONL file (created with mode 0600), a text stream, or the ``cloudg.audit``
-logger. A write failure is logged at DEBUG and never breaks the request.
+logger. A write failure is logged at DEBUG and never breaks the request. The line of a
+request with large arguments (``CallInfo.large``) is made in a worker thread, its hashes fed
+piece by piece (the C encoder would hold the GIL, and so the loop, for the whole value).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -18,7 +22,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from ..calls import CallInfo, Handler
+from ..calls import CallInfo, Handler, argument_work
 from ..content import ToolResult
 from .outcome import outcome_of
 
@@ -91,9 +95,15 @@ class AuditLogMiddleware:
                 self._file.close()
                 self._file = None
 
-    def hash_value(self, value: Any) -> str:
-        """16 hex characters of HMAC-SHA256 over the canonical JSON of ``value``."""
+    def hash_value(self, value: Any, *, in_pieces: bool = False) -> str:
+        """16 hex characters of HMAC-SHA256 over the canonical JSON of ``value``;
+        ``in_pieces``: encode it with the pure-Python encoder, piece by piece (the same text,
+        slower, but other threads run in between: for large values off the loop)."""
         mac = self._mac.copy()  # keyed once; copying skips the per-value key schedule
+        if in_pieces and type(value) is not int:
+            for piece in _CANONICAL.iterencode(value):  # not one-shot: the Python encoder
+                mac.update(piece.encode())
+            return mac.hexdigest()[:16]
         # The common scalar, int, is its own canonical JSON (repr); the rest go through JSON.
         canonical = repr(value) if type(value) is int else _CANONICAL.encode(value)
         mac.update(canonical.encode())
@@ -102,10 +112,24 @@ class AuditLogMiddleware:
     async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
         try:
             result = await call_next(info)
-        except BaseException as exc:
-            self._write(info, None, exc)
+        except Exception as exc:
+            if info.large:
+                await argument_work(info, self._write, info, None, exc)
+            else:
+                self._write(info, None, exc)
             raise
-        self._write(info, result, None)
+        except BaseException as exc:  # cancelled: the line is written without awaiting it
+            if info.large:
+                with contextlib.suppress(RuntimeError):  # the loop's executor has shut down
+                    asyncio.get_running_loop().run_in_executor(None, self._write, info, None,
+                                                               exc)
+            else:
+                self._write(info, None, exc)
+            raise
+        if info.large:
+            await argument_work(info, self._write, info, result, None)
+        else:
+            self._write(info, result, None)
         return result
 
     def _line(self, info: CallInfo, result: Any, error: BaseException | None) -> dict[str, Any]:
@@ -124,7 +148,9 @@ class AuditLogMiddleware:
             "sensitivity": info.spec.sensitivity.value,
         }
         if self.hash_values:
-            line["argument_hashes"] = {str(k): self.hash_value(v) for k, v in args.items()}
+            large = info.large
+            line["argument_hashes"] = {str(k): self.hash_value(v, in_pieces=large)
+                                       for k, v in args.items()}
         if error is not None:
             line["error"] = {"type": type(error).__name__, "code": getattr(error, "code", None)}
         elif isinstance(result, ToolResult):
