@@ -111,6 +111,13 @@ class CloudGExtension(ExtensionApp):
         "Tool calls one assistant may have waiting for a slot; a call beyond that is refused "
         "at once with 'server busy' and a retry hint (retry_after, seconds). Waiting calls of "
         "different assistants are served in turn."))
+    switch_interval = Float(0.0005, config=True, help=(
+        "Seconds a Python thread runs before the interpreter lets another have the GIL "
+        "(sys.setswitchinterval), set for the server process at start; 0 leaves Python's "
+        "default (0.005). Short, the serving loop and the analyst's calls stay quick while "
+        "assistants' CPU-bound calls run in worker threads (measured: a cold graph query "
+        "of the analyst during two assistants' CPU-bound floods, 2.0 s at 0.005, 0.75 s at "
+        "0.001, 0.43 s at 0.0005)."))
     cache_ttl = Float(0.0, config=True, help=(
         "Seconds results of read-only tools are reused for the same caller and arguments "
         "(cleared on any workspace change); 0 disables the cache."))
@@ -235,6 +242,8 @@ class CloudGExtension(ExtensionApp):
         if not self.enabled:
             return
         _stop_on_sigint(serverapp)
+        if self.switch_interval > 0:
+            sys.setswitchinterval(self.switch_interval)
         self._log_endpoint()
         if self.setup_problem is None:
             self._runner = asyncio.create_task(self._serve(), name="cloudg-mcp-session-manager")
@@ -781,6 +790,7 @@ class CloudGExtension(ExtensionApp):
             "ready": self.ready.is_set(),
             "protocol_versions": [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS],
             "uptime_seconds": round(time.monotonic() - self._started_at, 1),
+            "switch_interval": sys.getswitchinterval(),
             "problems": ([self.setup_problem] if self.setup_problem else [])
             + list(self.dataset_problems),
         }

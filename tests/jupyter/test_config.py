@@ -22,7 +22,9 @@ TRAITLETS = ("enabled", "policy", "prefix", "datasets", "allowed_roots", "output
              "reserved_concurrency", "max_concurrency_per_assistant",
              "max_waiting_per_assistant", "cache_ttl", "roles", "default_roles", "registry",
              "show_token", "session_idle_timeout", "max_sessions_per_user", "assistant_policy",
-             "assistant_store", "approval_timeout", "require_approval", "activity_size")
+             "assistant_store", "approval_timeout", "require_approval", "activity_size",
+             "max_pending_approvals", "assistant_max_datasets", "assistant_max_assets",
+             "public_url", "switch_interval")
 
 
 def _run(tmp_path: Path, *argv: str) -> str:

@@ -97,6 +97,14 @@ def test_status_endpoint_describes_what_is_served(jupyter: JupyterServer) -> Non
     assert isinstance(body["sessions"], int) and body["uptime_seconds"] >= 0
 
 
+def test_the_server_lets_threads_take_turns_at_the_configured_switch_interval(
+        jupyter: JupyterServer) -> None:
+    """Assistants' CPU-bound calls in worker threads must not keep the serving loop and the
+    analyst's calls off the interpreter for Python's default 5 ms at a time."""
+    _, body = jupyter.get_json(jupyter.status_url)
+    assert body["switch_interval"] == pytest.approx(0.0005)
+
+
 def test_status_endpoint_counts_live_sessions(jupyter: JupyterServer) -> None:
     def sessions() -> int:
         return int(jupyter.get_json(jupyter.status_url)[1]["sessions"])

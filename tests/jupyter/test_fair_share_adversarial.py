@@ -240,6 +240,9 @@ async def test_several_assistants_share_their_slots_in_turn_and_the_analyst_keep
 
 async def test_heavy_work_of_two_assistants_leaves_the_analyst_a_heavy_thread(
         server: JupyterServer) -> None:
+    # The graph the analyst's call reads is built first: this is about waiting for a heavy
+    # thread, not about a cold build sharing the interpreter with CPU-bound threads.
+    await analyst_calls(server, "2026", "graph_stats", {}, 1)
     tokens = [mint(server, f"heavy-{i}") for i in range(2)]
     floods = [Flood() for _ in tokens]
     stop = anyio.Event()
