@@ -153,9 +153,18 @@ def export_files(fmt: str) -> list[str]:
         [f"{table}.{fmt}" for table in TABLES]
 
 
+#: Entries of a folder counted for an approval (a larger one shows "at least" this many).
+MAX_COUNTED_FILES = 10_000
+
+
 def _file_detail(path: Path) -> dict[str, Any]:
     if path.is_dir():
-        return {"what": "folder", "files": sum(1 for p in path.rglob("*") if p.is_file())}
+        count = 0
+        for entry in path.rglob("*"):
+            count += entry.is_file()
+            if count >= MAX_COUNTED_FILES:
+                return {"what": "folder", "files": f"at least {MAX_COUNTED_FILES:,}"}
+        return {"what": "folder", "files": count}
     if path.is_file():
         return {"what": "file", "bytes": path.stat().st_size}
     return {"what": "missing"}

@@ -286,10 +286,10 @@ class ApprovalGate:
             **({"reason": approval.reason} if approval.reason else {})})
 
     async def _effects(self, info: CallInfo) -> EffectPlan | None:
-        """The call's effects on the workspace as it is now, worked out in a worker thread
-        (arguments are validated on the way: large ones must not hold the loop). None when
-        the arguments fail (the call then fails the same way in the layer) or the layer has
-        no workspace."""
+        """The call's effects on the workspace as it is now (arguments are validated on the
+        way; large ones in a worker thread, so they never hold the loop). None when the
+        arguments fail (the call then fails the same way in the layer) or the layer has no
+        workspace."""
         layer = info.context.layer
         workspace = getattr(layer, "workspace", None)
         if layer is None or workspace is None or info.plan is None:
@@ -307,7 +307,7 @@ class ApprovalGate:
             with acting(who):
                 return plan_call(workspace, spec.name, kwargs, who)
 
-        return cast("EffectPlan | None", await layer.workers.run("light", who, work))
+        return cast("EffectPlan | None", await argument_work(info, work))
 
     async def _open(self, info: CallInfo, plan: EffectPlan | None, rule: ApprovalRule
                     ) -> Approval:
