@@ -136,7 +136,7 @@ class Decoder:
                         i = sub.find(piece, i + 1)
         for mark in ("%", "\\", "\n"):
             if mark in big:
-                todo.update(_holders(big, mark, starts))
+                todo.update(holders(big, mark, starts))
         if self.keys is not None:
             if strings and strings[0].lstrip()[:1] in ("{", "["):
                 todo.add(0)
@@ -287,8 +287,10 @@ def _offsets(idx: list[int], strings: Sequence[str]) -> list[int]:
     return out
 
 
-def _holders(big: str, mark: str, starts: list[int]) -> list[int]:
-    """Indices of the strings holding ``mark`` (one find per holder)."""
+def holders(big: str, mark: str, starts: list[int]) -> list[int]:
+    """Indices of the strings of ``big`` (strings joined, each starting at ``starts[i]``)
+    holding ``mark``: one find per holder, as after a hit the search resumes at the next
+    string."""
     out: list[int] = []
     last = len(starts) - 1
     i = big.find(mark)

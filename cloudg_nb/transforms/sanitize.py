@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
 
+from .encoded import holders
 from .injection import (
     INJECTION_TRIGGERS,
     RULE_ORDER,
@@ -20,7 +21,7 @@ from .injection import (
     reads_as_injection,
     verdict,
 )
-from .scan import SEP, _holders, _starts
+from .scan import SEP, _starts
 
 __all__ = ["Sanitizer", "FENCE_OPEN", "FENCE_CLOSE", "INJECTION_TRIGGERS", "reads_as_injection",
            "skeleton"]
@@ -257,7 +258,7 @@ class Sanitizer:
             elif t in low:
                 if starts is None:
                     starts = _starts(hay_strings)
-                found = _holders(low, t, starts, hay_strings)
+                found = holders(low, t, starts)
             else:
                 continue
             for j in found:

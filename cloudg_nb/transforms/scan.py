@@ -28,6 +28,7 @@ from operator import not_
 
 from .detectors import RANDOM_RUN, Detector
 from .encoded import Decoder
+from .encoded import holders as holders_of
 from .keys import KeyRules
 
 __all__ = ["Finding", "Scanner"]
@@ -227,7 +228,7 @@ class Scanner:
                     key = (det.lower, t)
                     hit = holders.get(key)
                     if hit is None:
-                        hit = holders[key] = _holders(hay, t, starts, strings)
+                        hit = holders[key] = holders_of(hay, t, starts)
                     found_in.update(hit)
                 if det.requires:
                     found_in = {i for i in found_in
@@ -284,21 +285,6 @@ def _starts(strings: Sequence[str]) -> list[int]:
     lengths = accumulate(map((1).__add__, map(len, strings)), initial=0)
     out = list(lengths)
     out.pop()
-    return out
-
-
-def _holders(hay: str, trigger: str, starts: list[int], strings: Sequence[str]) -> list[int]:
-    """Indices of the strings containing ``trigger`` (one find per holder string: after a hit
-    the search resumes at the next string)."""
-    out: list[int] = []
-    i = hay.find(trigger)
-    last = len(starts) - 1
-    while i != -1:
-        idx = bisect.bisect_right(starts, i) - 1
-        out.append(idx)
-        if idx >= last:
-            break
-        i = hay.find(trigger, starts[idx + 1])
     return out
 
 
