@@ -265,9 +265,9 @@ class Workspace:
             else f"the {owner_label(owner)}'s"
         raise AccessDeniedError(
             f"The workspace holds all it may of {whose} datasets ({limit} datasets, "
-            f"{budget or 'any number of'} assets), so this dataset was not added and nothing "
-            "was unloaded to make room. Unload one of those datasets (list_datasets shows "
-            "each dataset's owner) and try again.",
+            f"{f'{budget:,}' if budget else 'any number of'} assets), so this dataset was not "
+            "added and nothing was unloaded to make room. Unload one of those datasets "
+            "(list_datasets shows each dataset's owner) and try again.",
             data={"reason": "quota", "owner": owner_label(owner), "held": held,
                   "held_assets": assets, "incoming_assets": incoming,
                   "max_datasets": limit, "max_assets": budget})
