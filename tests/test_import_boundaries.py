@@ -121,9 +121,11 @@ def test_every_name_of_the_lazy_layer_resolves_and_the_wire_constants_load_alone
             "print(json.dumps([n for n in layer.__all__ if not hasattr(layer, n)]))")
     assert json.loads(_fresh_interpreter(code)) == []
     # what a kernel's remote client needs from the core: the wire constants, not the core
+    # (the package root itself loads its lazy names, its version and the defaults seam)
     loaded = _loaded_after("import cloudg_nb.layer.wire")
     assert {m for m in loaded if m.startswith("cloudg_nb.layer.")} == {
-        "cloudg_nb.layer.wire", "cloudg_nb.layer.lazy_names"}
+        "cloudg_nb.layer.wire", "cloudg_nb.layer.lazy_names", "cloudg_nb.layer.version",
+        "cloudg_nb.layer.defaults"}
     assert "pydantic" not in loaded
 
 
