@@ -112,6 +112,15 @@ def test_importing_the_layer_loads_only_the_standard_library_and_pydantic() -> N
     assert {m for m in ours if not m.startswith("cloudg_nb.layer")} == set()
 
 
+def test_a_layer_given_its_collaborators_loads_no_data_stack_catalog_or_estate() -> None:
+    loaded = _loaded_after(
+        "from cloudg_nb.layer import CloudGMCPLayer, Registry; "
+        "policy = type('Policy', (), {'vault': None})(); "
+        "CloudGMCPLayer(workspace=object(), policy=policy, registry=Registry())")
+    assert "cloudg_nb.layer.layer" in loaded
+    assert sorted(m for m in (*HEAVY_MODULES, "cloudg_nb.assembly") if m in loaded) == []
+
+
 def test_importing_the_package_loads_no_data_stack_catalog_or_estate() -> None:
     loaded = _loaded_after_import("cloudg_nb")
     assert sorted(m for m in HEAVY_MODULES if m in loaded) == []
