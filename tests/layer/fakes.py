@@ -12,7 +12,7 @@ import fnmatch
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cloudg_nb.layer import AccessDeniedError, CloudGMCPLayer, Registry
+from cloudg_nb.layer import AccessDeniedError, CloudGMCPLayer, RateLimitedError, Registry
 from cloudg_nb.layer.context import Principal
 from cloudg_nb.layer.pipeline import Pipeline, Transform
 from cloudg_nb.layer.specs import AnySpec
@@ -31,7 +31,8 @@ class FakePolicy:
 
     ``denied``: name or URI patterns (``fnmatch``) whose requests are refused with
     ``AccessDeniedError``; with ``hide_denied`` they are invisible instead (listing and
-    resolving them look like nothing is there). ``refuse``: an error every check raises
+    resolving them look like nothing is there). ``limit``: how many requests it admits before
+    it refuses the others with ``RateLimitedError``. ``refuse``: an error every check raises
     from now on. ``input``/``output``: the steps of its pipelines. What the layer tells it is
     recorded: ``checks`` (kind, name, arguments), ``hidden`` (kind, name) and ``rejections``
     (name, error).
@@ -45,12 +46,14 @@ class FakePolicy:
         *,
         denied: Iterable[str] = (),
         hide_denied: bool = False,
+        limit: int | None = None,
         input: Iterable[Transform] = (),
         output: Iterable[Transform] = (),
     ) -> None:
         self.name = name
         self.denied = list(denied)
         self.hide_denied = hide_denied
+        self.limit = limit
         self.refuse: Exception | None = None
         self.input = Pipeline(input)
         self.output = Pipeline(output)
@@ -72,6 +75,11 @@ class FakePolicy:
             raise AccessDeniedError(
                 f"Access denied by policy '{self.name}': {kind} '{spec.name}' is denied.",
                 data={"policy": self.name, "kind": kind})
+        if self.limit is not None:
+            if self.limit <= 0:
+                raise RateLimitedError(f"Rate limit of policy '{self.name}' reached.",
+                                       data={"policy": self.name})
+            self.limit -= 1
 
     def check_call(self, spec: AnySpec, principal: Principal, arguments: dict[str, Any]) -> None:
         self._check(spec, spec.kind, arguments or {})
