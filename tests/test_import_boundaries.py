@@ -312,9 +312,9 @@ def _in_layer(module: str) -> bool:
     return module == "cloudg_nb.layer" or module.startswith("cloudg_nb.layer.")
 
 
-def _outward_imports_of_the_layer() -> list[Import]:
-    """Every import, of every kind, by a module of ``cloudg_nb.layer`` of a cloudg package
-    outside it (``cloudg_nb`` itself included), whether or not that module exists."""
+def _imports_of_the_layer() -> list[Import]:
+    """Every import, of every kind, by a module of ``cloudg_nb.layer``, by absolute name
+    (resolved as in ``_import_graph``), whether or not the imported module exists."""
     modules = _modules()
     found: list[Import] = []
     for name, path in modules.items():
@@ -328,15 +328,20 @@ def _outward_imports_of_the_layer() -> list[Import]:
                 base = _absolute(name, path.name == "__init__.py", node)
                 targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules
                            else base for alias in node.names]
-            found.extend(Import(name, target, node.lineno, kind) for target in targets
-                         if target.startswith("cloudg") and not _in_layer(target))
+            found.extend(Import(name, target, node.lineno, kind) for target in targets)
     return found
 
 
 def test_the_layer_imports_no_other_cloudg_package_in_any_way() -> None:
-    outward = _outward_imports_of_the_layer()
+    outward = [e for e in _imports_of_the_layer()
+               if e.target.startswith("cloudg") and not _in_layer(e.target)]
     assert not outward, "cloudg_nb.layer imports other cloudg modules:\n" + "\n".join(
         map(str, outward))
+
+
+def test_the_layer_imports_no_edge_framework_in_any_way() -> None:
+    edges = [e for e in _imports_of_the_layer() if e.target.split(".")[0] in EDGE_MODULES]
+    assert not edges, "cloudg_nb.layer imports edge frameworks:\n" + "\n".join(map(str, edges))
 
 
 def test_the_import_graph_sees_every_kind_of_import() -> None:
