@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from .layer.defaults import PolicySource, register_default_parts
+from .layer.defaults import register_default_parts
 from .layer.lazy_names import lazy_names
 from .layer.version import __version__
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time ``__getattr__`
         ToolSpec,
     )
     from .layer.collaborators import LayerPolicy
+    from .layer.defaults import PolicySource
     from .notebook import (
         Client,
         LiveFrame,
