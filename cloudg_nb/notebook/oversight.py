@@ -14,7 +14,7 @@ from .result import CloudGError, ErrorInfo, Result, error_result
 if TYPE_CHECKING:
     import pandas
 
-    from .client import Client
+    from .client_api import ClientAPI
 
 __all__ = ["ACTIVITY_COLUMNS", "ACTIVITY_URI", "APPROVALS_URI", "ASSISTANT_COLUMNS",
            "LOCAL_MODE", "activity_frame", "assistants_frame", "decide", "read_oversight",
@@ -46,7 +46,7 @@ def _unknown(error: ErrorInfo | None, kind: str) -> bool:
         error.code == "not_found" or error.code in NOT_FOUND_CODES)
 
 
-async def read_oversight(client: Client, uri: str) -> Any:
+async def read_oversight(client: ClientAPI, uri: str) -> Any:
     """Read an oversight resource; on a local layer that does not serve it, CloudGError
     ``local_mode``."""
     try:
@@ -57,7 +57,7 @@ async def read_oversight(client: Client, uri: str) -> Any:
         raise
 
 
-async def call_oversight(client: Client, tool: str, arguments: dict[str, Any]) -> Result:
+async def call_oversight(client: ClientAPI, tool: str, arguments: dict[str, Any]) -> Result:
     """Call an owner-only oversight tool; a local layer's "unknown tool" becomes
     ``local_mode``."""
     result = await client.arequest(tool, arguments)
@@ -66,7 +66,7 @@ async def call_oversight(client: Client, tool: str, arguments: dict[str, Any]) -
     return result
 
 
-async def decide(client: Client, approval_id: str, decision: str, reason: str | None,
+async def decide(client: ClientAPI, approval_id: str, decision: str, reason: str | None,
                  ) -> Result:
     """Approve or deny a waiting call: the approval's public dict, or an error Result (an
     unknown id, a call no longer waiting, local mode)."""
