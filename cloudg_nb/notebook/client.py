@@ -5,8 +5,8 @@ Every request runs on the background loop thread (``loop.py``). Each is written 
 coroutine: its ``a``-prefixed method awaits it there from any other loop, and the blocking
 method made from it (``twins.py``) waits for it, an interrupt cancelling it. Oversight calls
 (``oversight.OversightCalls``) and display factories (``displays.DisplayFactories``) are mixed
-in. Failures of a tool call come back as error ``Result``s (code, message, hints), never as
-tracebacks.
+in; finding the server and opening the session is ``connection.py``. Failures of a tool call
+come back as error ``Result``s (code, message, hints), never as tracebacks.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, INVALID_PARAMS
+from . import connection, warmup
 from .backends import Backend, ProgressFn
 from .displays import DisplayFactories
 from .loop import LoopThread, Waiting, shared_loop
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     import pandas
 
     from .progress import ProgressDisplay
-    from .remote import RemoteBackend
 
 __all__ = ["Client", "connect", "default_client", "local", "set_default_client"]
 
@@ -515,25 +515,7 @@ def connect(url: str | None = None, token: str | None = None) -> Client:
     JupyterHub/Binder variables. Raises ``JupyterServerNotFound`` (saying what to do) when
     none is found, ``CloudGError`` when the server does not answer.
     """
-    from ..jupyter_discovery import find_jupyter_endpoint
-    from .remote import RemoteBackend
-
-    endpoint = find_jupyter_endpoint(url, token)
-    return _open_remote(RemoteBackend(endpoint.url, endpoint.token,
-                                      found_by=endpoint.found_by))
-
-
-def _open_remote(backend: RemoteBackend) -> Client:
-    try:
-        return Client.open(backend)
-    except (KeyboardInterrupt, CloudGError):
-        raise
-    except Exception as exc:
-        raise CloudGError(ErrorInfo(
-            "connection",
-            f"Could not connect to {backend.url} ({type(exc).__name__}: {exc}). Check that the "
-            "Jupyter server runs with the cloudg extension and that the token is right.",
-            data={"exception": type(exc).__name__})) from None
+    return connection.open_remote(Client.open, url, token)
 
 
 def local(policy: str | None = None, sample: str | None = "demo") -> Client:
@@ -565,33 +547,12 @@ def default_client() -> Client:
     global _default
     if _default is not None and not _default._closed:
         return _default
-    from . import warmup
-
     warmed = warmup.take()
-    if warmed is not None and not warmed._closed:
+    if isinstance(warmed, Client) and not warmed._closed:
         print(f"cloudg: {warmed.description}")
         _default = warmed
         return warmed
-    from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
-    from .remote import RemoteBackend
-
-    try:
-        endpoint = find_jupyter_endpoint()
-    except (JupyterServerNotFound, ValueError, ImportError) as exc:
-        from .inprocess import LocalBackend  # the whole layer: imported only when needed
-
-        reason = "no Jupyter server found" if isinstance(exc, JupyterServerNotFound) else (
-            f"server lookup failed: {exc}")
-        client = Client.open(LocalBackend(reason=reason))
-    else:
-        try:
-            client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
-                                                found_by=endpoint.found_by))
-        except CloudGError as exc:
-            from .inprocess import LocalBackend
-
-            reason = f"the server found ({endpoint.server_url}) did not answer: {exc.error.code}"
-            client = Client.open(LocalBackend(reason=reason))
+    client = connection.open_default(Client.open)
     print(f"cloudg: {client.description}")
     _default = client
     return client
@@ -601,7 +562,11 @@ def set_default_client(client: Client | None) -> None:
     """Make ``client`` the magics' client (None: choose again on next use)."""
     global _default
     if client is not None:
-        from . import warmup
-
         warmup.abandon()
     _default = client
+
+
+def open_found() -> Client | None:
+    """The Jupyter server found (as ``connect()`` finds it), opened; None when none is found.
+    Raises CloudGError when it does not answer. (The warm-up's client.)"""
+    return connection.open_found(Client.open)
