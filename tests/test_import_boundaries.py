@@ -365,31 +365,12 @@ def test_the_import_graph_sees_every_kind_of_import() -> None:
 
 # -- no import circles ---------------------------------------------------------------------
 
-#: Circles left in areas other helpers were refactoring while the core was sealed (issue 37:
-#: the notebook client, the Jupyter extension). Temporary: the lead empties this after
-#: merging those branches. The test below fails on any circle not listed here, and the one
-#: after it on any entry that is no longer a circle.
-KNOWN_CIRCLES: frozenset[frozenset[str]] = frozenset({
-    frozenset({"cloudg_jupyter.app", "cloudg_jupyter.handlers",
-               "cloudg_jupyter.oversight_handlers"}),
-    frozenset({"cloudg_nb.notebook.graph_view", "cloudg_nb.notebook.render"}),
-    frozenset({"cloudg_nb.notebook.activity_feed", "cloudg_nb.notebook.approval_panel",
-               "cloudg_nb.notebook.client", "cloudg_nb.notebook.follow",
-               "cloudg_nb.notebook.live", "cloudg_nb.notebook.oversight",
-               "cloudg_nb.notebook.warmup"}),
-})
-
-
-def test_no_import_circle_in_either_package_beyond_the_known_ones() -> None:
+def test_no_import_circle_in_either_package() -> None:
+    """Counting lazy and TYPE_CHECKING imports: a circle means two modules cannot be read (or
+    moved) apart, so there are none."""
     edges = _import_graph()
-    new = [c for c in _circles(edges) if c not in KNOWN_CIRCLES]
-    assert not new, "import circles:\n" + "\n".join(_described(c, edges) for c in new)
-
-
-def test_every_known_import_circle_still_exists() -> None:
-    gone = KNOWN_CIRCLES - set(_circles(_import_graph()))
-    assert not gone, "no longer circles, remove them from KNOWN_CIRCLES: " + "; ".join(
-        str(sorted(c)) for c in gone)
+    circles = _circles(edges)
+    assert not circles, "import circles:\n" + "\n".join(_described(c, edges) for c in circles)
 
 
 def test_the_circle_finder_finds_each_circle_once() -> None:
