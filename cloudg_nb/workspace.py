@@ -47,7 +47,7 @@ from .layer.listeners import Listeners
 if TYPE_CHECKING:
     from .estate.dataset import Dataset
     from .estate.parse_cache import ParseCache
-    from .estate.progress import ProgressFn
+    from .estate.progress_callbacks import ProgressFn
     from .layer.layer import ChangeListener
 
 __all__ = ["Workspace", "NoDatasetError", "ReferenceNotFoundError", "DatasetNameConflictError",

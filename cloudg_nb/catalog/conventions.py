@@ -22,9 +22,9 @@ from pydantic import Field
 from ..estate import DEFAULT_LIMIT, MAX_LIMIT, Dataset, frame_records, paginate
 from ..estate.dataset import CacheMiss
 from ..estate.paging import FrameRows
-from ..estate.progress import ProgressFn
+from ..estate.progress_callbacks import ProgressFn
 from ..layer.context import ToolContext
-from ..layer.results import to_jsonable
+from ..layer.jsonable import to_jsonable
 from ..layer.wire import ARROW_FORMAT, CHANGED_SINCE_META, FORMAT_META, MAX_ROWS_META
 from ..layer.workers import LIGHT, RunInWorker
 

@@ -22,8 +22,8 @@ from ..estate.findings import (
 )
 from ..layer.context import ToolContext
 from ..layer.enums import Capability
+from ..layer.jsonable import to_jsonable
 from ..layer.registry import Registry
-from ..layer.results import to_jsonable
 from .choices import enum_value, enum_values, one_of
 from .conventions import (
     CursorArg,

@@ -18,8 +18,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ..estate.frames import text_array
-from ..layer.columns import MISSING, ColumnTransform
-from ..layer.results import PLAIN_TYPES, to_jsonable
+from ..layer.column_results import MISSING, ColumnTransform
+from ..layer.jsonable import PLAIN_TYPES, to_jsonable
 
 __all__ = ["ARROW_FORMAT", "FrameColumns"]
 

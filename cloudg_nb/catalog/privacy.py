@@ -15,11 +15,11 @@ from pydantic import Field
 from ..layer.context import Principal, ToolContext
 from ..layer.enums import Capability, Sensitivity
 from ..layer.errors import NotFoundError
+from ..layer.pipeline import TransformContext
 from ..layer.registry import Registry
 from ..layer.specs import ToolSpec
 from ..policy.engine import Policy
 from ..policy.router import PolicyRouter
-from ..transforms.pipeline import TransformContext
 from ..transforms.strategies import StrategyTable
 from .choices import one_of
 

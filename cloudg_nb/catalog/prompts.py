@@ -17,8 +17,8 @@ import pandas as pd
 from .. import estate
 from ..estate.finding_exposure import relationship_note
 from ..layer.context import ToolContext
+from ..layer.jsonable import to_jsonable
 from ..layer.registry import Registry
-from ..layer.results import to_jsonable
 from ..layer.specs import PromptArgument
 from .completions import (
     complete_dataset,

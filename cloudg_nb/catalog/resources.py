@@ -18,8 +18,8 @@ from .. import estate
 from ..acting import owner_label
 from ..layer.context import ToolContext
 from ..layer.enums import Sensitivity
+from ..layer.jsonable import to_jsonable
 from ..layer.registry import Registry
-from ..layer.results import to_jsonable
 from ..workspace import DATASETS_URI, WORKSPACE_URI, summary_uri
 from .completions import (
     complete_dataset,

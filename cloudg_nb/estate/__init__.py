@@ -73,8 +73,8 @@ from .paging import (
     frame_records,
     paginate,
 )
-from .progress import CancelCheck, Phases, ProgressFn, checker
-from .results import QueryResult
+from .progress_callbacks import CancelCheck, Phases, ProgressFn, checker
+from .query_results import QueryResult
 from .samples import DEMO_DATA_DIR, demo, drifted, sample, scaled
 from .traversal import (
     attack_paths,

@@ -38,7 +38,7 @@ from .frames import (
 )
 from .graph import Adjacency, EstateGraph, account_of_endpoint
 from .models import INTERNET_CIDRS, Asset, Finding, Severity, close_matches
-from .progress import ProgressFn, checker, report, rescaled
+from .progress_callbacks import ProgressFn, checker, report, rescaled
 from .refs import AssetIndex
 
 logger = logging.getLogger("cloudg.estate")

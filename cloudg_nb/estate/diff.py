@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..layer.results import to_jsonable
+from ..layer.jsonable import to_jsonable
 from .dataset import Dataset
 from .exposure import internet_exposure
-from .progress import Phases, ProgressFn
+from .progress_callbacks import Phases, ProgressFn
 
 __all__ = ["diff", "ASSET_FIELDS"]
 

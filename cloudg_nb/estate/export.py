@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..layer.results import to_jsonable
+from ..layer.jsonable import to_jsonable
 from .dataset import Dataset
 from .graph import EDGE_TYPES, bfs, type_mask
 from .models import EdgeType, ExportFormat, parse_enum, parse_enum_list
-from .progress import Phases, ProgressFn
-from .results import check_depth, node_frame
+from .progress_callbacks import Phases, ProgressFn
+from .query_results import check_depth, node_frame
 
 __all__ = ["subgraph_export", "MAX_EXPORT_NODES"]
 

@@ -18,8 +18,8 @@ from .finding_exposure import derived_rows
 from .graph import EDGE_CODE, bfs
 from .inventory import endpoint_account
 from .models import SENSITIVE_PORTS, AssetType, EdgeType, parse_enum_list
-from .progress import Phases, ProgressFn
-from .results import QueryResult
+from .progress_callbacks import Phases, ProgressFn
+from .query_results import QueryResult
 from .traversal import port_table
 
 __all__ = ["internet_exposure", "cross_account_edges", "exposure_levels", "estate_accounts"]

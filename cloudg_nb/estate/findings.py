@@ -20,7 +20,7 @@ from .exposure import exposure_levels
 from .finding_exposure import derived_rows
 from .frames import text_array
 from .models import Finding, Severity, parse_choice, parse_enum, parse_enum_list
-from .progress import Phases, ProgressFn
+from .progress_callbacks import Phases, ProgressFn
 
 __all__ = ["FINDING_SORT_KEYS", "FINDING_GROUP_KEYS", "FindingSortKey", "FindingGroupKey",
            "list_findings", "get_finding",

@@ -35,7 +35,7 @@ from .models import (
     EdgeFamily,
     EdgeType,
 )
-from .progress import CancelCheck, ProgressFn, checker, report
+from .progress_callbacks import CancelCheck, ProgressFn, checker, report
 
 __all__ = [
     "EDGE_TYPES", "EDGE_CODE", "VIEWS", "Adjacency", "EstateGraph", "Reach", "bfs",

@@ -14,8 +14,8 @@ import pandas as pd
 from .dataset import Dataset
 from .graph import EDGE_TYPES, betweenness
 from .models import parse_choice
-from .progress import Phases, ProgressFn
-from .results import QueryResult, check_depth, node_frame
+from .progress_callbacks import Phases, ProgressFn
+from .query_results import QueryResult, check_depth, node_frame
 
 __all__ = ["CENTRALITY_METRICS", "CentralityMetric", "EXACT_BETWEENNESS_NODES",
            "centrality_top", "graph_stats"]

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ..layer.errors import InvalidArgumentsError
-from ..layer.results import PLAIN_TYPES, to_jsonable
+from ..layer.jsonable import PLAIN_TYPES, to_jsonable
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "encode_cursor", "decode_cursor", "paginate",
            "frame_records", "check_limit", "FrameRows"]

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..layer.version import __version__
 from .dataset import Dataset
-from .progress import Phases, ProgressFn
+from .progress_callbacks import Phases, ProgressFn
 
 __all__ = ["ParseCache", "default_cache_folder"]
 

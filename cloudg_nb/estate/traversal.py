@@ -27,8 +27,8 @@ from .models import (
     parse_enum,
     parse_enum_list,
 )
-from .progress import Phases, ProgressFn
-from .results import (
+from .progress_callbacks import Phases, ProgressFn
+from .query_results import (
     EDGE_VALUES,
     NODE_COLUMNS,
     QueryResult,

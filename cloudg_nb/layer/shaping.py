@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .columns import (
+from .column_results import (
     COLUMNS_UNAVAILABLE,
     Columns,
     ColumnsUnavailable,
@@ -32,9 +32,9 @@ from .content import (
     ToolResult,
 )
 from .errors import MCPLayerError
+from .jsonable import render_text, to_jsonable, truncate_text
 from .pipeline import merge_report
 from .plan import CallPlan
-from .results import render_text, to_jsonable, truncate_text
 from .surfaces import (
     WITHHELD,
     transform_block,

@@ -21,8 +21,8 @@ from .oversight import APPROVALS_URI, decide, read_oversight
 if TYPE_CHECKING:
     import asyncio
 
+    from .call_result import Result
     from .client_api import ClientAPI
-    from .result import Result
 
 __all__ = ["ApprovalPanel", "RECENT_SHOWN", "SLOTS"]
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from .result import Result
+from .call_result import Result
 
 __all__ = ["Backend", "ChangeFn", "ProgressFn", "parse_contents", "templates_for_argument"]
 

@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, INVALID_PARAMS
 from . import connection, warmup
 from .backends import Backend, ProgressFn
+from .call_result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
 from .displays import DisplayFactories
 from .loop import LoopThread, Waiting, shared_loop
 from .oversight import OversightCalls
-from .progress import DeferredProgress
-from .result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
+from .progress_bars import DeferredProgress
 from .twins import blocking, on_loop
 
 if TYPE_CHECKING:
     import pandas
 
-    from .progress import ProgressDisplay
+    from .progress_bars import ProgressDisplay
 
 __all__ = ["Client", "connect", "default_client", "local", "set_default_client"]
 
@@ -49,12 +49,12 @@ MAX_PAGES = 1000
 
 
 def _progress_display(label: str) -> ProgressDisplay | None:
-    """The progress display for one call (``progress.progress_for``), or None where that
+    """The progress display for one call (``progress_bars.progress_for``), or None where that
     module is not available."""
     try:
-        from .progress import progress_for
+        from .progress_bars import progress_for
     except ModuleNotFoundError as exc:
-        if exc.name and exc.name.endswith("progress"):
+        if exc.name and exc.name.endswith("progress_bars"):
             return None
         raise
     return progress_for(label)

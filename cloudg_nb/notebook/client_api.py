@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .backends import ChangeFn, ProgressFn
+    from .call_result import Result
     from .loop import LoopThread
-    from .result import Result
 
 __all__ = ["ClientAPI"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from .result import CloudGError, ErrorInfo
+from .call_result import CloudGError, ErrorInfo
 
 if TYPE_CHECKING:
     from ..jupyter_discovery import JupyterEndpoint

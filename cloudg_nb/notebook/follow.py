@@ -15,8 +15,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from .progress import kernel_shell
-from .result import CloudGError, ErrorInfo
+from .call_result import CloudGError, ErrorInfo
+from .progress_bars import kernel_shell
 
 if TYPE_CHECKING:
     from .client_api import ClientAPI

@@ -27,7 +27,7 @@ from .plots import (
     layered_positions,
     plot_attack_paths,
 )
-from .progress import kernel_shell
+from .progress_bars import kernel_shell
 
 __all__ = ["GRAPH_ENV", "GRAPH_TOOLS", "blast_radius_paths", "graph", "graph_available",
            "graph_elements", "graph_view", "is_graph_result", "use_graph"]

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .progress import kernel_shell
+from .progress_bars import kernel_shell
 
 if TYPE_CHECKING:
     import pandas

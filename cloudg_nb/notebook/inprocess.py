@@ -14,7 +14,7 @@ from typing import Any
 from ..assembly import build_layer
 from ..layer import CloudGMCPLayer, MCPLayerError, NotFoundError
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
-from .result import CloudGError, ErrorInfo, Result, error_result, hints_from
+from .call_result import CloudGError, ErrorInfo, Result, error_result, hints_from
 
 __all__ = ["LocalBackend"]
 

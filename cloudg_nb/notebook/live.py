@@ -26,10 +26,10 @@ from ..layer.wire import (
     FORMAT_META,
     MAX_ROWS_META,
 )
+from .call_result import CloudGError, ErrorInfo
 from .follow import Follower, ago
 from .frame_delta import apply_delta
-from .progress import progress_for
-from .result import CloudGError, ErrorInfo
+from .progress_bars import progress_for
 
 if TYPE_CHECKING:
     import asyncio
@@ -37,9 +37,9 @@ if TYPE_CHECKING:
     import pandas
 
     from .backends import ProgressFn
+    from .call_result import Result
     from .client_api import ClientAPI
     from .grid import DataGrid
-    from .result import Result
 
 __all__ = ["LiveFrame", "DEBOUNCE_SECONDS", "TABLE_ROWS", "MAX_ROWS", "ago", "apply_delta"]
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
+from .call_result import CloudGError, ErrorInfo, Result, close_matches
 from .completion import MagicCompleter
 from .magic_args import (
     MagicArgumentError,
@@ -33,7 +34,6 @@ from .render import (
     render_value,
     table_of,
 )
-from .result import CloudGError, ErrorInfo, Result, close_matches
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

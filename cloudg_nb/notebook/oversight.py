@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..layer.wire import NOT_FOUND_CODES
-from .result import CloudGError, ErrorInfo, Result, error_result
+from .call_result import CloudGError, ErrorInfo, Result, error_result
 from .twins import blocking, on_loop
 
 if TYPE_CHECKING:

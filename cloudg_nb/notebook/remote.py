@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..layer.wire import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
-from .result import CloudGError, ErrorInfo, Result, hints_from
+from .call_result import CloudGError, ErrorInfo, Result, hints_from
 
 if TYPE_CHECKING:
     from .mcp_http import HttpSession, RpcError

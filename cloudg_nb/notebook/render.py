@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .result import ErrorInfo, Result
+from .call_result import ErrorInfo, Result
 
 if TYPE_CHECKING:
     import pandas

@@ -61,7 +61,7 @@ def _import_for_results() -> None:
     try:
         import pandas
 
-        from . import columns, render  # noqa: F401  (reading and showing results)
+        from . import frame_from_columns, render  # noqa: F401  (reading and showing results)
 
         pandas.DataFrame.from_records([{"warm": "up"}])  # pandas' lazy imports for tables
     except Exception:
@@ -71,7 +71,7 @@ def _import_for_results() -> None:
 def _import_for_widgets() -> None:
     """What slow calls and large results show: progress bars, the grid, the graph view."""
     try:
-        from . import graph_view, grid, progress  # noqa: F401
+        from . import graph_view, grid, progress_bars  # noqa: F401
 
         with contextlib.suppress(ImportError):
             import ipywidgets  # noqa: F401  (progress bars and notes in a kernel)

@@ -30,7 +30,7 @@ from ..acting import acting
 from ..catalog.effects import EffectNotShowable, EffectPlan, plan_call, plans_effects
 from ..layer.calls import CallInfo, Handler, argument_work
 from ..layer.errors import AccessDeniedError, MCPLayerError, NotFoundError, RateLimitedError
-from ..layer.results import to_jsonable
+from ..layer.jsonable import to_jsonable
 from ..layer.schema import validate_arguments
 
 if TYPE_CHECKING:

@@ -21,9 +21,9 @@ from typing import Any
 from ..layer.context import Principal
 from ..layer.enums import Capability, Sensitivity
 from ..layer.errors import AccessDeniedError, RateLimitedError
+from ..layer.pipeline import Pipeline
 from ..layer.specs import AnySpec
 from ..transforms.builder import PipelineBuilder, Steps, combine_steps, normalize_steps
-from ..transforms.pipeline import Pipeline
 from ..transforms.redact import Redactor
 from ..transforms.vault import Vault
 from .audit import AuditRing

@@ -16,7 +16,7 @@ _EXPORTS = {
     "bind_layer": "binding",
     "CHANGE_KINDS": "fanout",
     "ChangeFanout": "fanout",
-    "HostOriginGuard": "guard",
+    "HostOriginGuard": "host_origin_guard",
     "build_http_app": "http",
     "run_http": "http",
     "session_manager": "http",

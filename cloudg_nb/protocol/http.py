@@ -29,7 +29,7 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
 from .binding import LayerBinding, bind_layer
-from .guard import LOOPBACK_HOSTS, HostOriginGuard
+from .host_origin_guard import LOOPBACK_HOSTS, HostOriginGuard
 from .principal import BearerTokens, CustomResolver, PrincipalResolver
 from .sessions import LimitedSessionManager, SessionLimits
 

@@ -21,7 +21,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..layer.context import Principal, ToolContext
 from ..layer.errors import MCPLayerError, NotFoundError
-from ..layer.results import to_jsonable
+from ..layer.jsonable import to_jsonable
 from ..layer.wire import INTERNAL_ERROR, RESOURCE_NOT_FOUND
 from .sdk_internals import connection_of
 

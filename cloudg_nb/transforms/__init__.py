@@ -5,12 +5,12 @@ are ``guard_secrets`` and the automatic depseudonymiser. ``PipelineBuilder`` tur
 settings into pipelines; ``Vault`` issues and reverses pseudonyms.
 """
 
+from ..layer.pipeline import Pipeline, Transform, TransformContext, merge_report
 from .annotate import Annotate
 from .builder import INPUT_STEPS, OUTPUT_STEPS, PipelineBuilder
 from .depseudonymize import Depseudonymize
 from .detectors import BUILTIN_DETECTORS, Detector
-from .guard import GuardSecrets
-from .pipeline import Pipeline, Transform, TransformContext, merge_report
+from .input_guard import GuardSecrets
 from .project import Project
 from .redact import Redactor
 from .sanitize import Sanitizer

@@ -15,11 +15,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
+from ..layer.pipeline import Pipeline, Transform
 from .annotate import Annotate
 from .depseudonymize import Depseudonymize
 from .detectors import KINDS, Detector, custom_detector
-from .guard import GuardSecrets
-from .pipeline import Pipeline, Transform
+from .input_guard import GuardSecrets
 from .project import Project
 from .redact import Redactor
 from .sanitize import Sanitizer

@@ -255,7 +255,7 @@ class Vault:
     def learned(self) -> int:
         """How many identifiers have been learned so far (after learning from the sources
         added): it only grows, so a value transformed when it was smaller may need doing
-        again (``cloudg_nb.layer.columns`` keys its memo on it)."""
+        again (``cloudg_nb.layer.column_results`` keys its memo on it)."""
         if self._sources:
             self._drain()
         with self._lock:

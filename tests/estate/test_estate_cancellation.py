@@ -22,7 +22,7 @@ from cloudg_nb.estate import (
     write_inventory_map,
 )
 from cloudg_nb.estate.formats.inventory_map import read_inventory_map
-from cloudg_nb.estate.progress import report
+from cloudg_nb.estate.progress_callbacks import report
 
 
 class Cancellable:

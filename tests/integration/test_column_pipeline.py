@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from cloudg_nb import CloudGMCPLayer
-from cloudg_nb.layer.columns import MISSING, column_transform
+from cloudg_nb.layer.column_results import MISSING, column_transform
 from cloudg_nb.layer.context import Principal
 from cloudg_nb.layer.pipeline import REMOVED, Pipeline, TransformContext
 from cloudg_nb.layer.plan import CallPlan

@@ -14,8 +14,8 @@ import pytest
 
 import cloudg_nb
 from cloudg_nb.notebook import client as client_module
+from cloudg_nb.notebook.call_result import CloudGError
 from cloudg_nb.notebook.client import Client
-from cloudg_nb.notebook.result import CloudGError
 
 from .waiting import wait_for
 
@@ -176,7 +176,7 @@ def test_empty_sample_gives_an_empty_workspace() -> None:
 
 
 class RecordingDisplay:
-    """Stands in for progress.progress_for's display: records what the client sends."""
+    """Stands in for progress_bars.progress_for's display: records what the client sends."""
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -217,9 +217,9 @@ def test_a_call_ending_in_the_quiet_period_without_reports_makes_no_display(
         client: Client, displays: list[RecordingDisplay],
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing would be shown for it anyway: no widget is made (or imported) for it."""
-    from cloudg_nb.notebook import progress
+    from cloudg_nb.notebook import progress_bars
 
-    monkeypatch.setattr(progress, "QUIET_SECONDS", 60.0)  # (a slow machine stays quiet)
+    monkeypatch.setattr(progress_bars, "QUIET_SECONDS", 60.0)  # (a slow machine stays quiet)
     assert not client.call("find_assets", limit=1).is_error
     assert client.call("find_assets", limit="many").is_error
     assert len(client.frame("find_assets")) > 0
@@ -229,9 +229,9 @@ def test_a_call_ending_in_the_quiet_period_without_reports_makes_no_display(
 def test_a_call_past_the_quiet_period_gets_a_display_that_finishes_not_ok_on_an_error(
         client: Client, displays: list[RecordingDisplay],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from cloudg_nb.notebook import progress
+    from cloudg_nb.notebook import progress_bars
 
-    monkeypatch.setattr(progress, "QUIET_SECONDS", 0.0)  # every call is past it at once
+    monkeypatch.setattr(progress_bars, "QUIET_SECONDS", 0.0)  # every call is past it at once
     client.call("find_assets", limit="many")
     [display] = displays
     assert display.finished == [(False, display.finished[0][1])]
@@ -239,7 +239,7 @@ def test_a_call_past_the_quiet_period_gets_a_display_that_finishes_not_ok_on_an_
 
 
 def test_a_display_made_late_gets_the_reports_in_order_then_the_new_ones() -> None:
-    from cloudg_nb.notebook.progress import DeferredProgress
+    from cloudg_nb.notebook.progress_bars import DeferredProgress
 
     made: list[RecordingDisplay] = []
     later = DeferredProgress("probe", lambda label: made.append(RecordingDisplay(label))
@@ -257,11 +257,11 @@ def test_a_display_made_late_gets_the_reports_in_order_then_the_new_ones() -> No
 
 def test_a_call_that_reported_and_ended_before_any_poll_still_shows_its_summary(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from cloudg_nb.notebook import progress
+    from cloudg_nb.notebook import progress_bars
 
-    monkeypatch.setattr(progress, "QUIET_SECONDS", 60.0)
+    monkeypatch.setattr(progress_bars, "QUIET_SECONDS", 60.0)
     made: list[RecordingDisplay] = []
-    later = progress.DeferredProgress("probe", lambda label: made.append(
+    later = progress_bars.DeferredProgress("probe", lambda label: made.append(
         RecordingDisplay(label)) or made[-1])
     assert 0 < (later.poll() or 0) <= 60  # quiet so far: due in the rest of the period
     assert made == []

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from cloudg_nb.notebook.call_result import CloudGError
 from cloudg_nb.notebook.client import Client, connect
-from cloudg_nb.notebook.result import CloudGError
 from tests.jupyter.server import JupyterServer, free_port, jupyter_server
 from tests.protocol.harness import open_session
 

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 
 import cloudg_nb
 from cloudg_nb.notebook import graph_view as graph_module
+from cloudg_nb.notebook.call_result import Result
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.graph_view import (
     GRAPH_ENV,
@@ -25,7 +26,6 @@ from cloudg_nb.notebook.graph_view import (
 )
 from cloudg_nb.notebook.graph_widget import GraphView, module_source
 from cloudg_nb.notebook.render import WidgetRendered, render_result
-from cloudg_nb.notebook.result import Result
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 

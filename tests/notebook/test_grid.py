@@ -18,6 +18,7 @@ from ipywidgets.widgets.widget import _instances
 
 import cloudg_nb
 from cloudg_nb.notebook import grid as grid_module
+from cloudg_nb.notebook.call_result import Result
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.grid import (
     GRID_ENV,
@@ -30,7 +31,6 @@ from cloudg_nb.notebook.grid import (
 )
 from cloudg_nb.notebook.live import LiveFrame
 from cloudg_nb.notebook.render import Rendered, WidgetRendered, render_result, render_table
-from cloudg_nb.notebook.result import Result
 
 from .waiting import wait_for
 

@@ -15,11 +15,11 @@ import pytest
 from ipywidgets.widgets.widget import _instances
 
 import cloudg_nb
+from cloudg_nb.notebook.call_result import CloudGError
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.inprocess import LocalBackend
 from cloudg_nb.notebook.live import TABLE_ROWS, LiveFrame, ago
 from cloudg_nb.notebook.loop import LoopThread
-from cloudg_nb.notebook.result import CloudGError
 
 from .waiting import wait_for
 

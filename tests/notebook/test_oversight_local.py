@@ -11,8 +11,8 @@ from IPython.core.interactiveshell import InteractiveShell
 import cloudg_nb
 from cloudg_nb.notebook.activity_feed import ActivityFeed
 from cloudg_nb.notebook.approval_panel import ApprovalPanel
+from cloudg_nb.notebook.call_result import CloudGError
 from cloudg_nb.notebook.client import Client
-from cloudg_nb.notebook.result import CloudGError
 
 from .magics_shell import run_cell, shell_with_extension
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 import cloudg_nb
+from cloudg_nb.notebook.call_result import ErrorInfo, Result
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.render import (
     MAX_TEXT_CHARS,
@@ -16,7 +17,6 @@ from cloudg_nb.notebook.render import (
     render_value,
     table_of,
 )
-from cloudg_nb.notebook.result import ErrorInfo, Result
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from typing import Literal, get_args
 from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from ..models import parse_choice
-from ..progress import CancelCheck, Phases, ProgressFn
+from ..progress_callbacks import CancelCheck, Phases, ProgressFn
 from .asff import looks_like_asff, looks_like_asff_document, read_asff
 from .aws_files import AWS_CONFIG, AWS_DESCRIBE, aws_folder_kind, aws_kind_of, read_aws
 from .inventory_map import (

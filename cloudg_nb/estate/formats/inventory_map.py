@@ -24,7 +24,7 @@ from ..frames import (
 )
 from ..models import INTERNET_CIDRS, Severity
 from ..paging import frame_records
-from ..progress import CancelCheck, checker
+from ..progress_callbacks import CancelCheck, checker
 from .jsonio import read_json
 from .load_report import LoadReport
 from .row_check import Normalizer, normalize_checked

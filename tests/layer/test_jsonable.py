@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from cloudg_nb import Registry
-from cloudg_nb.layer.results import render_text, to_jsonable
+from cloudg_nb.layer.jsonable import render_text, to_jsonable
 from tests.layer.fakes import FakePolicy, core_layer
 
 

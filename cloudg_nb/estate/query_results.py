@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..layer.results import to_jsonable
+from ..layer.jsonable import to_jsonable
 from .dataset import Dataset
 from .finding_exposure import DERIVED_RELATIONSHIP
 from .graph import EDGE_TYPES, Adjacency

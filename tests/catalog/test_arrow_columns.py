@@ -16,9 +16,9 @@ import pytest
 
 from cloudg_nb import CloudGMCPLayer
 from cloudg_nb.layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, MAX_ROWS_META
+from cloudg_nb.notebook.call_result import Result
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.inprocess import LocalBackend
-from cloudg_nb.notebook.result import Result
 
 SECRET = "AKIAIOSFODNN7EXAMPLE"
 VAULT = {"key": "k" * 32}
@@ -294,7 +294,7 @@ def test_json_cells_decode_as_their_own_values_in_column_order() -> None:
     that had the same list alone), nested values come back whole, nulls stay null, and
     the column keeps its place."""
     from cloudg_nb.catalog.frame_columns import FrameColumns
-    from cloudg_nb.notebook.columns import decode_columns
+    from cloudg_nb.notebook.frame_from_columns import decode_columns
 
     frame = pd.DataFrame({
         "id": ["a", "b", "c", "d"],
@@ -321,7 +321,7 @@ def test_lists_of_text_keep_every_distinct_list_apart() -> None:
     """Lists of text are told apart by their items: an empty list, a list of one empty
     text and of two, a tuple and the equal list, and items holding any character."""
     from cloudg_nb.catalog.frame_columns import FrameColumns
-    from cloudg_nb.notebook.columns import decode_columns
+    from cloudg_nb.notebook.frame_from_columns import decode_columns
 
     labels = [[], [""], ["", ""], ["a", "b"], ["a", "b"], ["ab"], [], ["b", "a"]]
     odd = [["a\x1fb"], ["a", "b"], ["a", "b"], [], ["\x1f"], ["", ""], ["a\x1fb"], ["x"]]
@@ -349,7 +349,7 @@ def test_decoding_leaves_the_garbage_collector_as_it_found_it() -> None:
     import gc
 
     from cloudg_nb.catalog.frame_columns import FrameColumns
-    from cloudg_nb.notebook.columns import decode_columns
+    from cloudg_nb.notebook.frame_from_columns import decode_columns
 
     encoded = FrameColumns(pd.DataFrame({"tags": [["a"], ["b"], []] * 100})).encode(None)
     assert gc.isenabled()

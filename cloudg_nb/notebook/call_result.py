@@ -135,7 +135,7 @@ class Result:
         data = self.data
         if not isinstance(data, Mapping):
             return None
-        from .columns import decode_columns, is_columns
+        from .frame_from_columns import decode_columns, is_columns
 
         columns = data.get("columns")
         if not is_columns(columns) or not isinstance(columns, Mapping):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cloudg_nb.notebook.result import Result, hints_from
+from cloudg_nb.notebook.call_result import Result, hints_from
 
 
 def _wire(structured: object, *, meta: dict | None = None, error: bool = False,

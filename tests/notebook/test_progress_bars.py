@@ -14,8 +14,8 @@ from functools import partial
 import pytest
 
 import cloudg_nb
-from cloudg_nb.notebook import progress
-from cloudg_nb.notebook.progress import (
+from cloudg_nb.notebook import progress_bars
+from cloudg_nb.notebook.progress_bars import (
     NullProgress,
     TextProgress,
     WidgetProgress,
@@ -60,7 +60,7 @@ def test_a_burst_of_updates_from_another_thread_renders_a_few_times_then_the_fin
     elapsed = time.monotonic() - started
     before_finish = list(seen)
     widget.finish(ok=True, summary="find_assets: 12 rows")
-    assert len(before_finish) <= int(elapsed * progress.MAX_RATE) + 2
+    assert len(before_finish) <= int(elapsed * progress_bars.MAX_RATE) + 2
     assert len(before_finish) < 10
     assert seen[-1] == 100
 
@@ -104,7 +104,7 @@ def test_a_slow_call_without_progress_appears_after_the_quiet_period(
 ) -> None:
     assert widget.box.layout.display == "none"
     assert _wait_for(lambda: widget.box.layout.display == "flex")
-    assert time.monotonic() - widget.started >= progress.QUIET_SECONDS
+    assert time.monotonic() - widget.started >= progress_bars.QUIET_SECONDS
     assert "find_assets" in widget.text.value
 
 
@@ -171,5 +171,5 @@ def test_a_display_dropped_without_finish_stops_its_render_thread() -> None:
     thread = display._thread
     del display
     gc.collect()
-    thread.join(timeout=progress.TICK_SECONDS + 2)
+    thread.join(timeout=progress_bars.TICK_SECONDS + 2)
     assert not thread.is_alive()
