@@ -43,7 +43,7 @@ from .content import (
 )
 from .context import Completion, Principal, ToolContext, maybe_await
 from .defaults import PolicySource, default_parts
-from .enums import Outcome, RequestKind
+from .enums import ChangeKind, Outcome, RequestKind
 from .errors import (
     AccessDeniedError,
     CallCancelledError,
@@ -280,7 +280,7 @@ class CloudGMCPLayer:
         """Call ``fn(kind, uri)`` on every change; returns a function that unsubscribes."""
         return self._listeners.add(fn)
 
-    def notify_change(self, kind: str, uri: str | None = None) -> None:
+    def notify_change(self, kind: ChangeKind, uri: str | None = None) -> None:
         """Report a change from any thread; listeners run on the serving loop's thread."""
         loop = self._loop
         if loop is not None and loop.is_running():
@@ -296,7 +296,7 @@ class CloudGMCPLayer:
                     pass
         self._dispatch_change(kind, uri)
 
-    def _dispatch_change(self, kind: str, uri: str | None) -> None:
+    def _dispatch_change(self, kind: ChangeKind, uri: str | None) -> None:
         self._listeners.emit(kind, uri)
 
     # -- contexts ------------------------------------------------------------------------
