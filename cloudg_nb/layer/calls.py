@@ -78,7 +78,7 @@ async def argument_work(info: CallInfo, fn: Callable[..., T], /, *args: Any) -> 
     layer = info.context.layer
     if layer is None:
         return await asyncio.to_thread(fn, *args)
-    return cast(T, await layer.workers.run(LIGHT, info.principal.id, fn, *args))
+    return cast(T, await layer.workers.run(LIGHT, info.principal, fn, *args))
 
 
 #: The rest of the chain, as a middleware calls it: ``await call_next(info)``.

@@ -40,6 +40,7 @@ from .server_internals import stop_on_sigint
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from cloudg_nb.layer import Principal
     from cloudg_nb.layer.middleware import ConcurrencyLimitMiddleware
 
 __all__ = ["CloudGExtension"]
@@ -222,7 +223,7 @@ class CloudGExtension(ExtensionApp):
         return EndpointSettings(root_dir=Path(root).expanduser().resolve(),
                                 base_url=getattr(self.serverapp, "base_url", "/"), **values)
 
-    def concurrency_limit(self, is_assistant: Callable[[str], bool]
+    def concurrency_limit(self, is_assistant: Callable[[Principal], bool]
                           ) -> ConcurrencyLimitMiddleware | None:
         """The fair share of tool-call slots these settings make (``served_layer``)."""
         return concurrency_limit(self.endpoint_settings(), is_assistant)

@@ -13,6 +13,7 @@ import pytest
 
 from cloudg_nb import Principal
 from cloudg_nb.assembly import build_layer
+from cloudg_nb.assistants import is_assistant
 from cloudg_nb.catalog import default_registry
 from cloudg_nb.layer.errors import AccessDeniedError, NotFoundError
 from cloudg_nb.oversight import ActivityLog, ActivityMiddleware, ApprovalDesk, ApprovalGate
@@ -33,7 +34,7 @@ class Setup:
         self.layer = build_layer(policy="standard", registry=registry)
         self.router = PolicyRouter(self.layer.policy)  # type: ignore[arg-type]
         self.layer.policy = self.router
-        self.layer.use(ActivityMiddleware(self.activity, lambda p: p.id.startswith("assist")))
+        self.layer.use(ActivityMiddleware(self.activity, is_assistant))
         self.layer.use(ApprovalGate(self.desk, self.router.approval_rule, timeout=timeout,
                                     url_for=lambda a, p: f"http://x/cloudg/approvals/{a.id}"))
 
