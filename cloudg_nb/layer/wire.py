@@ -33,6 +33,7 @@ __all__ = [
     "CHANGED_SINCE_META",
     "COLUMNS_UNAVAILABLE",
     "COMPLIANCE_URI",
+    "CONNECTION_CLOSED",
     "DATASETS_URI",
     "DATASET_ASSETS_TEMPLATE",
     "DATASET_FINDINGS_TEMPLATE",
@@ -48,10 +49,25 @@ __all__ = [
     "FINDING_URI_PREFIX",
     "FORMAT_META",
     "FRAMEWORK_TEMPLATE",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "JSONRPC_VERSION",
+    "LAST_EVENT_ID_HEADER",
     "LOG_LEVEL_STATE_KEY",
     "MAX_ROWS_META",
+    "MCP_METHOD_HEADER",
+    "MCP_NAME_HEADER",
+    "MCP_PROTOCOL_VERSION_HEADER",
+    "MCP_SESSION_ID_HEADER",
     "META_PREFIX",
+    "METHOD_NOT_FOUND",
     "METRICS_URI",
+    "NOT_FOUND_CODES",
+    "PARSE_ERROR",
+    "RATE_LIMITED",
+    "REQUEST_CANCELLED",
+    "RESOURCE_NOT_FOUND",
     "RETRIES_META",
     "SENSITIVITY_META",
     "STATUS_PATH",
@@ -63,25 +79,9 @@ __all__ = [
     "asset_uri",
     "dataset_uri",
     "dataset_uris",
+    "error_response",
     "finding_uri",
     "summary_uri",
-    "CONNECTION_CLOSED",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "JSONRPC_VERSION",
-    "LAST_EVENT_ID_HEADER",
-    "MCP_METHOD_HEADER",
-    "MCP_NAME_HEADER",
-    "MCP_PROTOCOL_VERSION_HEADER",
-    "MCP_SESSION_ID_HEADER",
-    "METHOD_NOT_FOUND",
-    "NOT_FOUND_CODES",
-    "PARSE_ERROR",
-    "RATE_LIMITED",
-    "REQUEST_CANCELLED",
-    "RESOURCE_NOT_FOUND",
-    "error_response",
 ]
 
 JSONRPC_VERSION: Final = "2.0"
@@ -217,7 +217,7 @@ def activity_since_uri(seq: int) -> str:
 # -- the Jupyter extension's URL paths (relative to the server's ``base_url``) -----------------
 #: The MCP endpoint assistants and notebooks connect to.
 ENDPOINT_PATH: Final = "cloudg/mcp"
-#: The owner-only REST API: ``{API_PATH}/status``, ``{API_PATH}/assistants[/NAME]``.
+#: The extension's REST API (the analyst's): ``{API_PATH}/status``, ``.../assistants[/NAME]``.
 API_PATH: Final = "cloudg/api"
 STATUS_PATH: Final = "cloudg/api/status"
 ASSISTANTS_API_PATH: Final = "cloudg/api/assistants"
