@@ -105,8 +105,17 @@ class _RequestNote:
     """What the screen knows about the request being handled (read by ``admit_session``)."""
 
     owner: str | None
-    guest: bool = False
+    #: The request's ASGI scope, for ``guest`` (asked only of requests that open a session).
+    scope: Scope = field(default_factory=dict, repr=False)
     session_id: str | None = None
+    _guest: bool | None = field(default=None, repr=False)
+
+    def guest(self, limits: SessionLimits) -> bool:
+        """Whether the request's caller is a guest (``limits.is_guest``; anonymous: never)."""
+        if self._guest is None:
+            test = limits.is_guest
+            self._guest = self.owner is not None and test is not None and bool(test(self.scope))
+        return self._guest
 
 
 @dataclass
@@ -252,12 +261,10 @@ class LimitedSessionManager(SessionManagerInternals):
         if self._closing:
             await _json_error(send, 503, INTERNAL_ERROR, _SHUTTING_DOWN)
             return
-        note = _RequestNote(owner=self.limits.principal_key(scope))
+        note = _RequestNote(owner=self.limits.principal_key(scope), scope=scope)
         if session_id is None and _opens_session(scope):
-            is_guest = self.limits.is_guest
-            note.guest = note.owner is not None and is_guest is not None and bool(is_guest(scope))
             async with self.admission_lock:
-                refusal = self._make_room(note.owner, note.guest)
+                refusal = self._make_room(note.owner, note.guest(self.limits))
             if refusal is not None:
                 logger.warning("Refusing a new session: %s", refusal)
                 await _json_error(send, 503, INTERNAL_ERROR, refusal)
@@ -288,7 +295,7 @@ class LimitedSessionManager(SessionManagerInternals):
     ) -> StreamableHTTPServerTransport | None:
         note = _current.get()
         owner = note.owner if note is not None else None
-        guest = note.guest if note is not None else False
+        guest = note.guest(self.limits) if note is not None else False
         if self._make_room(owner, guest) is not None:  # lost a race with other new sessions
             return None
         transport = super().admit_session(requestor)
