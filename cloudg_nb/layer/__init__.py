@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         ToolResult,
     )
     from .context import ToolContext
-    from .enums import Capability, Sensitivity
+    from .enums import Capability, ChangeKind, Sensitivity
     from .errors import (
         AccessDeniedError,
         CallCancelledError,
@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AccessDeniedError", "Annotations", "CallCancelledError", "InputBounds", "WorkerPool",
     "AudioContent", "AuditLogMiddleware",
-    "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "CloudGMCPLayer",
+    "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "ChangeKind",
+    "CloudGMCPLayer",
     "ConcurrencyLimitMiddleware", "EmbeddedResource", "ImageContent", "InputRejectedError",
     "InvalidArgumentsError", "MCPLayerError", "MetricsMiddleware", "Middleware",
     "NotFoundError", "Principal", "PromptArgument", "PromptMessage", "PromptResult",
@@ -75,6 +76,7 @@ _WHERE: dict[str, str] = {
     'CallCancelledError': '.errors',
     'CallInfo': '.layer',
     'Capability': '.enums',
+    'ChangeKind': '.enums',
     'CloudGMCPLayer': '.layer',
     'ConcurrencyLimitMiddleware': '.middleware',
     'EmbeddedResource': '.content',

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..layer.calls import CallInfo, Handler
 from ..layer.content import ToolResult
+from ..layer.enums import ChangeKind
 from ..layer.errors import MCPLayerError
 from ..layer.middleware.outcome import outcome_of
+from ..layer.wire import ACTIVITY_URI, APPROVALS_URI, TRANSFORMS_META
 
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
@@ -27,9 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["ACTIVITY_URI", "ActivityEntry", "ActivityLog", "ActivityMiddleware",
            "redaction_count"]
 
-ACTIVITY_URI = "cloudg://activity"
 #: Resources whose reads are not recorded (reading the feed must not feed the feed).
-QUIET_URIS = frozenset({ACTIVITY_URI, "cloudg://approvals"})
+QUIET_URIS = frozenset({ACTIVITY_URI, APPROVALS_URI})
 #: So are reads of the feed's templates (``cloudg://activity/since/{seq}``).
 QUIET_PREFIX = ACTIVITY_URI + "/"
 #: Report keys of the privacy transforms that replaced a value (``transforms.strategies``).
@@ -98,7 +99,7 @@ class ActivityLog:
 
     def attach(self, layer: CloudGMCPLayer) -> None:
         """Send change notices as ``resource`` events for ``cloudg://activity``."""
-        self.notify = lambda: layer.notify_change("resource", ACTIVITY_URI)
+        self.notify = lambda: layer.notify_change(ChangeKind.RESOURCE, ACTIVITY_URI)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -156,7 +157,7 @@ class ActivityLog:
 
 def _result_report(result: Any) -> Any:
     if isinstance(result, ToolResult):
-        return result.meta.get("cloudg/transforms")
+        return result.meta.get(TRANSFORMS_META)
     return None
 
 
@@ -189,7 +190,6 @@ class ActivityMiddleware:
         return result
 
     def _record(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
-        approval = info.context.meta.get("cloudg/approval")
         code = result.error_code if isinstance(result, ToolResult) and result.is_error else (
             getattr(error, "code", None) if error is not None else None)
         outcome = str(outcome_of(info, result, error))
@@ -203,6 +203,6 @@ class ActivityMiddleware:
             outcome=outcome,
             duration_ms=round((time.monotonic() - info.started) * 1000, 1),
             redacted=redaction_count(_result_report(result)),
-            approval=getattr(approval, "state", None),
+            approval=info.approval.state if info.approval is not None else None,
             error_code=code if isinstance(code, str | int) else None,
         )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from jupyter_core.paths import jupyter_data_dir
 
 from .call_log import CallLogMiddleware
-from .identity import scope_owner
+from .identity import scope_is_assistant, scope_owner
 
 if TYPE_CHECKING:
     from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry
@@ -203,7 +203,7 @@ def add_middleware(layer: CloudGMCPLayer, settings: EndpointSettings, *,
                                     keep_on=(ACTIVITY_URI, APPROVALS_URI)))
 
 
-def concurrency_limit(settings: EndpointSettings, is_assistant: Callable[[str], bool]
+def concurrency_limit(settings: EndpointSettings, is_assistant: Callable[[Principal], bool]
                       ) -> ConcurrencyLimitMiddleware | None:
     """The fair share of tool-call slots: ``max_concurrency`` in all (0: no overall bound),
     ``reserved_concurrency`` of them kept for Jupyter users (at most all but one), each
@@ -224,13 +224,12 @@ def concurrency_limit(settings: EndpointSettings, is_assistant: Callable[[str], 
 
 def session_limits(settings: EndpointSettings) -> SessionLimits:
     """Sessions per Jupyter user (idle ones end), and all assistants' share of the server's."""
-    from cloudg_nb.assistants import is_assistant
     from cloudg_nb.protocol.sessions import SessionLimits
 
     return SessionLimits(
         idle_timeout=settings.session_idle_timeout or None,
         per_principal=settings.max_sessions_per_user or None,
         principal_key=scope_owner,
-        is_guest=is_assistant,
+        is_guest=scope_is_assistant,
         guest_sessions=MAX_ASSISTANT_SESSIONS,
     )

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from ..calls import CallInfo, Handler, argument_work
 from ..content import ToolResult
+from ..wire import ERROR_CODE_META, TRANSFORMS_META
 from .outcome import outcome_of
 
 __all__ = ["AuditLogMiddleware", "SALT_ENV"]
@@ -155,8 +156,8 @@ class AuditLogMiddleware:
             line["error"] = {"type": type(error).__name__, "code": getattr(error, "code", None)}
         elif isinstance(result, ToolResult):
             if result.is_error:
-                line["error"] = {"code": result.meta.get("cloudg/error_code")}
-            transforms = result.meta.get("cloudg/transforms")
+                line["error"] = {"code": result.meta.get(ERROR_CODE_META)}
+            transforms = result.meta.get(TRANSFORMS_META)
             if transforms:
                 line["transforms"] = transforms
         return line

@@ -16,6 +16,7 @@ from ..calls import CallInfo, Handler
 from ..context import ToolContext
 from ..enums import Sensitivity
 from ..specs import ResourceSpec
+from ..wire import METRICS_URI
 from .outcome import REFUSALS, outcome_of
 
 if TYPE_CHECKING:
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MetricsMiddleware", "METRICS_URI"]
 
-METRICS_URI = "cloudg://metrics"
 WINDOW = 256
 
 

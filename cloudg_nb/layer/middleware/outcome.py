@@ -10,6 +10,7 @@ from ..calls import CallInfo
 from ..content import ToolResult
 from ..enums import Outcome
 from ..errors import AccessDeniedError, InputRejectedError, RateLimitedError
+from ..wire import ERROR_CODE_META
 
 __all__ = ["outcome_of", "REFUSALS"]
 
@@ -36,5 +37,5 @@ def outcome_of(info: CallInfo, result: Any = None, error: BaseException | None =
     if isinstance(result, ToolResult) and result.is_error:
         if info.outcome:
             return Outcome(info.outcome)
-        return _CODE_OUTCOMES.get(result.meta.get("cloudg/error_code"), Outcome.ERROR)  # type: ignore[arg-type]
+        return _CODE_OUTCOMES.get(result.meta.get(ERROR_CODE_META), Outcome.ERROR)  # type: ignore[arg-type]
     return Outcome.OK
