@@ -15,6 +15,7 @@ from .lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from .bounds import InputBounds
+    from .call_record import CallRecord, CallSink
     from .content import (
         Annotations,
         AudioContent,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from .middleware import (
         AuditLogMiddleware,
         CachingMiddleware,
+        CallRecorder,
         ConcurrencyLimitMiddleware,
         MetricsMiddleware,
         RetryMiddleware,
@@ -56,7 +58,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AccessDeniedError", "Annotations", "CallCancelledError", "InputBounds", "WorkerPool",
     "AudioContent", "AuditLogMiddleware",
-    "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "CloudGMCPLayer",
+    "BlobResourceContents", "CachingMiddleware", "CallInfo", "CallRecord", "CallRecorder",
+    "CallSink", "Capability", "CloudGMCPLayer",
     "ConcurrencyLimitMiddleware", "EmbeddedResource", "ImageContent", "InputRejectedError",
     "InvalidArgumentsError", "MCPLayerError", "MetricsMiddleware", "Middleware",
     "NotFoundError", "Principal", "PromptArgument", "PromptMessage", "PromptResult",
@@ -74,6 +77,9 @@ _WHERE: dict[str, str] = {
     'CachingMiddleware': '.middleware',
     'CallCancelledError': '.errors',
     'CallInfo': '.layer',
+    'CallRecord': '.call_record',
+    'CallRecorder': '.middleware',
+    'CallSink': '.call_record',
     'Capability': '.enums',
     'CloudGMCPLayer': '.layer',
     'ConcurrencyLimitMiddleware': '.middleware',
