@@ -133,7 +133,7 @@ class AuditLogMiddleware(RecordingMiddleware):
             "argument_keys": sorted(str(k) for k in args),
             "duration_ms": round(call.duration_ms, 3),
             "outcome": call.outcome,
-            "sensitivity": call.sensitivity,
+            "sensitivity": call.sensitivity,  # a StrEnum: written as its value
         }
         if self.hash_values:
             large = call.large

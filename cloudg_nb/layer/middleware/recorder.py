@@ -5,7 +5,8 @@ duration that includes any wait in later middleware. Sinks get the record in ord
 raises is logged once (later failures at DEBUG) and the others, and the call, go on. A sink
 that ``grows_with_arguments`` (the audit log's hashes) gets a large request's record in a
 worker thread (``argument_work``; a cancelled request's without waiting for it).
-``RecordingMiddleware`` is a sink that, added to a layer on its own, records itself.
+``RecordingMiddleware`` is a sink that, added to a layer on its own, records itself; the layer
+makes adjacent recorders in its chain one (``fuse_recorders``), so a request is recorded once.
 """
 
 from __future__ import annotations
@@ -13,15 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from ..call_record import CallRecord, CallSink
-from ..calls import CallInfo, Handler, argument_work
+from ..calls import CallInfo, Handler, Middleware, argument_work
 
-if TYPE_CHECKING:
-    from ..layer import CloudGMCPLayer
-
-__all__ = ["CallRecorder", "RecordingMiddleware"]
+__all__ = ["CallRecorder", "RecordingMiddleware", "fuse_recorders"]
 
 logger = logging.getLogger("cloudg.mcp")
 
@@ -39,7 +38,8 @@ class CallRecorder:
         self._any_heavy = any(self._heavy)
         self._failing: set[int] = set()
 
-    def attach(self, layer: CloudGMCPLayer) -> None:
+    def attach(self, layer: Any) -> None:
+        """Attach each sink that has ``attach(layer)`` to ``layer`` (a ``CloudGMCPLayer``)."""
         for sink in self.sinks:
             attach = getattr(sink, "attach", None)
             if sink is not self and callable(attach):
@@ -55,7 +55,7 @@ class CallRecorder:
                 self._deliver(info, None, exc)
             raise
         except BaseException as exc:  # cancelled: recorded without awaiting anything
-            self._deliver(info, None, exc, wait=False)
+            self._deliver_cancelled(info, exc)
             raise
         if info.large and self._any_heavy:
             await self._deliver_large(info, result, None)
@@ -71,15 +71,27 @@ class CallRecorder:
             self._failed(self, "building the call record")
             return None
 
-    def _deliver(self, info: CallInfo, result: Any, error: BaseException | None, *,
-                 wait: bool = True) -> None:
-        """Hand the record to every sink now (a heavy sink's large record goes to the loop's
-        executor, not awaited, when ``wait`` is False)."""
-        call = self._record_of(info, result, error)
+    def _deliver(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
+        """Hand the record to every sink, now."""
+        try:
+            call = CallRecord.of(info, result, error)
+        except Exception:  # a record must never change the call's result
+            self._failed(self, "building the call record")
+            return
+        for sink in self.sinks:
+            try:
+                sink.record(call)
+            except Exception:
+                self._failed(sink, "recording")
+
+    def _deliver_cancelled(self, info: CallInfo, error: BaseException) -> None:
+        """Hand a cancelled request's record to every sink without waiting: a heavy sink gets
+        a large request's record in the loop's executor."""
+        call = self._record_of(info, None, error)
         if call is None:
             return
         for sink, heavy in zip(self.sinks, self._heavy, strict=True):
-            if heavy and call.large and not wait:
+            if heavy and call.large:
                 with contextlib.suppress(RuntimeError):  # the loop's executor has shut down
                     asyncio.get_running_loop().run_in_executor(None, self._record, sink, call)
             else:
@@ -130,3 +142,29 @@ class RecordingMiddleware(CallRecorder):
 
     def record(self, call: CallRecord) -> None:
         raise NotImplementedError
+
+
+def fuse_recorders(middleware: Sequence[Middleware]) -> list[Middleware]:
+    """``middleware`` with each run of adjacent recorders made one ``CallRecorder`` of all
+    their sinks, the innermost recorder's first: the order in which the separate recorders
+    would have recorded a request. Nothing runs between adjacent recorders, so each would
+    have seen the same outcome; now one record is built for all. A recorder whose class
+    has its own ``__call__`` is left as it is."""
+    out: list[Middleware] = []
+    run: list[CallRecorder] = []
+
+    def close_run() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            out.append(CallRecorder(*(sink for rec in reversed(run) for sink in rec.sinks)))
+        run.clear()
+
+    for mw in middleware:
+        if isinstance(mw, CallRecorder) and type(mw).__call__ is CallRecorder.__call__:
+            run.append(mw)
+            continue
+        close_run()
+        out.append(mw)
+    close_run()
+    return out
