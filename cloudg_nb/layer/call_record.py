@@ -97,35 +97,40 @@ class CallRecord(NamedTuple):
            error: BaseException | None = None) -> CallRecord:
         """The record of ``info``'s request, which returned ``result`` or raised ``error``
         just now."""
-        ended = time.monotonic()
-        context = info.context  # None when a middleware is called without a layer
+        ended = _monotonic()
         outcome = Outcome.OK
-        error_code: Any = None
-        transforms = None
-        error_result = False
+        error_type = error_code = transforms = approval = None
+        error_result = layer_error = False
         if error is not None:
             outcome = outcome_of(info, None, error)
+            error_type = type(error).__name__
             error_code = getattr(error, "code", None)
+            layer_error = isinstance(error, MCPLayerError)
         elif isinstance(result, ToolResult):
             transforms = result.meta.get("cloudg/transforms")
             if result.is_error:
                 outcome = outcome_of(info, result, None)
                 error_result = True
                 error_code = result.error_code
-        # The analyst's decision, when one was asked (``oversight.approvals`` leaves the
-        # approval in the context's meta).
-        meta = getattr(context, "meta", None)
-        approval = getattr(meta.get("cloudg/approval"), "state", None) if meta else None
+        context = info.context  # None when a middleware is called without a layer
+        if context is None:
+            request_id = cancel_reason = None
+        else:
+            request_id, cancel_reason, meta = (
+                context.request_id, context.cancel_reason, context.meta)
+            if meta:  # the analyst's decision (``oversight.approvals`` leaves it here)
+                approval = getattr(meta.get("cloudg/approval"), "state", None)
         # Built straight from the tuple (in field order): keyword arguments to the named
         # tuple's ``__new__`` cost ~1 µs more on every request.
-        return tuple.__new__(cls, (
-            info.kind, info.name, info.principal, outcome,
-            (ended - info.started) * 1000, time.time(), info.arguments or {}, info.large,
-            getattr(context, "request_id", None), info.spec.sensitivity,
-            None if error is None else type(error).__name__, error_code, error_result,
-            isinstance(error, MCPLayerError), transforms, approval,
-            getattr(context, "cancel_reason", None),
+        return _new_tuple(cls, (
+            info.kind, info.name, info.principal, outcome, (ended - info.started) * 1000,
+            _time(), info.arguments or {}, info.large, request_id, info.spec.sensitivity,
+            error_type, error_code, error_result, layer_error, transforms, approval,
+            cancel_reason,
         ))
+
+
+_monotonic, _time, _new_tuple = time.monotonic, time.time, tuple.__new__
 
 
 class CallSink(Protocol):

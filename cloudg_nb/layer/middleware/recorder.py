@@ -23,6 +23,7 @@ from ..calls import CallInfo, Handler, Middleware, argument_work
 __all__ = ["CallRecorder", "RecordingMiddleware", "fuse_recorders"]
 
 logger = logging.getLogger("cloudg.mcp")
+_record_of = CallRecord.of
 
 
 class CallRecorder:
@@ -33,6 +34,7 @@ class CallRecorder:
 
     def __init__(self, *sinks: CallSink) -> None:
         self.sinks: tuple[CallSink, ...] = sinks
+        self._records = tuple(sink.record for sink in sinks)  # bound once: the hot path
         #: Per sink: whether it gets a large request's record in a worker thread.
         self._heavy = tuple(bool(getattr(s, "grows_with_arguments", False)) for s in sinks)
         self._any_heavy = any(self._heavy)
@@ -63,31 +65,31 @@ class CallRecorder:
             self._deliver(info, result, None)
         return result
 
-    def _record_of(self, info: CallInfo, result: Any, error: BaseException | None
-                   ) -> CallRecord | None:
+    def _built(self, info: CallInfo, result: Any, error: BaseException | None
+               ) -> CallRecord | None:
         try:
-            return CallRecord.of(info, result, error)
+            return _record_of(info, result, error)
         except Exception:  # a record must never change the call's result
             self._failed(self, "building the call record")
             return None
 
     def _deliver(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
-        """Hand the record to every sink, now."""
+        """Hand the record to every sink, now (the common case: kept to one frame)."""
         try:
-            call = CallRecord.of(info, result, error)
+            call = _record_of(info, result, error)
         except Exception:  # a record must never change the call's result
             self._failed(self, "building the call record")
             return
-        for sink in self.sinks:
+        for record in self._records:
             try:
-                sink.record(call)
+                record(call)
             except Exception:
-                self._failed(sink, "recording")
+                self._failed(getattr(record, "__self__", record), "recording")
 
     def _deliver_cancelled(self, info: CallInfo, error: BaseException) -> None:
         """Hand a cancelled request's record to every sink without waiting: a heavy sink gets
         a large request's record in the loop's executor."""
-        call = self._record_of(info, None, error)
+        call = self._built(info, None, error)
         if call is None:
             return
         for sink, heavy in zip(self.sinks, self._heavy, strict=True):
@@ -100,7 +102,7 @@ class CallRecorder:
     async def _deliver_large(self, info: CallInfo, result: Any,
                              error: BaseException | None) -> None:
         """Hand a large request's record to every sink, the heavy ones in a worker thread."""
-        call = self._record_of(info, result, error)
+        call = self._built(info, result, error)
         if call is None:
             return
         for sink, heavy in zip(self.sinks, self._heavy, strict=True):
