@@ -373,12 +373,15 @@ class CloudGMCPLayer:
 
         The chain reflects ``self.middleware`` as it is now, so ``use(mw)`` (or editing the
         list) applies from the next request; built chains are reused while it is unchanged.
+        Adjacent recorders (audit, metrics, ...) run as one, which records each request once.
         """
         key = (terminal.__name__, *map(id, self.middleware))
         chain = self._chains.get(key)
         if chain is None:
+            from .middleware.recorder import fuse_recorders  # adjacent recorders: one record
+
             chain = terminal
-            for mw in reversed(self.middleware):
+            for mw in reversed(fuse_recorders(self.middleware)):
                 chain = _bind(mw, chain)
             if len(self._chains) > 64:
                 self._chains.clear()
