@@ -1,0 +1,393 @@
+"use strict";(self.rspackChunkcloudg_nb_lab=self.rspackChunkcloudg_nb_lab||[]).push([["style_index_js"],{"./node_modules/css-loader/dist/cjs.js!./style/base.css"(o,r,e){var t=e("./node_modules/css-loader/dist/runtime/noSourceMaps.js"),a=e.n(t),n=e("./node_modules/css-loader/dist/runtime/api.js"),l=(e.n(n))()(a());l.push([o.id,`/*
+ * The cloudg sidebar and status item. JupyterLab's theme variables only (no colour of our
+ * own), so both follow the light, dark and high-contrast themes.
+ */
+
+.cloudg-Sidebar {
+  background: var(--jp-layout-color1);
+  color: var(--jp-ui-font-color1);
+  font-family: var(--jp-ui-font-family);
+  font-size: var(--jp-ui-font-size1);
+}
+
+.cloudg-Sidebar .lm-AccordionPanel > .lm-Widget:not(.jp-AccordionPanel-title) {
+  overflow-y: auto;
+  padding: 4px 8px 8px;
+  box-sizing: border-box;
+  background: var(--jp-layout-color1);
+}
+
+.cloudg-Section-status {
+  margin: 6px 0;
+  color: var(--jp-ui-font-color2);
+}
+
+.cloudg-Subhead {
+  margin: 12px 0 4px;
+  font-size: var(--jp-ui-font-size0);
+  font-weight: 600;
+  letter-spacing: 0.5px;
+  text-transform: uppercase;
+  color: var(--jp-ui-font-color2);
+}
+
+.cloudg-mod-muted {
+  color: var(--jp-ui-font-color2);
+}
+
+.cloudg-mod-error {
+  color: var(--jp-error-color1);
+}
+
+.cloudg-Sidebar code {
+  font-family: var(--jp-code-font-family);
+  font-size: var(--jp-code-font-size);
+  color: var(--jp-content-font-color1);
+}
+
+.cloudg-Select.jp-select-wrapper {
+  margin-bottom: 0;
+}
+
+/* -- Approvals ------------------------------------------------------------------------- */
+
+.cloudg-Approval {
+  margin: 6px 0 10px;
+  padding: 8px;
+  border: var(--jp-border-width) solid var(--jp-warn-color1);
+  border-left-width: 4px;
+  border-radius: var(--jp-border-radius);
+  background: var(--jp-layout-color2);
+}
+
+.cloudg-Approval.cloudg-mod-urgent {
+  border-color: var(--jp-error-color1);
+}
+
+.cloudg-Approval.cloudg-mod-flash {
+  animation: cloudg-flash 1.2s ease-out;
+}
+
+@keyframes cloudg-flash {
+  from {
+    box-shadow: 0 0 0 3px var(--jp-brand-color1);
+  }
+
+  to {
+    box-shadow: 0 0 0 0 transparent;
+  }
+}
+
+.cloudg-Approval-head {
+  display: flex;
+  flex-wrap: wrap;
+  align-items: baseline;
+  gap: 4px;
+  color: var(--jp-ui-font-color0);
+}
+
+.cloudg-Approval-timer {
+  margin-left: auto;
+  color: var(--jp-ui-font-color2);
+  font-variant-numeric: tabular-nums;
+}
+
+.cloudg-Approval.cloudg-mod-urgent .cloudg-Approval-timer {
+  color: var(--jp-error-color1);
+  font-weight: 600;
+}
+
+.cloudg-Approval-track {
+  height: 3px;
+  margin: 6px 0;
+  background: var(--jp-layout-color3);
+  border-radius: 2px;
+  overflow: hidden;
+}
+
+.cloudg-Approval-bar {
+  height: 100%;
+  background: var(--jp-warn-color1);
+  transition: width 1s linear;
+}
+
+.cloudg-Approval-summary {
+  margin: 4px 0;
+  color: var(--jp-ui-font-color1);
+}
+
+.cloudg-Approval-effects {
+  margin: 4px 0 8px;
+  padding-left: 16px;
+}
+
+.cloudg-Approval-effect {
+  margin: 2px 0;
+  word-break: break-word;
+}
+
+.cloudg-Approval-effect.cloudg-mod-others {
+  color: var(--jp-error-color1);
+  font-weight: 600;
+  list-style: none;
+  margin-left: -12px;
+}
+
+.cloudg-Approval-reason {
+  width: 100%;
+  margin-bottom: 6px;
+}
+
+.cloudg-Approval-actions,
+.cloudg-Connect-actions {
+  display: flex;
+  gap: 6px;
+  margin: 4px 0;
+}
+
+.cloudg-Approvals-recent {
+  margin: 0;
+  padding: 0;
+  list-style: none;
+}
+
+.cloudg-Decision {
+  display: flex;
+  flex-wrap: wrap;
+  gap: 4px;
+  padding: 3px 0;
+  border-bottom: var(--jp-border-width) solid var(--jp-border-color2);
+}
+
+.cloudg-Decision-time {
+  color: var(--jp-ui-font-color2);
+  font-variant-numeric: tabular-nums;
+}
+
+.cloudg-Decision-state {
+  font-weight: 600;
+}
+
+.cloudg-Decision.cloudg-mod-approved .cloudg-Decision-state {
+  color: var(--jp-success-color1);
+}
+
+.cloudg-Decision.cloudg-mod-denied .cloudg-Decision-state,
+.cloudg-Decision.cloudg-mod-expired .cloudg-Decision-state {
+  color: var(--jp-error-color1);
+}
+
+/* -- Assistants ------------------------------------------------------------------------ */
+
+.cloudg-Assistants-list {
+  margin: 0;
+  padding: 0;
+  list-style: none;
+}
+
+.cloudg-Assistant {
+  padding: 6px 0;
+  border-bottom: var(--jp-border-width) solid var(--jp-border-color2);
+}
+
+.cloudg-Assistant-head {
+  display: flex;
+  align-items: center;
+  gap: 6px;
+}
+
+.cloudg-Assistant-name {
+  color: var(--jp-ui-font-color0);
+}
+
+.cloudg-Assistant-client {
+  color: var(--jp-ui-font-color2);
+}
+
+.cloudg-Assistant-head button.jp-mod-styled {
+  margin-left: auto;
+  height: 24px;
+  line-height: 24px;
+  padding: 0 8px;
+}
+
+.cloudg-Assistant-meta {
+  display: flex;
+  flex-wrap: wrap;
+  gap: 2px 10px;
+  margin-top: 2px;
+  color: var(--jp-ui-font-color2);
+  font-size: var(--jp-ui-font-size0);
+}
+
+.cloudg-Assistant-meta .cloudg-mod-live {
+  color: var(--jp-success-color1);
+}
+
+.cloudg-Connect {
+  display: grid;
+  gap: 6px;
+}
+
+.cloudg-Connect label {
+  display: grid;
+  grid-template-columns: 4.5em 1fr;
+  align-items: center;
+  gap: 6px;
+}
+
+.cloudg-Connect-error:empty {
+  display: none;
+}
+
+.cloudg-Connect-result {
+  margin-top: 8px;
+  padding: 8px;
+  border: var(--jp-border-width) solid var(--jp-brand-color1);
+  border-radius: var(--jp-border-radius);
+  background: var(--jp-layout-color2);
+}
+
+.cloudg-Connect-result[hidden] {
+  display: none;
+}
+
+.cloudg-Connect-config {
+  max-height: 14em;
+  margin: 6px 0;
+  padding: 6px;
+  overflow: auto;
+  white-space: pre-wrap;
+  word-break: break-all;
+  font-family: var(--jp-code-font-family);
+  font-size: var(--jp-code-font-size);
+  color: var(--jp-content-font-color1);
+  background: var(--jp-cell-editor-background);
+  border: var(--jp-border-width) solid var(--jp-cell-editor-border-color);
+}
+
+/* -- Activity -------------------------------------------------------------------------- */
+
+.cloudg-Activity-toolbar {
+  display: flex;
+  align-items: center;
+  gap: 8px;
+  margin: 4px 0;
+}
+
+.cloudg-Activity-toolbar .cloudg-Select {
+  flex: 0 1 12em;
+}
+
+.cloudg-Activity-count {
+  margin-left: auto;
+  color: var(--jp-ui-font-color2);
+  font-variant-numeric: tabular-nums;
+}
+
+.cloudg-Activity-viewport {
+  position: relative;
+  height: min(360px, 45vh);
+  overflow-y: auto;
+  border: var(--jp-border-width) solid var(--jp-border-color2);
+  background: var(--jp-layout-color1);
+  contain: strict;
+}
+
+.cloudg-Activity-spacer {
+  position: relative;
+}
+
+.cloudg-Entry {
+  position: absolute;
+  top: 0;
+  left: 0;
+  right: 0;
+  height: 40px; /* ROW_HEIGHT in activity.ts */
+  box-sizing: border-box;
+  padding: 3px 6px;
+  border-bottom: var(--jp-border-width) solid var(--jp-border-color3);
+  overflow: hidden;
+  white-space: nowrap;
+}
+
+.cloudg-Entry[hidden] {
+  display: none;
+}
+
+.cloudg-Entry-line {
+  display: flex;
+  gap: 8px;
+  line-height: 17px;
+  overflow: hidden;
+  text-overflow: ellipsis;
+}
+
+.cloudg-Entry-time {
+  color: var(--jp-ui-font-color2);
+  font-variant-numeric: tabular-nums;
+}
+
+.cloudg-Entry-who {
+  color: var(--jp-ui-font-color1);
+}
+
+.cloudg-Entry.cloudg-mod-assistant .cloudg-Entry-who {
+  color: var(--jp-brand-color1);
+}
+
+.cloudg-Entry-name {
+  overflow: hidden;
+  text-overflow: ellipsis;
+}
+
+.cloudg-Entry-details {
+  font-size: var(--jp-ui-font-size0);
+  color: var(--jp-ui-font-color2);
+}
+
+.cloudg-Entry-outcome {
+  font-weight: 600;
+  color: var(--jp-success-color1);
+}
+
+.cloudg-Entry:not(.cloudg-mod-ok) .cloudg-Entry-outcome {
+  color: var(--jp-error-color1);
+}
+
+.cloudg-Entry.cloudg-mod-waiting {
+  background: var(--jp-layout-color2);
+}
+
+.cloudg-Entry.cloudg-mod-waiting .cloudg-Entry-outcome {
+  color: var(--jp-warn-color1);
+}
+
+.cloudg-Entry-redacted {
+  color: var(--jp-warn-color1);
+}
+
+/* -- Status bar ------------------------------------------------------------------------ */
+
+.cloudg-Status {
+  display: flex;
+  align-items: center;
+  gap: 4px;
+  padding: 0 5px;
+  cursor: pointer;
+}
+
+.cloudg-Status-icon {
+  display: flex;
+}
+
+.cloudg-Status.cloudg-mod-pending {
+  background: var(--jp-warn-color1);
+  color: var(--jp-ui-inverse-font-color0);
+}
+
+.cloudg-Status.cloudg-mod-pending .cloudg-Status-text {
+  color: var(--jp-ui-inverse-font-color0);
+  font-weight: 600;
+}
+`,""]),e.d(r,{},{A:l})},"./node_modules/css-loader/dist/runtime/api.js"(o){o.exports=function(o){var r=[];return r.toString=function(){return this.map(function(r){var e="",t=void 0!==r[5];return r[4]&&(e+="@supports (".concat(r[4],") {")),r[2]&&(e+="@media ".concat(r[2]," {")),t&&(e+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),e+=o(r),t&&(e+="}"),r[2]&&(e+="}"),r[4]&&(e+="}"),e}).join("")},r.i=function(o,e,t,a,n){"string"==typeof o&&(o=[[null,o,void 0]]);var l={};if(t)for(var i=0;i<this.length;i++){var d=this[i][0];null!=d&&(l[d]=!0)}for(var s=0;s<o.length;s++){var c=[].concat(o[s]);t&&l[c[0]]||(void 0!==n&&(void 0===c[5]||(c[1]="@layer".concat(c[5].length>0?" ".concat(c[5]):""," {").concat(c[1],"}")),c[5]=n),e&&(c[2]&&(c[1]="@media ".concat(c[2]," {").concat(c[1],"}")),c[2]=e),a&&(c[4]?(c[1]="@supports (".concat(c[4],") {").concat(c[1],"}"),c[4]=a):c[4]="".concat(a)),r.push(c))}},r}},"./node_modules/css-loader/dist/runtime/noSourceMaps.js"(o){o.exports=function(o){return o[1]}},"./node_modules/style-loader/dist/runtime/injectStylesIntoStyleTag.js"(o){var r=[];function e(o){for(var e=-1,t=0;t<r.length;t++)if(r[t].identifier===o){e=t;break}return e}function t(o,t){for(var a={},n=[],l=0;l<o.length;l++){var i=o[l],d=t.base?i[0]+t.base:i[0],s=a[d]||0,c="".concat(d," ").concat(s);a[d]=s+1;var u=e(c),p={css:i[1],media:i[2],sourceMap:i[3],supports:i[4],layer:i[5]};if(-1!==u)r[u].references++,r[u].updater(p);else{var g=function(o,r){var e=r.domAPI(r);return e.update(o),function(r){r?(r.css!==o.css||r.media!==o.media||r.sourceMap!==o.sourceMap||r.supports!==o.supports||r.layer!==o.layer)&&e.update(o=r):e.remove()}}(p,t);t.byIndex=l,r.splice(l,0,{identifier:c,updater:g,references:1})}n.push(c)}return n}o.exports=function(o,a){var n=t(o=o||[],a=a||{});return function(o){o=o||[];for(var l=0;l<n.length;l++){var i=e(n[l]);r[i].references--}for(var d=t(o,a),s=0;s<n.length;s++){var c=e(n[s]);0===r[c].references&&(r[c].updater(),r.splice(c,1))}n=d}}},"./node_modules/style-loader/dist/runtime/insertBySelector.js"(o){var r={};o.exports=function(o,e){var t=function(o){if(void 0===r[o]){var e=document.querySelector(o);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(o){e=null}r[o]=e}return r[o]}(o);if(!t)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");t.appendChild(e)}},"./node_modules/style-loader/dist/runtime/insertStyleElement.js"(o){o.exports=function(o){var r=document.createElement("style");return o.setAttributes(r,o.attributes),o.insert(r,o.options),r}},"./node_modules/style-loader/dist/runtime/setAttributesWithoutAttributes.js"(o,r,e){o.exports=function(o){var r=e.nc;r&&o.setAttribute("nonce",r)}},"./node_modules/style-loader/dist/runtime/styleDomAPI.js"(o){o.exports=function(o){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=o.insertStyleElement(o);return{update:function(e){var t,a,n;t="",e.supports&&(t+="@supports (".concat(e.supports,") {")),e.media&&(t+="@media ".concat(e.media," {")),(a=void 0!==e.layer)&&(t+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),t+=e.css,a&&(t+="}"),e.media&&(t+="}"),e.supports&&(t+="}"),(n=e.sourceMap)&&"u">typeof btoa&&(t+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(n))))," */")),o.styleTagTransform(t,r,o.options)},remove:function(){var o;null===(o=r).parentNode||o.parentNode.removeChild(o)}}}},"./node_modules/style-loader/dist/runtime/styleTagTransform.js"(o){o.exports=function(o,r){if(r.styleSheet)r.styleSheet.cssText=o;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(o))}}},"./style/index.js"(o,r,e){var t=e("./node_modules/style-loader/dist/runtime/injectStylesIntoStyleTag.js"),a=e.n(t),n=e("./node_modules/style-loader/dist/runtime/styleDomAPI.js"),l=e.n(n),i=e("./node_modules/style-loader/dist/runtime/insertBySelector.js"),d=e.n(i),s=e("./node_modules/style-loader/dist/runtime/setAttributesWithoutAttributes.js"),c=e.n(s),u=e("./node_modules/style-loader/dist/runtime/insertStyleElement.js"),p=e.n(u),g=e("./node_modules/style-loader/dist/runtime/styleTagTransform.js"),m=e.n(g),f=e("./node_modules/css-loader/dist/cjs.js!./style/base.css"),v={};v.styleTagTransform=m(),v.setAttributes=c(),v.insert=d().bind(null,"head"),v.domAPI=l(),v.insertStyleElement=p(),a()(f.A,v),f.A&&f.A.locals&&f.A.locals}}]);
