@@ -13,7 +13,7 @@
 import { Widget } from '@lumino/widgets';
 
 import type { IActivityEntry } from './api';
-import { clock, duration, el, who } from './format';
+import { clock, duration, el, selectWrapper, who } from './format';
 import type { CloudgModel } from './model';
 
 /** Height of one row in px (two lines); the CSS uses the same value. */
@@ -61,7 +61,7 @@ export class ActivitySection extends Widget {
       el(
         'div',
         { class: 'cloudg-Activity-toolbar' },
-        el('div', { class: 'jp-select-wrapper cloudg-Select' }, this._filterSelect),
+        selectWrapper(this._filterSelect),
         this._count
       ),
       this._status,

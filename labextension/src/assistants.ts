@@ -10,7 +10,7 @@ import { Clipboard, Dialog, Notification, showDialog } from '@jupyterlab/apputil
 import { Widget } from '@lumino/widgets';
 
 import type { IAssistant, IMintReply } from './api';
-import { ago, el } from './format';
+import { ago, el, selectWrapper } from './format';
 import type { CloudgModel } from './model';
 
 /** What the server accepts as a name (it checks again). */
@@ -176,7 +176,7 @@ export class AssistantsSection extends Widget {
   }
 
   private _wrap(select: HTMLSelectElement): HTMLElement {
-    return el('div', { class: 'jp-select-wrapper cloudg-Select' }, select);
+    return selectWrapper(select);
   }
 
   private _fillChoices(): void {
@@ -315,8 +315,8 @@ export class AssistantsSection extends Widget {
   private readonly _formError = el('p', { class: 'cloudg-mod-error cloudg-Connect-error' });
   private readonly _result = el('div', { class: 'cloudg-Connect-result', hidden: '' });
   private readonly _form: HTMLFormElement;
-  private _clientKey = '';
-  private _profileKey = '';
+  private _clientKey: string | null = null;
+  private _profileKey: string | null = null;
   private _nameTouched = false;
   private _shownFor: string | null = null;
 }

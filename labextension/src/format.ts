@@ -1,7 +1,9 @@
 /**
- * Small pure helpers the views share: an element builder, times ("3 min ago", "14:02:07"),
+ * Small helpers the views share: an element builder (and a styled select), times ("3 min ago", "14:02:07"),
  * countdowns, durations and who did what. Text only ever goes in as text (never as HTML).
  */
+
+import { caretDownEmptyIcon } from '@jupyterlab/ui-components';
 
 type Child = Node | string | null | undefined | false;
 
@@ -26,12 +28,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-/** Parse the server's ISO times (`2026-12-01T10:02:03Z`, with or without milliseconds). */
+/** Parse the server's UTC times: `2026-12-01T10:02:03Z`, `…03.250Z`, and the activity
+ * feed's `…03Z.250` (milliseconds after the zone). */
 export function parseTime(iso: string | null | undefined): Date | null {
   if (!iso) {
     return null;
   }
-  const at = new Date(iso);
+  const at = new Date(iso.replace(/Z\.(\d+)$/, '.$1Z'));
   return isNaN(at.getTime()) ? null : at;
 }
 
@@ -93,4 +96,19 @@ export function who(principal: string): string {
 export function oneLine(text: string, limit = 140): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= limit ? flat : flat.slice(0, limit - 1) + '…';
+}
+
+/** A `<select>` styled as JupyterLab styles its own (wrapper, caret icon, focus ring). */
+export function selectWrapper(select: HTMLSelectElement): HTMLElement {
+  const wrapper = el('div', { class: 'jp-select-wrapper cloudg-Select' }, select);
+  wrapper.append(
+    caretDownEmptyIcon.element({
+      tag: 'span',
+      className: 'cloudg-Select-caret',
+      elementPosition: 'center'
+    })
+  );
+  select.addEventListener('focus', () => wrapper.classList.add('jp-mod-focused'));
+  select.addEventListener('blur', () => wrapper.classList.remove('jp-mod-focused'));
+  return wrapper;
 }

@@ -45,6 +45,16 @@ export const KNOWN_CLIENTS: IClientChoice[] = [
   { id: 'jupyter-ai', label: 'Jupyter AI' }
 ];
 
+/** What a part says when the server does not serve its route (an older cloudg-nb). */
+const MISSING: Record<Part, string> = {
+  assistants:
+    'This Jupyter server does not serve cloudg assistants: is the cloudg_jupyter server extension enabled?',
+  approvals:
+    'This cloudg server does not offer approvals to JupyterLab: update cloudg-nb on the server (pip install -U cloudg-nb) and restart Jupyter.',
+  activity:
+    'This cloudg server does not offer its activity feed to JupyterLab: update cloudg-nb on the server (pip install -U cloudg-nb) and restart Jupyter.'
+};
+
 /** Entries of the activity feed kept in the page (the oldest go first). */
 export const ACTIVITY_CAP = 5000;
 /** Entries asked for per request (the server's maximum). */
@@ -282,7 +292,11 @@ export class CloudgModel implements IDisposable {
 
   private _fail(part: Part, error: unknown): void {
     const message =
-      error instanceof ApiError || error instanceof Error ? error.message : String(error);
+      error instanceof ApiError && error.status === 404
+        ? MISSING[part]
+        : error instanceof Error
+          ? error.message
+          : String(error);
     this._load[part] = { loaded: this._load[part].loaded, error: message };
     this._changed.emit(part);
   }
