@@ -164,24 +164,26 @@ return {background: style.backgroundColor, color: style.color};
 """
 
 
+def switch_theme(page: LabPage, theme: str, light: bool) -> dict[str, str]:
+    """Switch JupyterLab to ``theme`` (as Settings > Theme does); the sidebar's colours then."""
+    page.driver.execute_script(
+        "window.jupyterapp.commands.execute('apputils:change-theme', {theme: arguments[0]});"
+        " return true;", theme)
+    # JupyterLab flags the theme on <body> once its style sheet has loaded.
+    wait_for(lambda: page.driver.execute_script(
+        "return [document.body.dataset.jpThemeName, document.body.dataset.jpThemeLight]")
+        == [theme, str(light).lower()], f"the {theme} theme")
+    wait_for(lambda: not page.driver.find_elements(By.ID, "jupyterlab-splash"),
+             "JupyterLab's splash screen to go")
+    colours: dict[str, str] = page.driver.execute_script(_COLOURS, SIDEBAR)
+    return colours
+
+
 def test_the_sidebar_follows_the_light_and_dark_themes_with_readable_text(
         page: LabPage, sidebar: WebElement) -> None:
     seen = {}
     for name, theme in THEMES.items():
-        page.driver.execute_script(
-            "window.jupyterapp.commands.execute('apputils:change-theme', {theme: arguments[0]});"
-            " return true;", theme)
-        wait_for(lambda theme=theme: page.driver.execute_script(
-            "return document.body.dataset.jpThemeName") == theme, f"the {theme} theme")
-        # The theme's style sheet applies once loaded: the light/dark flag flips with it.
-        wait_for(lambda name=name: page.driver.execute_script(
-            "return document.body.dataset.jpThemeLight") == str(name == "light").lower(),
-            f"the {theme} theme's styles")
-        seen[name] = wait_for(
-            lambda: (colours := page.driver.execute_script(_COLOURS, SIDEBAR))
-            and colours != seen.get("light") and colours, f"the sidebar's {theme} colours")
-        wait_for(lambda: not page.driver.find_elements(By.ID, "jupyterlab-splash"),
-                 "JupyterLab's splash screen to go")
+        seen[name] = switch_theme(page, theme, light=name == "light")
         page.screenshot(f"sidebar-{name}")
         assert contrast(seen[name]["color"], seen[name]["background"]) >= MIN_CONTRAST, seen
     assert seen["light"]["background"] != seen["dark"]["background"]
