@@ -44,6 +44,12 @@ export function passes(entry: IActivityEntry, filter: ActivityFilter): boolean {
   }
 }
 
+/** The approval a waiting call waits for (the contract names no field: both spellings). */
+export function waitingFor(entry: IActivityEntry): string | undefined {
+  const id = entry.approval_id ?? entry.id;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
 export class ActivitySection extends Widget {
   constructor(private readonly _model: CloudgModel) {
     super();
@@ -56,6 +62,13 @@ export class ActivitySection extends Widget {
       this._refilter();
     });
     this._viewport.addEventListener('scroll', () => this._schedule(), { passive: true });
+    this._viewport.addEventListener('click', event => {
+      const row = (event.target as HTMLElement).closest<HTMLElement>('.cloudg-Entry');
+      const id = row?.dataset.approvalId;
+      if (id && this.onOpenApproval) {
+        this.onOpenApproval(id);
+      }
+    });
     this._viewport.append(this._spacer);
     this.node.append(
       el(
@@ -74,6 +87,9 @@ export class ActivitySection extends Widget {
     }, this);
     this._refilter();
   }
+
+  /** Called with the approval id when a waiting call's row is clicked. */
+  onOpenApproval: ((id: string) => void) | null = null;
 
   get filter(): ActivityFilter {
     return this._filter;
@@ -164,7 +180,7 @@ export class ActivitySection extends Widget {
     this._end = end;
     const needed = end - start;
     while (this._pool.length < needed) {
-      const row = el('div', { class: 'cloudg-Entry', role: 'row' });
+      const row = el('div', { class: 'cloudg-Entry', role: 'listitem' });
       this._pool.push(row);
       this._spacer.append(row);
     }
@@ -191,6 +207,14 @@ export class ActivitySection extends Widget {
     row.classList.toggle('cloudg-mod-assistant', !!entry.assistant);
     row.dataset.seq = String(entry.seq ?? '');
     row.dataset.outcome = outcome;
+    const approvalId = outcome === 'waiting' ? waitingFor(entry) : undefined;
+    if (approvalId) {
+      row.dataset.approvalId = approvalId;
+      row.title = 'Waits for your approval: click to review it';
+    } else {
+      delete row.dataset.approvalId;
+      row.removeAttribute('title');
+    }
     const details: (string | HTMLElement)[] = [
       el('span', { class: 'cloudg-Entry-outcome' }, outcome === 'waiting' ? 'waiting…' : outcome)
     ];
@@ -240,6 +264,10 @@ export class ActivitySection extends Widget {
   });
   private readonly _count = el('span', { class: 'cloudg-Activity-count' });
   private readonly _status = el('p', { class: 'cloudg-Section-status' });
-  private readonly _viewport = el('div', { class: 'cloudg-Activity-viewport', role: 'table' });
+  private readonly _viewport = el('div', {
+    class: 'cloudg-Activity-viewport',
+    role: 'list',
+    'aria-label': 'Activity'
+  });
   private readonly _spacer = el('div', { class: 'cloudg-Activity-spacer' });
 }

@@ -22,6 +22,7 @@ interface ICard {
   bar: HTMLElement;
   effects: HTMLElement;
   summary: HTMLElement;
+  args: HTMLElement;
   reason: HTMLInputElement;
   buttons: HTMLButtonElement[];
 }
@@ -113,6 +114,7 @@ export class ApprovalsSection extends Widget {
     const bar = el('div', { class: 'cloudg-Approval-bar' });
     const summary = el('p', { class: 'cloudg-Approval-summary' });
     const effects = el('ul', { class: 'cloudg-Approval-effects' });
+    const args = el('pre', { class: 'cloudg-Approval-arguments' });
     const reason = el('input', {
       class: 'jp-mod-styled cloudg-Approval-reason',
       type: 'text',
@@ -144,6 +146,12 @@ export class ApprovalsSection extends Widget {
       el('div', { class: 'cloudg-Approval-track' }, bar),
       summary,
       effects,
+      el(
+        'details',
+        { class: 'cloudg-Approval-details' },
+        el('summary', {}, 'Every argument, as its policy shows them'),
+        args
+      ),
       reason,
       el('div', { class: 'cloudg-Approval-actions' }, approve, deny)
     );
@@ -154,6 +162,7 @@ export class ApprovalsSection extends Widget {
       bar,
       effects,
       summary,
+      args,
       reason,
       buttons: [approve, deny]
     };
@@ -171,6 +180,8 @@ export class ApprovalsSection extends Widget {
   private _update(card: ICard, approval: IPendingApproval): void {
     card.approval = approval;
     card.summary.textContent = approval.summary ?? '';
+    card.args.textContent =
+      approval.arguments === undefined ? '…' : JSON.stringify(approval.arguments, null, 2);
     card.effects.replaceChildren();
     if (approval.provisional) {
       card.effects.append(el('li', { class: 'cloudg-mod-muted' }, 'Loading what it will do…'));

@@ -37,6 +37,10 @@ export class CloudgSidebar extends SidePanel {
     this.approvals = new ApprovalsSection(model);
     this.activity = new ActivitySection(model);
     this.assistants = new AssistantsSection(model);
+    this.activity.onOpenApproval = id => {
+      this.expand('approvals');
+      this.approvals.reveal(id);
+    };
     this.addWidget(this.approvals);
     this.addWidget(this.activity);
     this.addWidget(this.assistants);

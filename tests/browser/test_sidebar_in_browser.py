@@ -148,19 +148,49 @@ def _luminance(rgb: tuple[float, float, float]) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-def contrast(foreground: str, background: str) -> float:
-    """WCAG contrast ratio of a (possibly translucent) text colour over an opaque one."""
-    fr, fg, fb, alpha = _rgba(foreground)
-    br, bg, bb, _ = _rgba(background)
-    shown = (fr * alpha + br * (1 - alpha), fg * alpha + bg * (1 - alpha),
-             fb * alpha + bb * (1 - alpha))
-    light, dark = sorted((_luminance(shown), _luminance((br, bg, bb))), reverse=True)
+def _over(top: str, below: tuple[float, float, float]) -> tuple[float, float, float]:
+    r, g, b, alpha = _rgba(top)
+    return (r * alpha + below[0] * (1 - alpha), g * alpha + below[1] * (1 - alpha),
+            b * alpha + below[2] * (1 - alpha))
+
+
+def contrast(foreground: str, *backgrounds: str) -> float:
+    """WCAG contrast ratio of a (possibly translucent) text colour over its backgrounds,
+    innermost first, composited down to the last (opaque, else over white)."""
+    shown: tuple[float, float, float] = (255.0, 255.0, 255.0)
+    for background in reversed(backgrounds):
+        shown = _over(background, shown)
+    text = _over(foreground, shown)
+    light, dark = sorted((_luminance(text), _luminance(shown)), reverse=True)
     return (light + 0.05) / (dark + 0.05)
 
 
 _COLOURS = """
 const style = getComputedStyle(document.querySelector(arguments[0]));
 return {background: style.backgroundColor, color: style.color};
+"""
+
+#: Every visible element of the sidebar and the status item holding text of its own: the
+#: text, its colour, and the backgrounds from it up to the first opaque one.
+_TEXTS = """
+const roots = [...document.querySelectorAll(arguments[0])];
+const out = [];
+for (const root of roots) {
+  for (const node of [root, ...root.querySelectorAll('*')]) {
+    if (node.tagName === 'OPTION' || !node.getClientRects().length) continue;
+    const own = [...node.childNodes].filter(n => n.nodeType === 3)
+      .map(n => n.textContent.trim()).join(' ').trim();
+    if (!own) continue;
+    const backgrounds = [];
+    for (let up = node; up; up = up.parentElement) {
+      const bg = getComputedStyle(up).backgroundColor;
+      backgrounds.push(bg);
+      if (!bg.startsWith('rgba') || parseFloat(bg.split(',')[3]) >= 1) break;
+    }
+    out.push({text: own.slice(0, 60), color: getComputedStyle(node).color, backgrounds});
+  }
+}
+return out;
 """
 
 
@@ -179,13 +209,17 @@ def switch_theme(page: LabPage, theme: str, light: bool) -> dict[str, str]:
     return colours
 
 
-def test_the_sidebar_follows_the_light_and_dark_themes_with_readable_text(
+def test_the_sidebar_follows_the_light_and_dark_themes_and_all_its_text_reads_at_aa_contrast(
         page: LabPage, sidebar: WebElement) -> None:
     seen = {}
     for name, theme in THEMES.items():
         seen[name] = switch_theme(page, theme, light=name == "light")
         page.screenshot(f"sidebar-{name}")
-        assert contrast(seen[name]["color"], seen[name]["background"]) >= MIN_CONTRAST, seen
+        texts = page.driver.execute_script(_TEXTS, f"{SIDEBAR}, .cloudg-Status")
+        assert len(texts) > 10, texts
+        faint = [(t["text"], round(contrast(t["color"], *t["backgrounds"]), 2))
+                 for t in texts if contrast(t["color"], *t["backgrounds"]) < MIN_CONTRAST]
+        assert not faint, f"text below {MIN_CONTRAST}:1 in the {theme} theme: {faint}"
     assert seen["light"]["background"] != seen["dark"]["background"]
     assert _luminance(_rgba(seen["light"]["background"])[:3]) > _luminance(
         _rgba(seen["dark"]["background"])[:3])

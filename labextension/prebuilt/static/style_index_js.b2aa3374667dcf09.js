@@ -1,7 +1,27 @@
-"use strict";(self.rspackChunkcloudg_nb_lab=self.rspackChunkcloudg_nb_lab||[]).push([["style_index_js"],{"./node_modules/css-loader/dist/cjs.js!./style/base.css"(o,r,e){var t=e("./node_modules/css-loader/dist/runtime/noSourceMaps.js"),n=e.n(t),a=e("./node_modules/css-loader/dist/runtime/api.js"),l=(e.n(a))()(n());l.push([o.id,`/*
+"use strict";(self.rspackChunkcloudg_nb_lab=self.rspackChunkcloudg_nb_lab||[]).push([["style_index_js"],{"./node_modules/css-loader/dist/cjs.js!./style/base.css"(o,r,e){var t=e("./node_modules/css-loader/dist/runtime/noSourceMaps.js"),a=e.n(t),l=e("./node_modules/css-loader/dist/runtime/api.js"),n=(e.n(l))()(a());n.push([o.id,`/*
  * The cloudg sidebar and status item. JupyterLab's theme variables only (no colour of our
- * own), so both follow the light, dark and high-contrast themes.
+ * own), so both follow the light, dark and high-contrast themes. Text reads at 4.5:1 or more
+ * in both (WCAG AA): a theme's state colours that do not (orange on white, red on dark grey)
+ * are swapped for a darker or lighter step of the same variable family, by theme.
  */
+
+.cloudg-Sidebar,
+.cloudg-Status {
+  --cloudg-error-text: var(--jp-error-color0);
+  --cloudg-success-text: var(--jp-success-color0);
+  --cloudg-warn-text: var(--jp-ui-font-color0);
+  --cloudg-pending-background: var(--jp-warn-color3);
+  --cloudg-pending-text: var(--jp-ui-font-color0);
+}
+
+[data-jp-theme-light='false'] .cloudg-Sidebar,
+[data-jp-theme-light='false'] .cloudg-Status {
+  --cloudg-error-text: var(--jp-error-color2);
+  --cloudg-success-text: var(--jp-success-color1);
+  --cloudg-warn-text: var(--jp-warn-color1);
+  --cloudg-pending-background: var(--jp-warn-color1);
+  --cloudg-pending-text: var(--jp-ui-inverse-font-color0);
+}
 
 .cloudg-Sidebar {
   background: var(--jp-layout-color1);
@@ -36,7 +56,7 @@
 }
 
 .cloudg-mod-error {
-  color: var(--jp-error-color1);
+  color: var(--cloudg-error-text);
 }
 
 .cloudg-Sidebar code {
@@ -75,7 +95,7 @@
   border: var(--jp-border-width) solid var(--jp-warn-color1);
   border-left-width: 4px;
   border-radius: var(--jp-border-radius);
-  background: var(--jp-layout-color2);
+  background: var(--jp-layout-color1);
 }
 
 .cloudg-Approval.cloudg-mod-urgent {
@@ -111,7 +131,7 @@
 }
 
 .cloudg-Approval.cloudg-mod-urgent .cloudg-Approval-timer {
-  color: var(--jp-error-color1);
+  color: var(--cloudg-error-text);
   font-weight: 600;
 }
 
@@ -145,10 +165,32 @@
 }
 
 .cloudg-Approval-effect.cloudg-mod-others {
-  color: var(--jp-error-color1);
+  color: var(--cloudg-error-text);
   font-weight: 600;
   list-style: none;
   margin-left: -12px;
+}
+
+.cloudg-Approval-details {
+  margin: 0 0 8px;
+  color: var(--jp-ui-font-color2);
+}
+
+.cloudg-Approval-details summary {
+  cursor: pointer;
+}
+
+.cloudg-Approval-arguments {
+  max-height: 12em;
+  margin: 4px 0 0;
+  padding: 4px 6px;
+  overflow: auto;
+  white-space: pre-wrap;
+  word-break: break-word;
+  font-family: var(--jp-code-font-family);
+  font-size: var(--jp-code-font-size);
+  color: var(--jp-content-font-color1);
+  background: var(--jp-cell-editor-background);
 }
 
 .cloudg-Approval-reason {
@@ -187,12 +229,12 @@
 }
 
 .cloudg-Decision.cloudg-mod-approved .cloudg-Decision-state {
-  color: var(--jp-success-color1);
+  color: var(--cloudg-success-text);
 }
 
 .cloudg-Decision.cloudg-mod-denied .cloudg-Decision-state,
 .cloudg-Decision.cloudg-mod-expired .cloudg-Decision-state {
-  color: var(--jp-error-color1);
+  color: var(--cloudg-error-text);
 }
 
 /* -- Assistants ------------------------------------------------------------------------ */
@@ -239,7 +281,7 @@
 }
 
 .cloudg-Assistant-meta .cloudg-mod-live {
-  color: var(--jp-success-color1);
+  color: var(--cloudg-success-text);
 }
 
 .cloudg-Connect {
@@ -263,7 +305,7 @@
   padding: 8px;
   border: var(--jp-border-width) solid var(--jp-brand-color1);
   border-radius: var(--jp-border-radius);
-  background: var(--jp-layout-color2);
+  background: var(--jp-layout-color1);
 }
 
 .cloudg-Connect-result[hidden] {
@@ -366,23 +408,27 @@
 
 .cloudg-Entry-outcome {
   font-weight: 600;
-  color: var(--jp-success-color1);
+  color: var(--cloudg-success-text);
 }
 
 .cloudg-Entry:not(.cloudg-mod-ok) .cloudg-Entry-outcome {
-  color: var(--jp-error-color1);
+  color: var(--cloudg-error-text);
 }
 
 .cloudg-Entry.cloudg-mod-waiting {
-  background: var(--jp-layout-color2);
+  border-left: 3px solid var(--jp-warn-color1);
+}
+
+.cloudg-Entry[data-approval-id] {
+  cursor: pointer;
 }
 
 .cloudg-Entry.cloudg-mod-waiting .cloudg-Entry-outcome {
-  color: var(--jp-warn-color1);
+  color: var(--cloudg-warn-text);
 }
 
 .cloudg-Entry-redacted {
-  color: var(--jp-warn-color1);
+  color: var(--cloudg-warn-text);
 }
 
 /* -- Status bar ------------------------------------------------------------------------ */
@@ -400,12 +446,12 @@
 }
 
 .cloudg-Status.cloudg-mod-pending {
-  background: var(--jp-warn-color1);
-  color: var(--jp-ui-inverse-font-color0);
+  background: var(--cloudg-pending-background);
+  color: var(--cloudg-pending-text);
 }
 
 .cloudg-Status.cloudg-mod-pending .cloudg-Status-text {
-  color: var(--jp-ui-inverse-font-color0);
+  color: var(--cloudg-pending-text);
   font-weight: 600;
 }
-`,""]),e.d(r,{},{A:l})},"./node_modules/css-loader/dist/runtime/api.js"(o){o.exports=function(o){var r=[];return r.toString=function(){return this.map(function(r){var e="",t=void 0!==r[5];return r[4]&&(e+="@supports (".concat(r[4],") {")),r[2]&&(e+="@media ".concat(r[2]," {")),t&&(e+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),e+=o(r),t&&(e+="}"),r[2]&&(e+="}"),r[4]&&(e+="}"),e}).join("")},r.i=function(o,e,t,n,a){"string"==typeof o&&(o=[[null,o,void 0]]);var l={};if(t)for(var i=0;i<this.length;i++){var d=this[i][0];null!=d&&(l[d]=!0)}for(var s=0;s<o.length;s++){var c=[].concat(o[s]);t&&l[c[0]]||(void 0!==a&&(void 0===c[5]||(c[1]="@layer".concat(c[5].length>0?" ".concat(c[5]):""," {").concat(c[1],"}")),c[5]=a),e&&(c[2]&&(c[1]="@media ".concat(c[2]," {").concat(c[1],"}")),c[2]=e),n&&(c[4]?(c[1]="@supports (".concat(c[4],") {").concat(c[1],"}"),c[4]=n):c[4]="".concat(n)),r.push(c))}},r}},"./node_modules/css-loader/dist/runtime/noSourceMaps.js"(o){o.exports=function(o){return o[1]}},"./node_modules/style-loader/dist/runtime/injectStylesIntoStyleTag.js"(o){var r=[];function e(o){for(var e=-1,t=0;t<r.length;t++)if(r[t].identifier===o){e=t;break}return e}function t(o,t){for(var n={},a=[],l=0;l<o.length;l++){var i=o[l],d=t.base?i[0]+t.base:i[0],s=n[d]||0,c="".concat(d," ").concat(s);n[d]=s+1;var u=e(c),p={css:i[1],media:i[2],sourceMap:i[3],supports:i[4],layer:i[5]};if(-1!==u)r[u].references++,r[u].updater(p);else{var g=function(o,r){var e=r.domAPI(r);return e.update(o),function(r){r?(r.css!==o.css||r.media!==o.media||r.sourceMap!==o.sourceMap||r.supports!==o.supports||r.layer!==o.layer)&&e.update(o=r):e.remove()}}(p,t);t.byIndex=l,r.splice(l,0,{identifier:c,updater:g,references:1})}a.push(c)}return a}o.exports=function(o,n){var a=t(o=o||[],n=n||{});return function(o){o=o||[];for(var l=0;l<a.length;l++){var i=e(a[l]);r[i].references--}for(var d=t(o,n),s=0;s<a.length;s++){var c=e(a[s]);0===r[c].references&&(r[c].updater(),r.splice(c,1))}a=d}}},"./node_modules/style-loader/dist/runtime/insertBySelector.js"(o){var r={};o.exports=function(o,e){var t=function(o){if(void 0===r[o]){var e=document.querySelector(o);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(o){e=null}r[o]=e}return r[o]}(o);if(!t)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");t.appendChild(e)}},"./node_modules/style-loader/dist/runtime/insertStyleElement.js"(o){o.exports=function(o){var r=document.createElement("style");return o.setAttributes(r,o.attributes),o.insert(r,o.options),r}},"./node_modules/style-loader/dist/runtime/setAttributesWithoutAttributes.js"(o,r,e){o.exports=function(o){var r=e.nc;r&&o.setAttribute("nonce",r)}},"./node_modules/style-loader/dist/runtime/styleDomAPI.js"(o){o.exports=function(o){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=o.insertStyleElement(o);return{update:function(e){var t,n,a;t="",e.supports&&(t+="@supports (".concat(e.supports,") {")),e.media&&(t+="@media ".concat(e.media," {")),(n=void 0!==e.layer)&&(t+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),t+=e.css,n&&(t+="}"),e.media&&(t+="}"),e.supports&&(t+="}"),(a=e.sourceMap)&&"u">typeof btoa&&(t+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(a))))," */")),o.styleTagTransform(t,r,o.options)},remove:function(){var o;null===(o=r).parentNode||o.parentNode.removeChild(o)}}}},"./node_modules/style-loader/dist/runtime/styleTagTransform.js"(o){o.exports=function(o,r){if(r.styleSheet)r.styleSheet.cssText=o;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(o))}}},"./style/index.js"(o,r,e){var t=e("./node_modules/style-loader/dist/runtime/injectStylesIntoStyleTag.js"),n=e.n(t),a=e("./node_modules/style-loader/dist/runtime/styleDomAPI.js"),l=e.n(a),i=e("./node_modules/style-loader/dist/runtime/insertBySelector.js"),d=e.n(i),s=e("./node_modules/style-loader/dist/runtime/setAttributesWithoutAttributes.js"),c=e.n(s),u=e("./node_modules/style-loader/dist/runtime/insertStyleElement.js"),p=e.n(u),g=e("./node_modules/style-loader/dist/runtime/styleTagTransform.js"),m=e.n(g),f=e("./node_modules/css-loader/dist/cjs.js!./style/base.css"),v={};v.styleTagTransform=m(),v.setAttributes=c(),v.insert=d().bind(null,"head"),v.domAPI=l(),v.insertStyleElement=p(),n()(f.A,v),f.A&&f.A.locals&&f.A.locals}}]);
+`,""]),e.d(r,{},{A:n})},"./node_modules/css-loader/dist/runtime/api.js"(o){o.exports=function(o){var r=[];return r.toString=function(){return this.map(function(r){var e="",t=void 0!==r[5];return r[4]&&(e+="@supports (".concat(r[4],") {")),r[2]&&(e+="@media ".concat(r[2]," {")),t&&(e+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),e+=o(r),t&&(e+="}"),r[2]&&(e+="}"),r[4]&&(e+="}"),e}).join("")},r.i=function(o,e,t,a,l){"string"==typeof o&&(o=[[null,o,void 0]]);var n={};if(t)for(var d=0;d<this.length;d++){var i=this[d][0];null!=i&&(n[i]=!0)}for(var c=0;c<o.length;c++){var s=[].concat(o[c]);t&&n[s[0]]||(void 0!==l&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=l),e&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=e),a&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=a):s[4]="".concat(a)),r.push(s))}},r}},"./node_modules/css-loader/dist/runtime/noSourceMaps.js"(o){o.exports=function(o){return o[1]}},"./node_modules/style-loader/dist/runtime/injectStylesIntoStyleTag.js"(o){var r=[];function e(o){for(var e=-1,t=0;t<r.length;t++)if(r[t].identifier===o){e=t;break}return e}function t(o,t){for(var a={},l=[],n=0;n<o.length;n++){var d=o[n],i=t.base?d[0]+t.base:d[0],c=a[i]||0,s="".concat(i," ").concat(c);a[i]=c+1;var u=e(s),p={css:d[1],media:d[2],sourceMap:d[3],supports:d[4],layer:d[5]};if(-1!==u)r[u].references++,r[u].updater(p);else{var g=function(o,r){var e=r.domAPI(r);return e.update(o),function(r){r?(r.css!==o.css||r.media!==o.media||r.sourceMap!==o.sourceMap||r.supports!==o.supports||r.layer!==o.layer)&&e.update(o=r):e.remove()}}(p,t);t.byIndex=n,r.splice(n,0,{identifier:s,updater:g,references:1})}l.push(s)}return l}o.exports=function(o,a){var l=t(o=o||[],a=a||{});return function(o){o=o||[];for(var n=0;n<l.length;n++){var d=e(l[n]);r[d].references--}for(var i=t(o,a),c=0;c<l.length;c++){var s=e(l[c]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}l=i}}},"./node_modules/style-loader/dist/runtime/insertBySelector.js"(o){var r={};o.exports=function(o,e){var t=function(o){if(void 0===r[o]){var e=document.querySelector(o);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(o){e=null}r[o]=e}return r[o]}(o);if(!t)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");t.appendChild(e)}},"./node_modules/style-loader/dist/runtime/insertStyleElement.js"(o){o.exports=function(o){var r=document.createElement("style");return o.setAttributes(r,o.attributes),o.insert(r,o.options),r}},"./node_modules/style-loader/dist/runtime/setAttributesWithoutAttributes.js"(o,r,e){o.exports=function(o){var r=e.nc;r&&o.setAttribute("nonce",r)}},"./node_modules/style-loader/dist/runtime/styleDomAPI.js"(o){o.exports=function(o){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=o.insertStyleElement(o);return{update:function(e){var t,a,l;t="",e.supports&&(t+="@supports (".concat(e.supports,") {")),e.media&&(t+="@media ".concat(e.media," {")),(a=void 0!==e.layer)&&(t+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),t+=e.css,a&&(t+="}"),e.media&&(t+="}"),e.supports&&(t+="}"),(l=e.sourceMap)&&"u">typeof btoa&&(t+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(l))))," */")),o.styleTagTransform(t,r,o.options)},remove:function(){var o;null===(o=r).parentNode||o.parentNode.removeChild(o)}}}},"./node_modules/style-loader/dist/runtime/styleTagTransform.js"(o){o.exports=function(o,r){if(r.styleSheet)r.styleSheet.cssText=o;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(o))}}},"./style/index.js"(o,r,e){var t=e("./node_modules/style-loader/dist/runtime/injectStylesIntoStyleTag.js"),a=e.n(t),l=e("./node_modules/style-loader/dist/runtime/styleDomAPI.js"),n=e.n(l),d=e("./node_modules/style-loader/dist/runtime/insertBySelector.js"),i=e.n(d),c=e("./node_modules/style-loader/dist/runtime/setAttributesWithoutAttributes.js"),s=e.n(c),u=e("./node_modules/style-loader/dist/runtime/insertStyleElement.js"),p=e.n(u),g=e("./node_modules/style-loader/dist/runtime/styleTagTransform.js"),m=e.n(g),v=e("./node_modules/css-loader/dist/cjs.js!./style/base.css"),f={};f.styleTagTransform=m(),f.setAttributes=s(),f.insert=i().bind(null,"head"),f.domAPI=n(),f.insertStyleElement=p(),a()(v.A,f),v.A&&v.A.locals&&v.A.locals}}]);
