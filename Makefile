@@ -6,17 +6,18 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean browser-deps client-deps
+.PHONY: demo test lint typecheck bench clean browser-deps client-deps labextension
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+# The lab extension's bundle is copied at install time (also by -e): reinstall when it changes.
+$(VENV)/.installed-run: pyproject.toml labextension/prebuilt/build-sources.json | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-dev: pyproject.toml labextension/prebuilt/build-sources.json | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $@ $(VENV)/.installed-run
 
@@ -81,6 +82,20 @@ $(CLIENTS)/node/node_modules/.installed: $(CLIENTS)/node/package.json \
 client-deps: .venv-clients/.installed .venv-clients-langchain/.installed \
 	$(CLIENTS)/node/node_modules/.installed
 
+# The JupyterLab extension: rebuild the prebuilt bundle the wheel ships
+# (labextension/prebuilt/, committed, so installing needs no Node) from its TypeScript sources
+# in labextension/. Needs Node.js 20.19+ and npm; the same sources and package-lock.json give
+# the same bytes (tests/clients/test_labextension_build.py checks it).
+LABEXT := labextension
+$(LABEXT)/node_modules/.installed: $(LABEXT)/package.json $(LABEXT)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "labextension: npm (Node.js 20.19 or later) is" \
+	  "needed to build the JupyterLab extension; install Node.js"; exit 1; }
+	cd $(LABEXT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+labextension: $(LABEXT)/node_modules/.installed
+	cd $(LABEXT) && npm run build
+
 test: lint typecheck browser-deps client-deps
 	$(BIN)/python -m pytest -q
 
@@ -89,4 +104,4 @@ bench: $(VENV)/.installed-dev
 
 clean:
 	rm -rf $(VENV) .venv-clients .venv-clients-langchain $(CLIENTS)/node/node_modules \
-	  .pytest_cache .ruff_cache
+	  $(LABEXT)/node_modules $(LABEXT)/lib .pytest_cache .ruff_cache

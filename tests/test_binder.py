@@ -59,6 +59,20 @@ def test_the_binder_install_enables_the_cloudg_server_extension(
     assert re.search(r"cloudg_jupyter\s+OK", text), text
 
 
+def test_the_binder_install_has_the_cloudg_lab_extension_prebuilt_and_enabled(
+        binder_env: tuple[Path, dict[str, str]]) -> None:
+    venv, env = binder_env
+    version = json.loads((ROOT / "labextension" / "package.json").read_text())["version"]
+    listed = subprocess.run([str(venv / "bin" / "jupyter"), "labextension", "list"],
+                            env=env, capture_output=True, text=True, timeout=120)
+    text = ANSI.sub("", listed.stdout + listed.stderr)
+    # Prebuilt extensions are listed under the folder they were installed to (no build step).
+    prebuilt = text.split(str(venv / "share" / "jupyter" / "labextensions"), 1)
+    assert len(prebuilt) == 2, text
+    assert re.search(rf"cloudg-nb-lab v{re.escape(version)} enabled OK \(python, cloudg-nb\)",
+                     prebuilt[1].split("\n\n")[0]), text
+
+
 def _get(url: str, token: str) -> tuple[int, bytes]:
     request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
     try:

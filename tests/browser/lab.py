@@ -16,7 +16,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from tests.jupyter.server import JupyterServer, isolated_env, start_on_free_port, wait_ready
+from tests.jupyter.server import (
+    ROOT,
+    JupyterServer,
+    isolated_env,
+    start_on_free_port,
+    wait_ready,
+)
 
 #: Server extensions installed by the ``bench`` extra that a plain install does not have.
 PEER_SERVER_EXTENSIONS = ("jupyter_mcp_live", "jupyter_server_ydoc")
@@ -27,6 +33,11 @@ DISABLED_LAB_PLUGINS = (
     "@jupyter/docprovider-extension",
     "@jupyterlab/apputils-extension:announcements",
 )
+
+
+#: The prebuilt JupyterLab extension in this repository (what the wheel installs).
+LAB_EXTENSION = "cloudg-nb-lab"
+LAB_EXTENSION_DIR = ROOT / "labextension" / "prebuilt"
 
 
 def lab_argv(port: int, token: str, root_dir: Path, base_url: str = "/") -> list[str]:
@@ -65,7 +76,13 @@ def write_notebook(path: Path, cells: list[str]) -> Path:
 
 
 def _isolate_lab(env: dict[str, str], tmp_path: Path) -> None:
-    """JupyterLab's user settings and workspaces under ``tmp_path``; peers switched off."""
+    """JupyterLab's user settings and workspaces under ``tmp_path``; peers switched off; the
+    repository's prebuilt lab extension found first (an install may hold an older copy)."""
+    labextensions = Path(env["JUPYTER_DATA_DIR"]) / "labextensions"
+    labextensions.mkdir(parents=True, exist_ok=True)
+    linked = labextensions / LAB_EXTENSION
+    if not linked.exists():
+        linked.symlink_to(LAB_EXTENSION_DIR, target_is_directory=True)
     for name in ("settings", "workspaces"):
         path = tmp_path / f"lab-{name}"
         path.mkdir(parents=True, exist_ok=True)
