@@ -10,12 +10,14 @@ for approval now. The analyst only (``owner_api``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tornado import web
 
-from cloudg_nb.oversight.activity import waiting_entry
-from cloudg_nb.oversight.approvals import PENDING, Approval
-
 from .owner_api import OwnerAPIHandler
+
+if TYPE_CHECKING:  # the oversight package (and the catalog below it) loads with the layer
+    from cloudg_nb.oversight import Approval
 
 __all__ = ["ACTIVITY_LIMIT", "MAX_ACTIVITY_LIMIT", "MAX_REASON", "ActivityHandler",
            "ApprovalsHandler"]
@@ -84,6 +86,8 @@ class ApprovalsHandler(_Oversight):
                 isinstance(reason, str) and len(reason) > MAX_REASON):
             self._send(400, {"message": DECISION_USAGE})
             return
+        from cloudg_nb.oversight.approvals import PENDING
+
         desk = self.endpoint.desk
         assert desk is not None
         approval = desk.get(approval_id)
@@ -116,6 +120,8 @@ class ActivityHandler(_Oversight):
             return
         if self._unavailable():
             return
+        from cloudg_nb.oversight.activity import waiting_entry
+
         log, desk = self.endpoint.activity, self.endpoint.desk
         assert log is not None and desk is not None
         limit = min(max(1, limit), MAX_ACTIVITY_LIMIT)

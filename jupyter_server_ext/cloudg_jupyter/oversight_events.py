@@ -24,7 +24,6 @@ from cloudg_nb.layer.wire import (
     APPROVALS_EVENT_SCHEMA,
     ASSISTANTS_EVENT_SCHEMA,
 )
-from cloudg_nb.oversight.approvals import REQUESTED
 
 if TYPE_CHECKING:
     from jupyter_events import EventLogger
@@ -95,6 +94,8 @@ class OversightEvents:
     # -- approvals ---------------------------------------------------------------------------
 
     def _approval_changed(self, change: str, approval: Approval) -> None:
+        from cloudg_nb.oversight.approvals import REQUESTED
+
         public = approval.public()
         if change == REQUESTED:
             self.log.info("cloudg: approval requested: %s wants %s (id %s, expires in %g s)",
