@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ALL_CLIENTS", "CLIENTS", "COMPACT_PROFILES", "HTTP_ONLY_CLIENTS",
-           "JUPYTER_AI_SETTINGS", "ClientConfig", "TOKEN_PLACEHOLDER", "client_config",
-           "merge_jupyter_ai_settings", "read_jupyter_ai_settings", "server_command"]
+__all__ = ["ALL_CLIENTS", "CLIENTS", "CLIENT_LABELS", "COMPACT_PROFILES", "CONFIG_PATHS",
+           "HTTP_ONLY_CLIENTS", "JUPYTER_AI_SETTINGS", "ClientConfig", "TOKEN_PLACEHOLDER",
+           "client_config", "merge_jupyter_ai_settings", "read_jupyter_ai_settings",
+           "server_command"]
 
 #: Stands in for the token in a Claude Desktop configuration made with ``token_env``.
 TOKEN_PLACEHOLDER = "<paste the token here>"
@@ -39,6 +40,15 @@ ALL_CLIENTS = CLIENTS + HTTP_ONLY_CLIENTS
 COMPACT_PROFILES = {"cursor": "assistant-compact"}
 #: Jupyter AI's per-workspace MCP settings, relative to the Jupyter server's root dir.
 JUPYTER_AI_SETTINGS = Path(".jupyter") / "mcp_settings.json"
+#: The clients as people name them, in the order a picker offers them.
+CLIENT_LABELS = {"claude-code": "Claude Code", "cursor": "Cursor", "vscode": "VS Code",
+                 "claude-desktop": "Claude Desktop", "jupyter-ai": "Jupyter AI"}
+#: Where each client keeps the configuration ``client_config`` gives for a running server
+#: (Claude Code's is a command to run; Jupyter AI's is under the Jupyter server's root dir).
+CONFIG_PATHS: dict[str, str | None] = {
+    "claude-code": None, "cursor": "~/.cursor/mcp.json", "vscode": ".vscode/mcp.json",
+    "claude-desktop": "claude_desktop_config.json (Settings > Developer > Edit Config)",
+    "jupyter-ai": JUPYTER_AI_SETTINGS.as_posix()}
 
 
 @dataclass(frozen=True)

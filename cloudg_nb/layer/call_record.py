@@ -87,7 +87,7 @@ class CallRecord(NamedTuple):
     layer_error: bool = False
     #: The result's transforms report (``ToolResult.meta[TRANSFORMS_META]``), if any.
     transforms: Mapping[str, Any] | None = None
-    #: The analyst's decision when the call needed one: approved | denied | timed out |
+    #: The analyst's decision when the call needed one: approved | denied | expired |
     #: cancelled (None: not asked).
     approval: str | None = None
     #: Why the call was cut short (cancelled | timed out | abandoned); None otherwise.

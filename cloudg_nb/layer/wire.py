@@ -20,14 +20,19 @@ from typing import Any, Final
 __all__ = [
     "ACCESS_DENIED",
     "ACTIVE_URIS",
+    "ACTIVITY_API_PATH",
+    "ACTIVITY_EVENT_SCHEMA",
     "ACTIVITY_SINCE_TEMPLATE",
     "ACTIVITY_URI",
     "API_PATH",
+    "APPROVALS_API_PATH",
+    "APPROVALS_EVENT_SCHEMA",
     "APPROVALS_URI",
     "APPROVAL_PAGE_PATH",
     "ARROW_FORMAT",
     "ASSET_TEMPLATE",
     "ASSISTANTS_API_PATH",
+    "ASSISTANTS_EVENT_SCHEMA",
     "CACHE_META",
     "CATEGORY_META",
     "CHANGED_SINCE_META",
@@ -221,8 +226,19 @@ ENDPOINT_PATH: Final = "cloudg/mcp"
 API_PATH: Final = "cloudg/api"
 STATUS_PATH: Final = "cloudg/api/status"
 ASSISTANTS_API_PATH: Final = "cloudg/api/assistants"
+#: The approvals (GET; ``/{id}``: POST a decision) and the activity feed, for JupyterLab.
+APPROVALS_API_PATH: Final = "cloudg/api/approvals"
+ACTIVITY_API_PATH: Final = "cloudg/api/activity"
 #: The analyst's approval page of one waiting call: ``{APPROVAL_PAGE_PATH}/{id}``.
 APPROVAL_PAGE_PATH: Final = "cloudg/approvals"
+
+# -- the extension's events on Jupyter's event bus (``jupyter_events`` schema ids) ------------
+#: One approval changed: requested, decided, expired or cancelled.
+APPROVALS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/approvals/v1"
+#: The activity feed grew or the calls waiting changed (coalesced).
+ACTIVITY_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/activity/v1"
+#: An assistant credential was minted or revoked.
+ASSISTANTS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/assistants/v1"
 
 
 def error_response(code: int, message: str, data: Any = None, *,

@@ -1,8 +1,10 @@
 """ActivityFeed: every call to the shared workspace, live: who (assistant or analyst), what,
-outcome, duration, redactions, approval; never a value. It follows ``cloudg://activity``, reads
-only what is new (``.../since/N``), re-renders at most 4 times a second, keeps 1000 entries in
-``.df`` and shows the newest 200 as one HTML table, newest first. In a kernel it is one widget
-tree updated by ``.value`` assignments; elsewhere HTML / text.
+outcome, duration, redactions, approval; never a value. It follows ``cloudg://activity`` (and
+``cloudg://approvals``, whose changes start and end waits), reads only what is new
+(``.../since/N``), re-renders at most 4 times a second, keeps 1000 entries in ``.df`` and shows
+the calls waiting for approval (``waiting``) on top of the newest 200, as one HTML table, newest
+first. It reads on the client's loop, never the kernel's thread, so a busy kernel does not stop
+it. In a kernel it is one widget tree updated by ``.value`` assignments; elsewhere HTML / text.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from .follow import Follower
-from .oversight import ACTIVITY_URI, activity_frame, read_oversight, since_uri
+from .oversight import ACTIVITY_URI, APPROVALS_URI, activity_frame, read_oversight, since_uri
 
 if TYPE_CHECKING:
     import pandas
@@ -40,7 +42,7 @@ SERVER_PRINCIPAL = "local"
 _TABLE_STYLE = ("<style>.cloudg-activity-table th,.cloudg-activity-table td"
                 "{padding:1px 8px;text-align:left}</style>")
 _OUTCOME = {"ok": "#2e7d32", "error": "#c62828", "denied": "#c62828", "cancelled": "#8a6d00",
-            "exception": "#c62828", "timeout": "#8a6d00"}
+            "exception": "#c62828", "timeout": "#8a6d00", "waiting": "#8a6d00"}
 HEADERS = ["time", "who", "what", "outcome", "duration", "redacted", "approval"]
 
 
@@ -95,7 +97,8 @@ def row_html(entry: dict[str, Any]) -> str:
         _duration(entry.get("duration_ms")), str(redacted) if redacted else "",
         html.escape(str(entry.get("approval") or "")),
     ]
-    return f'<tr class="cloudg-{tag}-row">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+    row = f"cloudg-{tag}-row" + (" cloudg-waiting-row" if outcome == "waiting" else "")
+    return f'<tr class="{row}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
 def row_text(entry: dict[str, Any]) -> str:
@@ -109,7 +112,8 @@ def row_text(entry: dict[str, Any]) -> str:
 
 class ActivityFeed(Follower):
     """The activity feed, following the server. ``df`` (every kept entry, newest last),
-    ``latest`` (the newest entry's number), ``entries``, ``pause()``, ``resume()``,
+    ``latest`` (the newest entry's number), ``entries``, ``waiting`` (the calls waiting for
+    approval now, as entries with outcome ``waiting``), ``pause()``, ``resume()``,
     ``refresh()``, ``close()``. Build it with ``client.activity_feed()`` or
     ``%cloudg activity``."""
 
@@ -122,6 +126,7 @@ class ActivityFeed(Follower):
         self.keep = max(1, keep)
         self.rows = max(1, rows)
         self.entries: deque[dict[str, Any]] = deque(maxlen=self.keep)
+        self.waiting: list[dict[str, Any]] = []
         self.latest: int | None = None
         self.scope: str | None = None
         self._added = 0  #: entries added so far (the cached frame says how many it holds)
@@ -131,6 +136,9 @@ class ActivityFeed(Follower):
         super().__init__(client, min_interval=min_interval, widget=widget, start=start)
 
     # -- reading ---------------------------------------------------------------------------
+
+    async def _subscribe(self) -> None:
+        await self._follow([ACTIVITY_URI, APPROVALS_URI])
 
     async def _read(self) -> None:
         seen = self.latest
@@ -158,6 +166,7 @@ class ActivityFeed(Follower):
         self._added += len(new)
         self.latest = int(value["latest"])
         self.scope = str(value.get("scope") or "") or None
+        self.waiting = [w for w in value.get("waiting") or () if isinstance(w, dict)]
 
     @property
     def df(self) -> pandas.DataFrame:
@@ -178,6 +187,8 @@ class ActivityFeed(Follower):
         what = f"activity · {len(entries)} calls ({by_assistants} by assistants)"
         if self.scope == "own":
             what += " · your own calls only"
+        if self.waiting:
+            what += f" · {len(self.waiting)} waiting for approval"
         parts.append(what)
         if entries:
             parts.append(f"latest #{self.latest} at {_clock(entries[-1].get('time'))}")
@@ -186,13 +197,13 @@ class ActivityFeed(Follower):
     def table_html(self) -> str:
         """The newest ``rows`` entries as one HTML table, newest first, and a note of the
         rest (in ``.df``)."""
-        entries = list(self.entries)
+        entries, waiting = list(self.entries), list(self.waiting)
         newest = entries[-self.rows:]
         head = "".join(f"<th>{h}</th>" for h in HEADERS)
-        body = "".join(row_html(e) for e in reversed(newest))
+        body = "".join(row_html(e) for e in [*reversed(waiting), *reversed(newest)])
         out = (f'{_TABLE_STYLE}<table class="cloudg-activity-table"><thead><tr>{head}</tr></thead>'
                f"<tbody>{body}</tbody></table>")
-        if not newest:
+        if not newest and not waiting:
             out += "<div class='cloudg-note'>no calls yet</div>"
         more = len(entries) - len(newest)
         if more > 0:
@@ -203,7 +214,8 @@ class ActivityFeed(Follower):
     def text(self) -> str:
         entries = list(self.entries)
         newest = entries[-TEXT_ROWS:]
-        lines = [self.caption(), *(row_text(e) for e in reversed(newest))]
+        lines = [self.caption(), *(row_text(e) for e in reversed(self.waiting)),
+                 *(row_text(e) for e in reversed(newest))]
         more = len(entries) - len(newest)
         if more > 0:
             lines.append(f"... {more} more in .df")

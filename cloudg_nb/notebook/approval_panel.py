@@ -1,8 +1,11 @@
 """ApprovalPanel: assistants' waiting calls (who, tool, redacted arguments, time left) with
-Approve / Deny buttons that send ``decide_approval`` on the client loop, never blocking the
-kernel. Threading: ipywidgets takes no locks, so every widget (a fixed pool of ``slots`` rows)
-is made up front on the constructing thread, then changed only on the loop by trait assignment;
-clicks (on the kernel's thread) only hand the decision over. Elsewhere it renders HTML / text.
+Approve / Deny buttons. In JupyterLab a click is decided by the Jupyter server directly, from
+the browser (``ServerDecisions``), so a busy kernel never delays it; elsewhere, or where the
+server does not know the call, the click reaches the kernel, which sends ``decide_approval`` on
+the client loop. Threading: ipywidgets takes no locks, so every widget (a fixed pool of
+``slots`` rows) is made up front on the constructing thread, then changed only on the loop by
+trait assignment; clicks (on the kernel's thread) only hand the decision over. Elsewhere it
+renders HTML / text.
 """
 
 from __future__ import annotations
@@ -116,6 +119,7 @@ class ApprovalPanel(Follower):
         self._header: Any = None
         self._overflow: Any = None
         self._recent: Any = None
+        self._server: Any = None
         self._tick: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         super().__init__(client, min_interval=min_interval, widget=widget, start=start)
@@ -190,6 +194,16 @@ class ApprovalPanel(Follower):
         reason = str(row.reason.value or "").strip() or None
         row.reason.value = ""  # the kernel's thread is the one that syncs this box
         self._loop.call_soon(self._start_decision, approval_id, decision, reason)
+
+    def _decide_in_kernel(self, approval_id: str, decision: str, reason: str | None) -> None:
+        """The browser could not decide (on the kernel's thread): decide here, on the loop."""
+        if not self._closed:
+            self._loop.call_soon(self._start_decision, approval_id, decision, reason)
+
+    def _decided_by_server(self, approval_id: str, state: str) -> None:
+        """The browser had the server decide (on the kernel's thread): read it now."""
+        if not self._closed:
+            self._loop.call_soon(self._changed, self.uri)
 
     def _start_decision(self, approval_id: str, decision: str, reason: str | None) -> None:
         if approval_id in self._deciding or self._closed:
@@ -307,7 +321,13 @@ class ApprovalPanel(Follower):
             box.add_class("cloudg-approval-row")
             self._rows.append(_Row(box, info, reason, approve, deny))
         rows = widgets.VBox([row.box for row in self._rows])
-        self.widget = widgets.VBox([self._header, rows, self._overflow, self._recent])
+        from .server_decisions import ServerDecisions
+
+        self._server = ServerDecisions(enabled=self.client.mode != "local",
+                                       on_decide=self._decide_in_kernel,
+                                       on_decided=self._decided_by_server)
+        self.widget = widgets.VBox([self._header, rows, self._overflow, self._recent,
+                                    self._server])
         self.widget.add_class("cloudg-approvals")
 
     # -- on the client loop: trait assignments only -----------------------------------------

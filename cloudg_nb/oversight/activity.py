@@ -3,13 +3,15 @@
 ``ActivityMiddleware`` (a ``CallRecorder``'s sink) records each tool call, resource read and
 prompt: when, who, what, outcome, duration, how many values the policy redacted, and the
 analyst's approval decision when one was needed. Entries hold names and counts only, never
-arguments or results. The log keeps the last ``size`` entries and tells the layer that
-``cloudg://activity`` changed at most ``1 / min_interval`` times a second, however busy.
+arguments or results. The log keeps the last ``size`` entries and tells the layer (and its
+watchers) that ``cloudg://activity`` changed at most ``1 / min_interval`` times a second,
+however busy. ``waiting_entry`` shows a call waiting for approval as an entry of the feed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -23,9 +25,12 @@ from ..layer.wire import ACTIVITY_URI, APPROVALS_URI
 
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
+    from .approvals import Approval
 
-__all__ = ["ACTIVITY_URI", "ActivityEntry", "ActivityLog", "ActivityMiddleware",
-           "redaction_count"]
+__all__ = ["ACTIVITY_URI", "WAITING", "ActivityEntry", "ActivityLog", "ActivityMiddleware",
+           "redaction_count", "waiting_entry"]
+
+logger = logging.getLogger("cloudg.oversight")
 
 #: Resources whose reads are not recorded (reading the feed must not feed the feed).
 QUIET_URIS = frozenset({ACTIVITY_URI, APPROVALS_URI})
@@ -33,6 +38,14 @@ QUIET_URIS = frozenset({ACTIVITY_URI, APPROVALS_URI})
 QUIET_PREFIX = ACTIVITY_URI + "/"
 #: Report keys of the privacy transforms that replaced a value (``transforms.strategies``).
 REPLACING_KEYS = ("redacted", "masked", "hashed", "pseudonymized", "generalized", "dropped")
+#: The outcome of a call still waiting for the analyst's approval.
+WAITING = "waiting"
+
+
+def _stamp(at: float) -> str:
+    """An entry's time: ``2026-12-04T21:29:18Z.403`` (UTC, milliseconds last)."""
+    return (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+            + f".{int(at * 1000) % 1000:03d}")
 
 
 def redaction_count(report: Any) -> int:
@@ -63,19 +76,30 @@ class ActivityEntry:
     outcome: str
     duration_ms: float
     redacted: int
-    approval: str | None = None  #: approved | denied | timed out | cancelled (None: not asked)
+    approval: str | None = None  #: approved | denied | expired | cancelled (None: not asked)
     error_code: str | int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.at))
-            + f".{int(self.at * 1000) % 1000:03d}",
+            "time": _stamp(self.at),
             "principal": self.principal, "assistant": self.assistant, "kind": self.kind,
             "name": self.name, "outcome": self.outcome, "duration_ms": self.duration_ms,
             "redacted": self.redacted, "approval": self.approval,
             "error_code": self.error_code,
         }
+
+
+def waiting_entry(approval: Approval) -> dict[str, Any]:
+    """A call waiting for the analyst now, as a feed entry: outcome ``waiting``, the time it
+    started waiting, how long it has waited (``duration_ms``) and its ``approval_id``; no
+    ``seq`` (it is not in the log until it ends). Only assistants' calls wait."""
+    return {
+        "seq": None, "time": _stamp(approval.created), "principal": approval.principal,
+        "assistant": True, "kind": "tool", "name": approval.tool, "outcome": WAITING,
+        "duration_ms": round((time.time() - approval.created) * 1000, 1), "redacted": 0,
+        "approval": approval.state, "error_code": None, "approval_id": approval.id,
+    }
 
 
 class ActivityLog:
@@ -92,8 +116,15 @@ class ActivityLog:
         self._seq = 0
         self._last_notice = 0.0
         self._pending: asyncio.TimerHandle | None = None
+        self._watchers: list[Callable[[], None]] = []
         #: How many change notices were sent (the throttle's effect is measurable).
         self.notices = 0
+
+    def watch(self, watcher: Callable[[], None]) -> Callable[[], None]:
+        """Call ``watcher()`` with every (throttled) change notice from now on; returns the
+        function that stops."""
+        self._watchers.append(watcher)
+        return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
 
     def attach(self, layer: CloudGMCPLayer) -> None:
         """Send change notices as ``resource`` events for ``cloudg://activity``."""
@@ -127,7 +158,7 @@ class ActivityLog:
     # -- throttled notices ------------------------------------------------------------------
 
     def _changed(self) -> None:
-        if self.notify is None or self._pending is not None:
+        if (self.notify is None and not self._watchers) or self._pending is not None:
             return
         wait = self._last_notice + self.min_interval - time.monotonic()
         if wait <= 0:
@@ -146,6 +177,11 @@ class ActivityLog:
         self.notices += 1
         if self.notify is not None:
             self.notify()
+        for watcher in list(self._watchers):
+            try:
+                watcher()
+            except Exception:
+                logger.warning("an activity watcher failed", exc_info=True)
 
     def close(self) -> None:
         if self._pending is not None:

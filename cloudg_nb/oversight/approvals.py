@@ -10,7 +10,8 @@ asks the client to open the approval page (MCP URL-mode elicitation), and waits 
 holding no worker thread or concurrency slot. An approval lets the call through allowed
 exactly the changes shown; a denial, a timeout, a cancelled call or a revoked credential ends
 it as an error result; a caller with ``max_pending`` calls waiting is refused at once. Every
-decision is written to the audit hook.
+decision is written to the audit hook, and every change (requested, decided, expired,
+cancelled) goes to the desk's watchers (the Jupyter extension's events and log lines).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..acting import acting
 from ..catalog.effects import EffectNotShowable, EffectPlan, plan_call, plans_effects
+from ..effect_text import effect_lines
 from ..layer.calls import CallInfo, Handler, argument_work
 from ..layer.enums import ChangeKind
 from ..layer.errors import AccessDeniedError, MCPLayerError, NotFoundError, RateLimitedError
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     from ..policy.approval import ApprovalRule
 
 __all__ = ["APPROVALS_URI", "Approval", "ApprovalDesk", "ApprovalGate", "DEFAULT_MAX_PENDING",
-           "DEFAULT_TIMEOUT"]
+           "DEFAULT_TIMEOUT", "Watcher"]
 
 logger = logging.getLogger("cloudg.oversight")
 
@@ -55,8 +57,12 @@ DEFAULT_MAX_PENDING = 3
 #: (an approval is never cut).
 MAX_SHOWN_CHARS = 100_000
 
-PENDING, APPROVED, DENIED, TIMED_OUT, CANCELLED = (
-    "pending", "approved", "denied", "timed out", "cancelled")
+PENDING, APPROVED, DENIED, EXPIRED, CANCELLED = (
+    "pending", "approved", "denied", "expired", "cancelled")
+#: What happened to an approval, as the desk's watchers are told: put on the desk, decided
+#: (approved or denied by someone), expired (no decision in time), cancelled (the call ended,
+#: or its credential was revoked, while it waited).
+REQUESTED, DECIDED = "requested", "decided"
 
 
 @dataclass(eq=False)
@@ -91,7 +97,17 @@ class Approval:
             "expires_in": max(0.0, round(self.created + self.timeout - time.time(), 1))
             if self.state == PENDING else 0.0,
             "decided_by": self.decided_by, "reason": self.reason, "url": self.url,
+            "decided_at": _iso(self.decided_at) if self.decided_at is not None else None,
         }
+
+    @property
+    def change(self) -> str:
+        """What last happened to it: requested, decided, expired or cancelled."""
+        if self.state == PENDING:
+            return REQUESTED
+        if self.state in (EXPIRED, CANCELLED):
+            return self.state
+        return DECIDED if self.decided_by else CANCELLED  # denied by a revocation
 
 
 def _iso(at: float) -> str:
@@ -111,11 +127,31 @@ def _shown(view: dict[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"arguments": value}
 
 
+def _with_text(effects: Any) -> Any:
+    """Each effect with its ``text``: the line(s) every front end shows for it."""
+    if not isinstance(effects, list):
+        return effects
+    out = []
+    for effect in effects:
+        if isinstance(effect, dict):
+            lines = effect_lines([effect])
+            if lines:
+                lines[0] = lines[0][2:]  # the "! " / "· " mark: changes_others_data says it
+            effect = {**effect, "text": "\n".join(lines)}
+        out.append(effect)
+    return out
+
+
+#: ``watcher(change, approval)``: told of every change of an approval, on the loop.
+Watcher = Callable[[str, "Approval"], None]
+
+
 class ApprovalDesk:
     """Pending and recently decided approvals; the analyst decides them here.
 
     ``on_change()`` is called (on the loop) whenever the set of pending approvals or a
-    decision changes; ``audit(event)`` receives one dict per decision.
+    decision changes; ``audit(event)`` receives one dict per decision; each ``watch``-er is
+    told what changed (``Approval.change``) and of which approval.
     """
 
     def __init__(self, *, on_change: Callable[[], None] | None = None,
@@ -128,6 +164,12 @@ class ApprovalDesk:
         self.max_pending = max_pending
         self._pending: dict[str, Approval] = {}
         self._recent: deque[Approval] = deque(maxlen=RECENT)
+        self._watchers: list[Watcher] = []
+
+    def watch(self, watcher: Watcher) -> Callable[[], None]:
+        """Tell ``watcher`` of every change from now on; returns the function that stops."""
+        self._watchers.append(watcher)
+        return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
 
     def attach(self, layer: CloudGMCPLayer) -> None:
         if self.on_change is None:
@@ -163,19 +205,22 @@ class ApprovalDesk:
                 data={"reason": "approvals-pending", "pending": waiting,
                       "max_pending": self.max_pending, "retry_after": 10.0})
         shown = _shown(view)
+        effect = {k: v for k, v in shown.items() if k != "arguments"}
+        if "effects" in effect:
+            effect["effects"] = _with_text(effect["effects"])
         approval = Approval(id=secrets.token_hex(9), principal=principal, tool=tool,
                             arguments=shown.get("arguments", {}), timeout=timeout,
-                            effect={k: v for k, v in shown.items() if k != "arguments"})
+                            effect=effect)
         self._pending[approval.id] = approval
-        self._changed()
+        self._changed(approval)
         return approval
 
     async def wait(self, approval: Approval) -> str:
-        """The decision (approved, denied, timed out or cancelled)."""
+        """The decision (approved, denied, expired or cancelled)."""
         try:
             await asyncio.wait_for(approval._decided.wait(), approval.timeout)
         except TimeoutError:
-            self._close(approval, TIMED_OUT, None, f"no decision within {approval.timeout:g} s")
+            self._close(approval, EXPIRED, None, f"no decision within {approval.timeout:g} s")
         except asyncio.CancelledError:
             self._close(approval, CANCELLED, None, "the call was cancelled")
             raise
@@ -224,14 +269,20 @@ class ApprovalDesk:
                             "waited_s": approval.waited})
             except Exception:
                 logger.debug("auditing an approval decision failed", exc_info=True)
-        self._changed()
+        self._changed(approval)
 
-    def _changed(self) -> None:
+    def _changed(self, approval: Approval) -> None:
         if self.on_change is not None:
             try:
                 self.on_change()
             except Exception:
                 logger.debug("approval change listener failed", exc_info=True)
+        change = approval.change
+        for watcher in list(self._watchers):
+            try:
+                watcher(change, approval)
+            except Exception:
+                logger.warning("an approval watcher failed", exc_info=True)
 
 
 #: ``url_for(approval, principal) -> str | None``: the approval page for one request.
@@ -377,7 +428,7 @@ class ApprovalGate:
 
 
 def _refusal(approval: Approval) -> str:
-    if approval.state == TIMED_OUT:
+    if approval.state == EXPIRED:
         return (f"The analyst did not approve {approval.tool} within {approval.timeout:g} s, "
                 "so it did not run. Ask the analyst to watch for the approval in the notebook "
                 "(%cloudg approvals) and call it again.")

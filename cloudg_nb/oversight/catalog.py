@@ -1,7 +1,8 @@
 """The oversight catalog: the activity feed and approvals as resources, the analyst's tools.
 
-``cloudg://activity`` (and ``cloudg://activity/since/{seq}`` for what is new) and
-``cloudg://approvals`` change as calls happen; an assistant reads only its own entries.
+``cloudg://activity`` (and ``cloudg://activity/since/{seq}`` for what is new, both with the
+calls waiting for approval now as ``waiting``) and ``cloudg://approvals`` change as calls
+happen; an assistant reads only its own entries.
 ``decide_approval``, ``list_assistants`` and ``revoke_assistant`` are tagged owner-only:
 assistants neither see nor call them (``PolicyRouter``), and each handler checks again.
 Handlers are coroutines: the log and the desk live on the serving loop.
@@ -20,7 +21,7 @@ from ..layer.errors import AccessDeniedError, InvalidArgumentsError, NotFoundErr
 from ..layer.registry import Registry
 from ..layer.wire import ACTIVITY_SINCE_TEMPLATE, ACTIVITY_URI, APPROVALS_URI
 from ..policy.router import OWNER_ONLY
-from .activity import ActivityLog
+from .activity import ActivityLog, waiting_entry
 from .approvals import ApprovalDesk
 
 __all__ = ["ManagesAssistants", "register"]
@@ -57,11 +58,13 @@ def register(registry: Registry, *, activity: ActivityLog, desk: ApprovalDesk,
         own = _own(ctx)
         entries = activity.entries(since=since, principal=own, limit=MAX_READ)
         return {"latest": activity.latest, "scope": "own" if own else "all",
-                "kept": activity.size, "entries": [e.to_dict() for e in entries]}
+                "kept": activity.size, "entries": [e.to_dict() for e in entries],
+                "waiting": [waiting_entry(a) for a in desk.pending(own)]}
 
     async def activity_resource(ctx: ToolContext) -> dict[str, Any]:
         """Every call by any caller, newest last (an assistant sees its own): time, who,
-        what, outcome, duration, how many values were redacted, the approval decision."""
+        what, outcome, duration, how many values were redacted, the approval decision; and
+        the calls waiting for approval now (``waiting``, outcome ``waiting``)."""
         return feed(ctx, 0)
 
     async def activity_since(ctx: ToolContext, seq: str) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 Its traitlets are the configuration; Jupyter's hooks delegate: at settings time it builds the
 ``Endpoint`` (the layer, its session manager, the assistant credentials) and the request
-``Identity``; at handlers time it adds cloudg's routes; at start the endpoint serves on the
-server's loop; at stop it ends in-flight requests and that task. Bad configuration is logged
-as one line; the endpoint then answers 503 with it.
+``Identity``, and registers its events with Jupyter's event bus (``OversightEvents``); at
+handlers time it adds cloudg's routes; at start the endpoint serves on the server's loop; at
+stop it ends in-flight requests and that task. Bad configuration is logged as one line; the
+endpoint then answers 503 with it.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from jupyter_server.utils import url_path_join
 from traitlets import Bool, Dict, Float, Int, List, Unicode
 
 from cloudg_nb.layer.wire import (
+    ACTIVITY_API_PATH,
     ACTIVITY_URI,
     APPROVAL_PAGE_PATH,
+    APPROVALS_API_PATH,
     ASSISTANTS_API_PATH,
     ENDPOINT_PATH,
     STATUS_PATH,
@@ -32,6 +35,8 @@ from .assistant_auth import guard_routes
 from .endpoint import Endpoint, end_event_streams, stop_sse_watchers
 from .handlers import MCPHandler, NotFoundHandler, StatusHandler
 from .identity import Identity
+from .oversight_api import ActivityHandler, ApprovalsHandler
+from .oversight_events import OversightEvents
 from .oversight_handlers import ApprovalPageHandler, AssistantsHandler
 from .public_address import PublicAddress
 from .served_layer import EndpointSettings, concurrency_limit
@@ -155,6 +160,8 @@ class CloudGExtension(ExtensionApp):
         #: ``enabled`` is False).
         self.endpoint: Endpoint | None = None
         self.identity: Identity | None = None
+        #: The events on Jupyter's event bus (None when disabled or not built).
+        self.events: OversightEvents | None = None
 
     # -- Jupyter hooks -----------------------------------------------------------------------
 
@@ -168,6 +175,11 @@ class CloudGExtension(ExtensionApp):
         self.endpoint = Endpoint(self.endpoint_settings(), address=PublicAddress(serverapp),
                                  identity=self.identity, log=self.log)
         self.endpoint.build()
+        endpoint = self.endpoint
+        if endpoint.desk is not None and endpoint.activity is not None:
+            self.events = OversightEvents(getattr(serverapp, "event_logger", None), self.log)
+            self.events.register()
+            self.events.attach(endpoint.desk, endpoint.activity, endpoint.credentials)
 
     def initialize_handlers(self) -> None:
         endpoint, identity = self.endpoint, self.identity
@@ -181,6 +193,9 @@ class CloudGExtension(ExtensionApp):
             (STATUS_PATH, StatusHandler, pages),
             (ASSISTANTS_API_PATH, AssistantsHandler, mcp),
             (ASSISTANTS_API_PATH + r"/([a-z0-9][a-z0-9._-]{0,47})", AssistantsHandler, mcp),
+            (APPROVALS_API_PATH, ApprovalsHandler, pages),
+            (APPROVALS_API_PATH + r"/([A-Za-z0-9_-]{1,64})", ApprovalsHandler, pages),
+            (ACTIVITY_API_PATH, ActivityHandler, pages),
             (APPROVAL_PAGE_PATH + r"/([A-Za-z0-9_-]{1,32})", ApprovalPageHandler, pages),
         ])
         # Keep last: every other path under cloudg/ answers 404 with cloudg's security
@@ -200,10 +215,14 @@ class CloudGExtension(ExtensionApp):
             sys.setswitchinterval(self.switch_interval)
         provider = getattr(serverapp, "identity_provider", None)
         endpoint.announce(getattr(provider, "token", "") or "")
+        if self.events is not None:
+            self.events.start()
         endpoint.start()
 
     async def stop_extension(self) -> None:
         """End in-flight MCP requests and streams, then the session manager task."""
+        if self.events is not None:
+            self.events.close()
         if self.endpoint is not None:
             await self.endpoint.stop()
             return

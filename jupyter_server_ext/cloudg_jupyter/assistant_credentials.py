@@ -5,7 +5,8 @@ Credentials live in the ``AssistantStore`` file (token digests only), each bound
 that minted it (``server_identity``). Revoking or replacing one ends its holder's open
 sessions, requests and waiting calls at once, through the endpoint serving them (``Serving``);
 one removed from the file by another process (``cloudg-nb assistants revoke`` with no server
-running, or a hand edit) within ``STORE_POLL`` seconds. Each such change is an audit event.
+running, or a hand edit) within ``STORE_POLL`` seconds. Each such change is an audit event, and
+its watchers hear ``minted`` or ``revoked`` with the assistant's name.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .assistant_auth import OTHER_SERVER, UNBOUND, UNKNOWN, AssistantRefused
@@ -76,6 +77,20 @@ class AssistantCredentials:
         self._last_used: dict[str, float] = {}
         self._known: set[str] = set()
         self._refusals_logged: set[str] = set()
+        self._watchers: list[Callable[[str, str], None]] = []
+
+    def watch(self, watcher: Callable[[str, str], None]) -> Callable[[], None]:
+        """Call ``watcher(action, name)`` (``minted`` or ``revoked``) for every credential
+        minted or revoked from now on; returns the function that stops."""
+        self._watchers.append(watcher)
+        return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
+
+    def _changed(self, action: str, name: str) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher(action, name)
+            except Exception:
+                self.log.warning("cloudg: a credential watcher failed", exc_info=True)
 
     def open(self, store: AssistantStore, server_identity: str) -> None:
         """Use ``store``, for the server ``server_identity``."""
@@ -138,6 +153,7 @@ class AssistantCredentials:
         self.serving.record_event({"event": "assistant.minted",
                                    "assistant": record.principal_id, "client": record.client,
                                    "profile": record.profile or None, "replaced": replaced})
+        self._changed("minted", record.name)
         return token, record, replaced
 
     def describe_assistants(self) -> list[dict[str, Any]]:
@@ -169,6 +185,7 @@ class AssistantCredentials:
         self.serving.record_event({"event": "assistant.revoked",
                                    "assistant": record.principal_id, "by": by,
                                    "sessions_ended": ended, "calls_denied": denied})
+        self._changed("revoked", record.name)
         return {"revoked": record.name, "principal": record.principal_id,
                 "sessions_ended": ended, "calls_denied": denied}
 
@@ -229,3 +246,4 @@ class AssistantCredentials:
                                            "assistant": assistant_id(name),
                                            "by": "store file", "sessions_ended": ended,
                                            "calls_denied": denied})
+                self._changed("revoked", name)

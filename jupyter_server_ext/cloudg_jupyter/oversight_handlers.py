@@ -1,7 +1,9 @@
 """The analyst's pages: assistant credentials (``cloudg/api/assistants``) and approvals.
 
-``{base_url}cloudg/api/assistants`` (GET list, POST mint) and ``…/assistants/NAME`` (DELETE
-revoke) are JSON for ``cloudg-nb config --jupyter`` and ``cloudg-nb assistants``. The
+``{base_url}cloudg/api/assistants`` (GET: the credentials, the clients and profiles one may be
+minted for; POST: mint, answering the client's configuration with the new token, never the
+server's) and ``…/assistants/NAME`` (DELETE revoke) are JSON for ``cloudg-nb config
+--jupyter``, ``cloudg-nb assistants`` and JupyterLab's cloudg sidebar. The
 approval page ``{base_url}cloudg/approvals/ID`` is what a URL-mode elicitation opens: it
 needs the analyst's Jupyter login (a browser session, whose form posts carry ``_xsrf``), and
 an assistant token never reaches it (``assistant_auth``). Both answer with cloudg's
@@ -15,13 +17,13 @@ import json
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.base.handlers import JupyterHandler
 from tornado import web
 
-from cloudg_nb.assistants import AssistantStoreError, is_assistant
+from cloudg_nb.assistants import AssistantStoreError
 from cloudg_nb.effect_text import effect_lines
 
-from .assistant_auth import presented_assistant_token
+from .owner_api import OwnerAPIHandler, OwnerOnly
 from .security_headers import SecurityHeaders
 
 if TYPE_CHECKING:
@@ -31,37 +33,37 @@ if TYPE_CHECKING:
 
 __all__ = ["ApprovalPageHandler", "AssistantsHandler"]
 
-#: Longest JSON body the mint endpoint reads.
-MAX_BODY = 4096
+#: What a mint request looks like (the message of a 400).
+MINT_USAGE = ('Send JSON: {"name": NAME, "client": CLIENT, "profile": PROFILE} (client and '
+              'profile optional; GET cloudg/api/assistants lists the clients and profiles).')
+#: The name the minted configurations register the server under in the client.
+SERVER_NAME = "cloudg"
 
 
-class _Owner:
-    """The analyst's pages refuse assistant tokens themselves too (the route guard already
-    does: this holds if another extension reorders the routes)."""
+def client_choices() -> list[dict[str, str]]:
+    """The clients a configuration can be minted for (``cloudg-nb config --client``)."""
+    from cloudg_nb.client_config import ALL_CLIENTS, CLIENT_LABELS
 
-    identity: Identity
-
-    def _refuse_assistants(self: Any) -> None:
-        if presented_assistant_token(self.request) is not None or is_assistant(
-                self.identity.principal_for(self.current_user)):
-            raise web.HTTPError(403, reason="Not allowed")
+    return [{"id": c, "label": CLIENT_LABELS.get(c, c)}
+            for c in sorted(ALL_CLIENTS, key=list(CLIENT_LABELS).index)]
 
 
-class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
+def profile_choices(default: str) -> list[str]:
+    """The policy profiles an assistant may get: the built-in ones (the assistant profiles
+    first), with the server's default for assistants first when it is a file of its own."""
+    from cloudg_nb.policy.document import profile_names
+
+    names = sorted(profile_names(), key=lambda n: (not n.startswith("assistant"), n))
+    return names if default in names else [default, *names]
+
+
+class AssistantsHandler(OwnerAPIHandler):
     """List, mint and revoke assistant credentials (the analyst only)."""
 
-    auth_resource = "cloudg"
-
-    def initialize(self, endpoint: Endpoint, identity: Identity,
-                   credentials: AssistantCredentials) -> None:
-        self.endpoint = endpoint
-        self.identity = identity
+    def initialize(self, endpoint: Endpoint, identity: Identity,  # type: ignore[override]
+                   credentials: AssistantCredentials, **_: Any) -> None:
+        super().initialize(endpoint, identity)
         self.credentials = credentials
-
-    def _send(self, status: int, body: dict[str, Any]) -> None:
-        self.set_status(status)
-        self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps(body, default=str))
 
     @web.authenticated
     def get(self, name: str | None = None) -> None:
@@ -73,31 +75,44 @@ class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
                 self._send(404, {"message": "No assistant has that name."})
                 return
         self._send(200, {"assistants": found,
-                         "endpoint": self.endpoint.address.endpoint_url()})
+                         "endpoint": self.endpoint.address.endpoint_url(),
+                         "clients": client_choices(),
+                         "profiles": profile_choices(self.credentials.default_profile),
+                         "default_profile": self.credentials.default_profile})
 
     @web.authenticated
     def post(self, name: str | None = None) -> None:
         self._refuse_assistants()
-        if len(self.request.body) > MAX_BODY:
-            self._send(413, {"message": "The request body is too large."})
+        body = self._json_body(MINT_USAGE)
+        if body is None:
             return
-        try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError:
-            body = None
-        if not isinstance(body, dict) or not isinstance(body.get("name", name), str):
-            self._send(400, {"message": 'Send JSON: {"name": NAME, "client": CLIENT, '
-                                        '"profile": PROFILE} (client and profile optional).'})
+        if not isinstance(body.get("name", name), str) or not isinstance(
+                body.get("client") or "", str) or not isinstance(body.get("profile") or "", str):
+            self._send(400, {"message": MINT_USAGE})
             return
+        client = str(body.get("client") or "other")
         try:
             token, record, replaced = self.credentials.mint_assistant(
-                str(body.get("name", name)), client=str(body.get("client") or "other"),
-                profile=body.get("profile"))
+                str(body.get("name", name)), client=client, profile=body.get("profile"))
         except AssistantStoreError as exc:
             self._send(400, {"message": str(exc)})
             return
+        url = self.endpoint.address.endpoint_url()
+        config, config_path = self._config(client, url, token)
         self._send(201, {"token": token, "assistant": record.public(), "replaced": replaced,
-                         "endpoint": self.endpoint.address.endpoint_url()})
+                         "endpoint": url, "config": config, "config_path": config_path})
+
+    def _config(self, client: str, url: str, token: str) -> tuple[str | None, str | None]:
+        """What ``cloudg-nb config --client CLIENT --jupyter`` prints for this credential,
+        and where that client keeps it (None, None: a client it knows nothing of)."""
+        from cloudg_nb.client_config import ALL_CLIENTS, CONFIG_PATHS, client_config
+
+        if client not in ALL_CLIENTS:
+            return None, None
+        where = CONFIG_PATHS.get(client)
+        if client == "jupyter-ai" and where is not None:
+            where = str(self.endpoint.settings.root_dir / where)
+        return client_config(client, url=url, token=token, name=SERVER_NAME).text, where
 
     @web.authenticated
     async def delete(self, name: str | None = None) -> None:
@@ -105,8 +120,7 @@ class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
         if not name:
             self._send(400, {"message": "Name the assistant: DELETE .../assistants/NAME"})
             return
-        who = self.identity.principal_for(self.current_user).id
-        revoked = await self.credentials.revoke_assistant(name, who)
+        revoked = await self.credentials.revoke_assistant(name, self._who())
         if revoked is None:
             self._send(404, {"message": "No assistant has that name."})
             return
@@ -141,7 +155,7 @@ _FORM = """<form method="post">{xsrf}
 </form>"""
 
 
-class ApprovalPageHandler(SecurityHeaders, _Owner, JupyterHandler):
+class ApprovalPageHandler(SecurityHeaders, OwnerOnly, JupyterHandler):
     """One waiting call: what it is, and Approve / Deny (browser login with XSRF)."""
 
     auth_resource = "cloudg"
@@ -206,7 +220,7 @@ class ApprovalPageHandler(SecurityHeaders, _Owner, JupyterHandler):
             raise web.HTTPError(503, reason="approvals are not available")
         from cloudg_nb.layer.errors import NotFoundError
 
-        who = self.identity.principal_for(self.current_user).id
+        who = self._who()
         try:
             approval = desk.decide(approval_id, decision == "approve", who,
                                    self.get_body_argument("reason", "") or None)

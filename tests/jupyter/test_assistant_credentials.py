@@ -186,3 +186,26 @@ async def test_a_credential_removed_from_the_file_by_another_process_ends_its_se
         watcher.cancel()
     assert endpoint.closed == ["assistant:bot"]
     assert endpoint.events[-1]["by"] == "store file"
+
+
+async def test_watchers_hear_each_credential_minted_and_revoked_by_name(
+        credentials: AssistantCredentials, store: AssistantStore) -> None:
+    heard: list[tuple[str, str]] = []
+    credentials.watch(lambda action, name: heard.append((action, name)))
+    credentials.mint_assistant("bot")
+    credentials.mint_assistant("bot")  # replaced: minted again
+    credentials.mint_assistant("other")
+    await credentials.revoke_assistant("bot", "alice")
+    await credentials.revoke_assistant("nobody", "alice")  # nothing revoked: nothing heard
+    watcher = asyncio.create_task(credentials.watch_store(every=0.01))
+    try:
+        await asyncio.sleep(0.05)
+        AssistantStore(store.path).revoke("other")
+        for _ in range(200):
+            if len(heard) == 5:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        watcher.cancel()
+    assert heard == [("minted", "bot"), ("minted", "bot"), ("minted", "other"),
+                     ("revoked", "bot"), ("revoked", "other")]

@@ -1,10 +1,14 @@
 """The extension stands below the console script: no module of ``cloudg_jupyter`` imports
 ``cloudg_nb.cli``, at module level, inside a function or under TYPE_CHECKING (what both need,
-dataset specs and registry loading, lives in ``cloudg_nb`` below both)."""
+dataset specs and registry loading, lives in ``cloudg_nb`` below both). Importing the extension
+loads neither the catalog nor the oversight package: they load with the layer, at settings
+time (``jupyter server extension list`` stays quick)."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "jupyter_server_ext" / "cloudg_jupyter"
@@ -47,3 +51,11 @@ def load():
 '''
     lines = {int(use.split(":")[0].removeprefix("line ")) for use in _cli_imports(source)}
     assert lines == {4, 6, 7, 8, 9}
+
+
+def test_importing_the_extension_loads_no_catalog_oversight_or_pandas() -> None:
+    probe = ("import sys, cloudg_jupyter.app; print(sorted(m for m in sys.modules if "
+             "m.startswith(('cloudg_nb.catalog', 'cloudg_nb.oversight', 'pandas'))))")
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert ran.stdout.strip() == "[]", ran.stdout

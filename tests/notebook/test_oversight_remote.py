@@ -235,6 +235,58 @@ def test_deny_in_the_panel_tells_the_assistant_the_reason_typed(
         panel.close()
 
 
+def test_the_panels_browser_side_decides_through_the_server_by_default(
+        client: Client) -> None:
+    panel = ApprovalPanel(client, widget=True)
+    try:
+        server_side = panel._server
+        assert server_side in panel.widget.children
+        assert server_side.enabled is True
+        assert server_side.api_path == "cloudg/api/approvals"
+    finally:
+        panel.close()
+
+
+def test_a_decision_the_browser_could_not_take_is_taken_by_the_kernel(
+        server: JupyterServer, client: Client) -> None:
+    panel = ApprovalPanel(client, widget=True)
+    try:
+        with assistant(server, "fallback") as bot:
+            call = suppress(bot)
+            assert wait_for(lambda: panel.pending, 15, poll=0.05)
+            approval_id = panel.pending[0]["id"]
+            # What the front end sends when the server did not know the call (or no page).
+            panel._server._message(panel._server, {
+                "event": "decide", "id": approval_id, "decision": "deny",
+                "reason": "  decided by the kernel  "}, [])
+            result = call.join()
+        assert result.is_error and "decided by the kernel" in result.content[0].text
+        assert wait_for(lambda: approval_id in panel.decisions, 5)
+        assert panel.decisions[approval_id].data["reason"] == "decided by the kernel"
+    finally:
+        panel.close()
+
+
+def test_the_feed_shows_a_call_waiting_for_approval_until_it_is_decided(
+        server: JupyterServer, client: Client) -> None:
+    feed = ActivityFeed(client, widget=True)
+    try:
+        with assistant(server, "patient") as bot:
+            call = suppress(bot)
+            approval = waiting(client, "assistant:patient")
+            assert wait_for(lambda: [w["approval_id"] for w in feed.waiting]
+                            == [approval["id"]], 5)
+            (row,) = rows_of(feed._table.value, "suppress_findings")[:1]
+            assert "cloudg-waiting-row" in row and ">waiting<" in row
+            assert "1 waiting for approval" in feed.caption()
+            client.deny(approval["id"], reason="no")
+            call.join()
+        assert wait_for(lambda: not feed.waiting, 5)
+        assert "cloudg-waiting-row" not in feed._table.value
+    finally:
+        feed.close()
+
+
 def test_approve_and_deny_from_python_decide_and_an_unknown_id_is_an_error_result(
         server: JupyterServer, client: Client) -> None:
     with assistant(server, "py") as bot:

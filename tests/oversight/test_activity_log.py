@@ -129,6 +129,18 @@ async def test_change_notices_are_throttled_under_load() -> None:
     assert sent[-1] >= started + 0.9  # the last calls were announced too
 
 
+async def test_watchers_hear_the_same_throttled_notices_without_a_layer() -> None:
+    heard: list[float] = []
+    log = ActivityLog(min_interval=0.25)
+    log.watch(lambda: heard.append(time.monotonic()))
+    for _ in range(50):
+        log.add(principal="p", assistant=False, kind="tool", name="t", outcome="ok",
+                duration_ms=0.1, redacted=0)
+    await asyncio.sleep(0.35)
+    assert len(heard) == 2  # the first at once, the trailing one for the other 49
+    assert heard[1] - heard[0] >= 0.24
+
+
 def test_redaction_count_adds_every_replacing_strategy() -> None:
     report = {"redacted": {"secret": 2}, "masked": {"credential": 1}, "pseudonymized": {
         "aws_account_id": 3}, "classification": "confidential", "fenced": 4}

@@ -92,7 +92,7 @@ async def test_a_call_nobody_decides_times_out_as_an_error_result() -> None:
         "unload_dataset", {"name": "demo"}, principal=BOT), 5)
     assert result.is_error and "within 0.3 s" in result.text
     assert setup.layer.workspace.names() == ["demo"]
-    assert setup.audited[-1]["decision"] == "timed out"
+    assert setup.audited[-1]["decision"] == "expired"
 
 
 async def test_other_calls_keep_flowing_while_one_waits(setup: Setup) -> None:

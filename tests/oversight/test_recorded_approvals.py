@@ -65,8 +65,8 @@ class Setup:
 @pytest.mark.parametrize(("decide", "timeout", "approval", "outcome"), [
     (True, 5.0, "approved", Outcome.OK),
     (False, 5.0, "denied", Outcome.DENIED),
-    (None, 0.2, "timed out", Outcome.DENIED),
-], ids=["approved", "denied", "timed out"])
+    (None, 0.2, "expired", Outcome.DENIED),
+], ids=["approved", "denied", "expired"])
 async def test_a_call_that_waited_is_recorded_once_with_the_decision(
         decide: bool | None, timeout: float, approval: str, outcome: Outcome) -> None:
     setup = Setup(timeout)
