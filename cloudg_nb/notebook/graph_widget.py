@@ -2,7 +2,8 @@
 
 Its front end is ``static/graph_view.js`` preceded by the vendored cytoscape.js 3.34.4 (MIT,
 ``static/cytoscape-LICENSE.txt``), sent with the widget, never fetched. ``graph_view`` builds
-the nodes (laid out, coloured, with their attributes) and edges it shows.
+the nodes (laid out, coloured, with their attributes) and edges it shows. Its colours are
+the page theme's (light or dark), as CSS variables the front end reads for the canvas.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ anywidget evaluates a widget's module once per widget, and perspective 5.6's bun
 some custom elements (``regular-layout``) without checking whether an earlier copy did, so the
 second grid on a page failed; ``_viewer_class`` prefixes the bundle with a guard that skips
 defining an element name that is already defined (the first definition serves every copy).
+perspective's widget keeps the theme Python gave it (Pro Light); ``follow_theme`` wraps it in
+``static/grid_theme.js`` so the viewer shows Pro Light or Pro Dark as the page's theme is
+(JupyterLab's ``data-jp-theme-light``, VS Code's body class) and switches with it.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ Every ``render_*`` function returns a ``Rendered`` (HTML + plain text in one MIM
 Jupyter shows HTML and terminal IPython / nbconvert text show the same content as text. In a
 kernel, a table of more than ``LARGE_RESULT_ROWS`` rows shows as an interactive grid and a
 path or blast-radius result as a graph (a ``WidgetRendered``: the widget is made when shown).
+Colours are the notebook theme's (``--jp-*`` variables), so results read in light and dark.
 """
 
 from __future__ import annotations
