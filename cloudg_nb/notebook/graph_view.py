@@ -168,7 +168,8 @@ def graph_elements(result: Any, findings: Any = None) -> tuple[str, list[dict[st
         out.append({
             "id": node_id, "name": name,
             "label": name if asset_type == "INTERNET" else f"{name}\n{asset_type}",
-            "type": asset_type, "fill": CATEGORY_COLOURS.get(category, "#f0f0f0"),
+            "type": asset_type, "category": category, "severity": severity,
+            "fill": CATEGORY_COLOURS.get(category, "#f0f0f0"),
             "ring": SEVERITY_COLOURS[severity], "ring_width": 4 if severity else 1.5,
             "shape": "diamond" if asset_type == "INTERNET" else "ellipse",
             "entry": node_id in entries, "sensitive": node_id in sensitive,

@@ -12,6 +12,9 @@ anywidget evaluates a widget's module once per widget, and perspective 5.6's bun
 some custom elements (``regular-layout``) without checking whether an earlier copy did, so the
 second grid on a page failed; ``_viewer_class`` prefixes the bundle with a guard that skips
 defining an element name that is already defined (the first definition serves every copy).
+perspective's widget keeps the theme Python gave it (Pro Light); ``follow_theme`` wraps it in
+``static/grid_theme.js`` so the viewer shows Pro Light or Pro Dark as the page's theme is
+(JupyterLab's ``data-jp-theme-light``, VS Code's body class) and switches with it.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ import functools
 import json
 import math
 import os
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .progress_bars import kernel_shell
@@ -241,18 +246,64 @@ if (!customElements.__cloudgDefineOnce) {
 """
 
 
+#: perspective's bundle ends ``export{<widget> as default, ...}``: the widget is re-exported
+#: wrapped by grid_theme.js's ``cloudgFollowTheme``.
+_EXPORTS = re.compile(r"export\s*\{([^{}]*)\}\s*;?\s*(//# sourceMappingURL=\S*\s*)?$")
+#: perspective's light and dark themes in a grid: numbers and placeholders (the untitled title)
+#: darker on the light one and lighter on the dark one than perspective's, so text reads at
+#: least 4.5:1; in JupyterLab and Notebook 7, the notebook's own background (the theme's
+#: ``--jp-layout-color0``) and dim text (``--jp-ui-font-color2``).
+_THEME_CSS = """
+.cloudg-grid perspective-viewer[theme="Pro Light"],
+.cloudg-grid perspective-viewer [theme="Pro Light"] {
+  --psp-datagrid--pos-cell--color: #1f6fb2;
+  --psp-datagrid--neg-cell--color: #c62828;
+  --psp-inactive--color: #707070;
+}
+.cloudg-grid perspective-viewer[theme="Pro Dark"],
+.cloudg-grid perspective-viewer [theme="Pro Dark"] {
+  --psp-inactive--color: #9a9ea6;
+}
+body[data-jp-theme-light] .cloudg-grid
+  perspective-viewer:is([theme="Pro Light"], [theme="Pro Dark"]),
+body[data-jp-theme-light] .cloudg-grid
+  perspective-viewer :is([theme="Pro Light"], [theme="Pro Dark"]) {
+  --psp--background-color: var(--jp-layout-color0);
+  background-color: var(--jp-layout-color0);
+  --psp-inactive--color: var(--jp-ui-font-color2);
+}
+"""
+
+
+def follow_theme(bundle: str) -> str:
+    """perspective's anywidget module with its widget wrapped by ``grid_theme.js``: the
+    viewer's theme follows the page's, light or dark. A bundle laid out otherwise (another
+    perspective build) is returned as it is: its viewer keeps perspective's theme."""
+    match = _EXPORTS.search(bundle)
+    names = [part.strip() for part in match.group(1).split(",")] if match else []
+    widget = [name.split(" as ")[0].strip() for name in names if name.endswith(" as default")]
+    if match is None or len(widget) != 1:
+        return bundle
+    kept = [name for name in names if not name.endswith(" as default")]
+    follower = (Path(__file__).parent / "static" / "grid_theme.js").read_text(encoding="utf-8")
+    return (f"{bundle[:match.start()]}export {{{', '.join(kept)}}};\n{follower}\n"
+            f"export default cloudgFollowTheme({widget[0]});\n")
+
+
 @functools.cache
 def _viewer_class() -> type:
-    """perspective's ``PerspectiveWidget`` with its module behind ``_DEFINE_ONCE``."""
-    from pathlib import Path
-
+    """perspective's ``PerspectiveWidget`` with its module behind ``_DEFINE_ONCE`` and its
+    theme following the page's (``follow_theme``)."""
     import perspective.widget as psp
 
-    bundle = (Path(psp.__file__).parent / "static" / "perspective-anywidget.js").read_text(
-        encoding="utf-8")
+    static = Path(psp.__file__).parent / "static"
+    bundle = (static / "perspective-anywidget.js").read_text(encoding="utf-8")
+    css = (static / "perspective-anywidget.css").read_text(encoding="utf-8")
     return type("GridViewer", (psp.PerspectiveWidget,), {
-        "_esm": _DEFINE_ONCE + bundle, "__module__": __name__,
-        "__doc__": "perspective's viewer; its module defines each custom element once."})
+        "_esm": _DEFINE_ONCE + follow_theme(bundle), "_css": css + _THEME_CSS,
+        "__module__": __name__,
+        "__doc__": "perspective's viewer; its module defines each custom element once and "
+                   "its theme follows the page's."})
 
 
 class DataGrid:

@@ -6,6 +6,7 @@ Every ``render_*`` function returns a ``Rendered`` (HTML + plain text in one MIM
 Jupyter shows HTML and terminal IPython / nbconvert text show the same content as text. In a
 kernel, a table of more than ``LARGE_RESULT_ROWS`` rows shows as an interactive grid and a
 path or blast-radius result as a graph (a ``WidgetRendered``: the widget is made when shown).
+Colours are the notebook theme's (``--jp-*`` variables), so results read in light and dark.
 """
 
 from __future__ import annotations
@@ -30,10 +31,17 @@ __all__ = [
 #: A dict or text shown beyond this many characters is cut, with a note saying how to get it.
 MAX_TEXT_CHARS = 20_000
 
-_ERROR_STYLE = ("border-left:3px solid #c62828;padding:4px 10px;margin:2px 0;"
-                "background:rgba(198,40,40,.06);font-family:var(--jp-ui-font-family,sans-serif)")
-_CAPTION_STYLE = "color:#666;font-size:90%;margin:2px 0"
-_NOTE_STYLE = "color:#8a6d00;font-size:85%;margin:2px 0"
+#: Colours come from the front end's theme, light or dark: JupyterLab's (and Notebook 7's)
+#: ``--jp-*`` CSS variables, then VS Code's ``--vscode-*``, then values for a light page
+#: (classic Notebook). Text colour is inherited; backgrounds are tints, never a fixed colour.
+_DIM_TEXT = "var(--jp-content-font-color2,var(--vscode-descriptionForeground,#616161))"
+_ERROR_STYLE = ("border-left:3px solid var(--jp-error-color1,var(--vscode-errorForeground,"
+                "#d32f2f));padding:4px 10px;margin:2px 0;background:rgba(211,47,47,.08);"
+                "font-family:var(--jp-ui-font-family,sans-serif)")
+_CAPTION_STYLE = f"color:{_DIM_TEXT};font-size:90%;margin:2px 0"
+_NOTE_STYLE = (f"color:{_DIM_TEXT};font-size:85%;margin:2px 0;padding-left:6px;"
+               "border-left:3px solid var(--jp-warn-color1,var(--vscode-editorWarning-foreground,"
+               "#f57c00))")
 
 
 class Rendered:

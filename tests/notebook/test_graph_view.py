@@ -5,6 +5,7 @@ the matplotlib figure. (The graph in a real browser: tests/browser/test_grid_in_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,7 +25,13 @@ from cloudg_nb.notebook.graph_view import (
     is_graph_result,
     use_graph,
 )
-from cloudg_nb.notebook.graph_widget import GraphView, module_source
+from cloudg_nb.notebook.graph_widget import (
+    _CSS,
+    FILL_COLOURS,
+    RING_COLOURS,
+    GraphView,
+    module_source,
+)
 from cloudg_nb.notebook.render import WidgetRendered, render_result
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -163,3 +170,63 @@ def test_in_a_kernel_a_blast_radius_shows_its_graph_above_its_table(
     view, table = box.children
     assert isinstance(view, GraphView) and len(view.nodes) == 5
     assert "<table" in table.value and "4 rows" in table.value
+
+
+# -- light and dark pages ---------------------------------------------------------------------
+
+#: JupyterLab's notebook background (--jp-layout-color0) in its light and dark themes.
+PAGES = {"light": "#ffffff", "dark": "#111111"}
+
+
+def luminance(colour: str) -> float:
+    """Relative luminance (WCAG 2.x) of ``#rrggbb``."""
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_nodes_carry_their_category_and_worst_severity_for_the_themes_colours(
+        paths: Result, client: Client) -> None:
+    _, nodes, _ = graph_elements(paths, client.frame("list_findings"))
+    named = by_name(nodes)
+    assert named["customers-db"]["category"] == "data"
+    assert named["Internet"]["category"] == "internet"
+    assert {n["severity"] for n in nodes} >= {None, "CRITICAL"}
+    assert all(n["category"] in FILL_COLOURS["light"] for n in nodes)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_severity_ring_stands_out_3_to_1_on_the_themes_page(theme: str) -> None:
+    rings = {k: v for k, v in RING_COLOURS[theme].items() if k != "none"}
+    assert set(rings) == {"critical", "high", "medium", "low", "info", "unknown"}
+    assert len(set(rings.values())) == len(rings)  # each severity its own colour
+    faint = {k: round(contrast(v, PAGES[theme]), 2) for k, v in rings.items()
+             if contrast(v, PAGES[theme]) < 3.0}
+    assert faint == {}
+
+
+def test_the_dark_themes_colours_apply_on_dark_pages_only() -> None:
+    dark = _CSS[_CSS.index('body[data-jp-theme-light="false"] .cloudg-graph'):]
+    dark = dark[:dark.index("}")]
+    assert all(f"--cloudg-graph-ring-{k}: {v};" in dark for k, v in RING_COLOURS["dark"].items())
+    assert all(f"--cloudg-graph-fill-{k}: {v};" in dark for k, v in FILL_COLOURS["dark"].items())
+    assert "body.vscode-dark .cloudg-graph" in _CSS
+
+
+def test_the_widgets_colours_are_the_themes_variables_never_fixed() -> None:
+    # backgrounds, text and borders name a variable (JupyterLab's, with fallbacks); only the
+    # palette's own variables hold colours
+    declarations = re.findall(
+        r"(?<![-\w])(background(?:-color)?|color|border(?:-(?:top|right|bottom|left))?):"
+        r"\s*([^;}]+)", _CSS)
+    assert declarations
+    fixed = [(name, value) for name, value in declarations if "var(--" not in value]
+    assert fixed == []

@@ -308,3 +308,28 @@ def test_a_large_list_result_in_a_kernel_shows_as_a_grid(in_kernel: None) -> Non
     (viewer,) = box.children[0].children
     assert viewer.table.size() == 2500
     assert "2500 rows · dataset big" in box.children[1].value
+
+
+# -- the page's theme ------------------------------------------------------------------------------
+
+
+def test_the_viewers_module_follows_the_pages_theme_around_perspectives_widget() -> None:
+    viewer = grid_module._viewer_class()
+    module = viewer._esm
+    assert "function cloudgFollowTheme(widget)" in module
+    ours = module.rindex("// cloudg grid theme")
+    exports = module[module.rindex("export {", 0, ours):ours]  # perspective's, bar its default
+    assert "as ready" in exports and "as worker" in exports
+    assert " as default" not in exports
+    assert module.rstrip().splitlines()[-1].startswith("export default cloudgFollowTheme(")
+    assert 'perspective-viewer[theme="Pro Dark"]' in viewer._css
+
+
+def test_a_perspective_bundle_laid_out_otherwise_is_left_as_it_is() -> None:
+    for bundle in ("export default render;", "const a = 1;\nexport { a };",
+                   "export { a as default, b as default };"):
+        assert grid_module.follow_theme(bundle) == bundle
+    wrapped = grid_module.follow_theme("var w={render(){}};export{w as default,r as ready};\n"
+                                       "//# sourceMappingURL=x.js.map\n")
+    assert wrapped.startswith("var w={render(){}};export {r as ready};\n")
+    assert wrapped.endswith("export default cloudgFollowTheme(w);\n")

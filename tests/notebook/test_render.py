@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +14,7 @@ from cloudg_nb.notebook.render import (
     MAX_TEXT_CHARS,
     render,
     render_error,
+    render_note,
     render_result,
     render_value,
     table_of,
@@ -119,3 +121,25 @@ def test_unknown_argument_error_names_it_and_suggests_the_close_one(client: Clie
     shown = render_result(client.call("find_assets", limt=3, progress=False))
     assert "argument: limt" in shown.text
     assert "did you mean: limit" in shown.text
+
+
+def colours_in(html: str) -> list[tuple[str, str]]:
+    """(property, value) of every colour, background and border in the inline styles."""
+    styles = ";".join(re.findall(r"style=[\"']([^\"']*)[\"']", html))
+    return re.findall(r"(?<![-\w])(background(?:-color)?|color|border(?:-\w+)?):([^;]+)", styles)
+
+
+def test_results_take_their_colours_from_the_notebooks_theme(
+        client: Client, strict_client: Client) -> None:
+    shown = "".join(r.html for r in (
+        render_result(strict_client.call("find_assets", limit=3, progress=False)),  # + note
+        render_result(client.call("find_asets", progress=False)),  # an error
+        render_note("stored as df")))
+    found = colours_in(shown)
+    assert {name for name, _ in found} >= {"color", "background", "border-left"}
+    # a theme's variable (JupyterLab's, then VS Code's, then a light page's), or a tint that
+    # shows the page through it; never a fixed colour
+    fixed = [(name, value) for name, value in found
+             if not re.sub(r"^\d+px \w+ ", "", value).startswith(("var(--jp-", "rgba("))]
+    assert fixed == []
+    assert all(not re.search(r"rgba\([^)]*,\s*(1|1\.0)\)", value) for _, value in found)

@@ -3,61 +3,110 @@
 // `cytoscape` constant; the model holds `nodes` and `edges` (positions laid out in Python),
 // `title`, `height`, and `selected` (the id of the node clicked last, sent back to Python).
 
-const STYLE = [
-  {
-    selector: "node",
-    style: {
-      "background-color": "data(fill)",
-      "border-color": "data(ring)",
-      "border-width": "data(ring_width)",
-      shape: "data(shape)",
-      width: 34,
-      height: 34,
-      label: "data(label)",
-      "text-valign": "bottom",
-      "text-halign": "center",
-      "text-margin-y": 4,
-      "text-wrap": "wrap",
-      "text-max-width": 140,
-      "font-size": 10,
-      color: "#222",
+// Colours follow the page's theme (light or dark): the widget's CSS sets --cloudg-graph-*
+// variables from JupyterLab's --jp-* ones (with fallbacks); cytoscape takes plain values, so
+// they are read here, at render and again whenever the page's theme changes.
+const RINGS = ["critical", "high", "medium", "low", "info", "unknown", "none"];
+const FILLS = ["internet", "network", "compute", "identity", "data", "keys", "organization",
+  "other"];
+
+function rgba(text) {
+  const parts = (/rgba?\(([^)]*)\)/.exec(text || "") || [null, ""])[1]
+    .split(/[\s,/]+/).filter(Boolean).map(Number);
+  return parts.length >= 3 ? { r: parts[0], g: parts[1], b: parts[2], a: parts[3] ?? 1 } : null;
+}
+
+function over(colour, below) {
+  // a translucent colour (JupyterLab's text is) as the opaque colour it shows on `below`
+  const mix = (c, b) => Math.round(c * colour.a + b * (1 - colour.a));
+  return `rgb(${mix(colour.r, below.r)}, ${mix(colour.g, below.g)}, ${mix(colour.b, below.b)})`;
+}
+
+function themeColours(el) {
+  const probe = document.createElement("span");
+  probe.style.display = "none";
+  el.append(probe);
+  const read = (name) => {
+    probe.style.color = `var(${name})`;
+    return rgba(getComputedStyle(probe).color);
+  };
+  const white = { r: 255, g: 255, b: 255, a: 1 };
+  const page = read("--cloudg-graph-background") || white;
+  const background = rgba(over(page, white));
+  const colour = (name) => over(read(name) || { ...background, a: 1 }, background);
+  const colours = {
+    background: over(background, background),
+    text: colour("--cloudg-graph-text"),
+    dim: colour("--cloudg-graph-text-dim"),
+    line: colour("--cloudg-graph-line"),
+    accent: colour("--cloudg-graph-accent"),
+    ring: Object.fromEntries(RINGS.map((k) => [k, colour(`--cloudg-graph-ring-${k}`)])),
+    fill: Object.fromEntries(FILLS.map((k) => [k, colour(`--cloudg-graph-fill-${k}`)])),
+  };
+  probe.remove();
+  return colours;
+}
+
+function stylesheet(colours) {
+  const ring = (node) => colours.ring[String(node.data("severity") || "none").toLowerCase()]
+    || node.data("ring");
+  const fill = (node) => colours.fill[node.data("category")] || node.data("fill");
+  return [
+    {
+      selector: "node",
+      style: {
+        "background-color": fill,
+        "border-color": ring,
+        "border-width": "data(ring_width)",
+        shape: "data(shape)",
+        width: 34,
+        height: 34,
+        label: "data(label)",
+        "text-valign": "bottom",
+        "text-halign": "center",
+        "text-margin-y": 4,
+        "text-wrap": "wrap",
+        "text-max-width": 140,
+        "font-size": 10,
+        color: colours.text,
+      },
     },
-  },
-  {
-    selector: "node.entry",
-    style: {
-      "outline-width": 2,
-      "outline-color": "#111",
-      "outline-style": "dashed",
-      "outline-offset": 3,
+    {
+      selector: "node.entry",
+      style: {
+        "outline-width": 2,
+        "outline-color": colours.text,
+        "outline-style": "dashed",
+        "outline-offset": 3,
+      },
     },
-  },
-  { selector: "node.sensitive", style: { "font-weight": "bold" } },
-  {
-    selector: "node:selected",
-    style: { "overlay-color": "#1565c0", "overlay-opacity": 0.18, "overlay-padding": 6 },
-  },
-  {
-    selector: "edge",
-    style: {
-      width: 1.4,
-      "line-color": "#8c8c8c",
-      "curve-style": "bezier",
-      label: "data(label)",
-      "font-size": 8,
-      color: "#555",
-      "text-rotation": "autorotate",
-      "text-background-color": "#fff",
-      "text-background-opacity": 0.8,
-      "text-background-padding": 1,
+    { selector: "node.sensitive", style: { "font-weight": "bold" } },
+    {
+      selector: "node:selected",
+      style: { "overlay-color": colours.accent, "overlay-opacity": 0.25, "overlay-padding": 6 },
     },
-  },
-  {
-    selector: "edge.directed",
-    style: { "target-arrow-shape": "triangle", "target-arrow-color": "#8c8c8c" },
-  },
-  { selector: "edge.virtual", style: { "line-style": "dashed" } },
-];
+    {
+      selector: "edge",
+      style: {
+        width: 1.4,
+        "line-color": colours.line,
+        "curve-style": "bezier",
+        label: "data(label)",
+        "font-size": 8,
+        color: colours.dim,
+        "text-rotation": "autorotate",
+        "text-background-color": colours.background,
+        "text-background-opacity": 0.85,
+        "text-background-padding": 1,
+      },
+    },
+    {
+      selector: "edge.directed",
+      style: { "target-arrow-shape": "triangle", "target-arrow-color": colours.line },
+    },
+    { selector: "edge.virtual", style: { "line-style": "dashed" } },
+  ];
+}
 
 function elements(model) {
   const nodes = (model.get("nodes") || []).map((n) => ({
@@ -136,7 +185,7 @@ function render({ model, el }) {
     container: canvas,
     elements: elements(model),
     layout: { name: "preset", fit: true, padding: 30 },
-    style: STYLE,
+    style: stylesheet(themeColours(el)),
     minZoom: 0.1,
     maxZoom: 4,
     boxSelectionEnabled: false,
@@ -174,10 +223,29 @@ function render({ model, el }) {
     setHeight();
     refit();
   });
+  // A theme switch (JupyterLab's Settings > Theme, VS Code's) restyles the canvas in place.
+  let shownOn = null;
+  const restyle = () => {
+    if (!el.isConnected) {
+      return;
+    }
+    const colours = themeColours(el);
+    const key = JSON.stringify(colours);
+    if (key !== shownOn) {
+      shownOn = key;
+      cy.style(stylesheet(colours));
+    }
+  };
+  const themeWatch = new MutationObserver(() => requestAnimationFrame(restyle));
+  themeWatch.observe(document.body, {
+    attributes: true,
+    attributeFilter: ["data-jp-theme-light", "data-jp-theme-name", "class"],
+  });
   // The element may be laid out only after render: fit once it has a size.
   let fitted = false;
   const observer = new ResizeObserver(() => {
     if (canvas.clientWidth > 0 && canvas.clientHeight > 0) {
+      restyle(); // the page's colours are known once the element is on the page
       cy.resize();
       if (!fitted) {
         fitted = true;
@@ -188,6 +256,7 @@ function render({ model, el }) {
   observer.observe(canvas);
   return () => {
     observer.disconnect();
+    themeWatch.disconnect();
     model.off("change:nodes", onData);
     model.off("change:edges", onData);
     model.off("change:title", onTitle);
