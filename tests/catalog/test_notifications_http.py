@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 from mcp.types import ResourceListChangedNotification, ResourceUpdatedNotification
-from protocol.harness import ServerProcess, open_session
+
+from tests.protocol.harness import ServerProcess, open_session
 
 WORKSPACE = "cloudg://workspace"
 

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from protocol.harness import ClientSession, open_session
+
+from tests.protocol.harness import ClientSession, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 

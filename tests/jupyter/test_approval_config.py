@@ -8,7 +8,8 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from protocol.harness import open_session
+
+from tests.protocol.harness import open_session
 
 from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer, mint, request

@@ -15,7 +15,8 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .fixture_registry import PLANTED_DSN
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server

@@ -15,7 +15,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_assistants import _in_background, _pending, bearer, mint, owner

@@ -22,7 +22,8 @@ import anyio
 import httpx2
 import pytest
 from mcp.client.streamable_http import streamable_http_client
-from protocol.harness import make_client
+
+from tests.protocol.harness import make_client
 
 from .fixture_registry import ALL_ASSISTANTS
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server

@@ -17,7 +17,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .browser_headers import framing_allowed, policies
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
 
 from cloudg_nb.estate import demo, write_inventory_map
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer, mint

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from protocol.harness import MODERN, TIMEOUT, open_session
+
+from tests.protocol.harness import MODERN, TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 

@@ -22,7 +22,8 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import MCPError
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .loop_probe import LoopProbe
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server

@@ -6,17 +6,15 @@ all of them are visible under ``open`` (so the check can fail)."""
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 
 import pytest
-from estate_secrets_corpus import PLANTED, write_estate
-from estate_surfaces import collect_surfaces
 
 from cloudg_nb import CloudGMCPLayer
+from tests.catalog.support import make_layer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from catalog.support import make_layer
+from .estate_secrets_corpus import PLANTED, write_estate
+from .estate_surfaces import collect_surfaces
 
 _WINDOW = 12
 
