@@ -27,6 +27,9 @@ import pytest
 from cloudg_nb.lab import _pick_port
 from tests.protocol.harness import open_session
 
+#: What it starts (`make demo` and `cloudg-nb lab` start JupyterLab): tests/lanes.py.
+pytestmark = pytest.mark.server
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The acceptance bound: served within 60 s of the install finishing.
 READY_WITHIN = 60.0
