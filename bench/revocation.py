@@ -149,7 +149,7 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 
 def run(quick: bool) -> dict[str, Any]:
-    from cloudg_jupyter.app import STORE_POLL
+    from cloudg_jupyter.assistant_credentials import STORE_POLL
 
     rounds, repeats = QUICK_PLAN if quick else FULL_PLAN
     with tempfile.TemporaryDirectory(prefix="bench-revocation-") as tmp:

@@ -6,11 +6,11 @@ Everything public is importable from here. The core (``cloudg_nb.layer``) is fra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from .layer.defaults import register_default_parts
 from .layer.lazy_names import lazy_names
-
-__version__ = "0.1.0"
+from .layer.version import __version__
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time ``__getattr__`` loads these
     from .catalog import default_registry
@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time ``__getattr__`
         ToolResult,
         ToolSpec,
     )
+    from .layer.collaborators import LayerPolicy
+    from .layer.defaults import PolicySource
     from .notebook import (
         Client,
         LiveFrame,
@@ -118,3 +120,22 @@ _LAZY = {
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
+
+
+def _assembled_parts(
+    config: object = None,
+    *,
+    workspace: object = None,
+    policy: LayerPolicy | PolicySource = None,
+    registry: Registry | None = None,
+) -> tuple[object, LayerPolicy, Registry]:
+    """``assembly.default_parts``, imported when a layer first needs a default (it brings in
+    the workspace, the policy engine, PyYAML and the catalog)."""
+    from .assembly import default_parts
+
+    return default_parts(cast("CloudGConfig | None", config), workspace=workspace,
+                         policy=policy, registry=registry)
+
+
+#: What ``CloudGMCPLayer`` builds when it is not given a workspace, a policy or a registry.
+register_default_parts(_assembled_parts)

@@ -1,8 +1,9 @@
 """The default assembly of a layer: a workspace from settings, a policy, the tool catalog.
 
 ``build_layer`` is the one place the CLI, the Jupyter server extension and the notebook's
-in-process client turn settings into a ``CloudGMCPLayer``. The layer (framework-free) asks
-``default_parts`` only for the collaborators it was not given, importing this module lazily.
+in-process client turn settings into a ``CloudGMCPLayer``. ``default_parts`` is also what a
+layer built without a workspace, a policy or a registry gets them from: the package root
+registers it with the core (``layer.defaults``), which never imports this module.
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .layer.defaults import PolicySource
+
 if TYPE_CHECKING:
     from .config import CloudGConfig
     from .layer import CloudGMCPLayer, Registry
     from .layer.collaborators import LayerPolicy
 
 __all__ = ["build_layer", "default_parts", "PolicySource"]
-
-#: What names a policy to load: a profile name, a file, a document (``None``: the default).
-PolicySource = str | os.PathLike[str] | Mapping[str, Any] | None
 
 
 def default_parts(

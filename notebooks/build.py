@@ -188,8 +188,8 @@ Without a Jupyter server (this notebook run headless), the cell prints the confi
 that start a server of the assistant's own over stdio instead: that one has a workspace of
 its own, not this notebook's."""),
     ("py", """\
+from cloudg_nb.client_config import CLIENTS, client_config
 from cloudg_nb.jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
-from cloudg_nb.protocol.client_config import CLIENTS, client_config
 
 SHOW_TOKEN = False
 

@@ -1,7 +1,8 @@
 """The default assembly: ``build_layer`` fills in a workspace, a policy and the catalog.
 
 The CLI, the Jupyter server extension and the notebook's in-process client all build their
-layer here; ``CloudGMCPLayer()`` asks ``default_parts`` for what it was not given.
+layer here; ``CloudGMCPLayer()`` asks ``default_parts`` for what it was not given, which the
+package registers with the core as the layer's defaults (``cloudg_nb.layer.defaults``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import cloudg_nb.catalog
 from cloudg_nb.assembly import build_layer, default_parts
 from cloudg_nb.config import CloudGConfig
 from cloudg_nb.layer import CloudGMCPLayer, Registry
@@ -84,3 +86,75 @@ def test_layer_without_arguments_is_assembled_like_build_layer(
     direct, built = CloudGMCPLayer(), build_layer()
     assert direct.policy.name == built.policy.name
     assert direct.tools_wire() == built.tools_wire()
+
+
+@pytest.fixture
+def load_calls(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Record every ``Policy.load`` call (the real loader still runs)."""
+    calls: list = []
+    original = Policy.load.__func__
+
+    def spy(cls, source=None):
+        calls.append(source)
+        return original(cls, source)
+
+    monkeypatch.setattr(Policy, "load", classmethod(spy))
+    return calls
+
+
+# -- CloudGMCPLayer() without collaborators: the package's defaults (seed §4.1) ----------
+
+
+def test_workspace_is_built_from_the_given_config():
+    config = CloudGConfig(max_datasets=3)
+    layer = CloudGMCPLayer(config, registry=Registry(), policy="open")
+    assert isinstance(layer.workspace, Workspace)
+    assert layer.workspace.config is config
+
+
+def test_workspace_gets_a_default_config_when_none_is_given():
+    layer = CloudGMCPLayer(registry=Registry(), policy="open")
+    assert isinstance(layer.workspace, Workspace)
+    assert isinstance(layer.workspace.config, CloudGConfig)
+
+
+def test_policy_name_is_loaded_with_policy_load(load_calls):
+    layer = CloudGMCPLayer(registry=Registry(), policy="open")
+    assert load_calls == ["open"]
+    assert isinstance(layer.policy, Policy)
+    assert layer.policy.name == "open"
+
+
+def test_policy_instance_is_used_without_policy_load(load_calls):
+    policy = Policy({"name": "mine"})
+    layer = CloudGMCPLayer(registry=Registry(), policy=policy)
+    assert layer.policy is policy
+    assert load_calls == []
+
+
+def test_no_policy_loads_the_profile_named_by_the_environment(monkeypatch):
+    monkeypatch.setenv("CLOUDG_MCP_POLICY", "open")
+    layer = CloudGMCPLayer(registry=Registry())
+    assert layer.policy.name == "open"
+
+
+def test_no_policy_and_no_environment_loads_the_standard_profile(monkeypatch):
+    monkeypatch.delenv("CLOUDG_MCP_POLICY", raising=False)
+    layer = CloudGMCPLayer(registry=Registry())
+    assert layer.policy.name == "standard"
+
+
+def test_default_registry_is_used_when_none_is_given(monkeypatch):
+    catalog = Registry()
+    catalog.tool(name="from_catalog")(_echo)
+    monkeypatch.setattr(cloudg_nb.catalog, "default_registry", lambda: catalog)
+    layer = CloudGMCPLayer(policy="open")
+    assert layer.registry is catalog
+
+
+def test_workspace_notify_reaches_layer_listeners():
+    layer = CloudGMCPLayer(registry=Registry(), policy="open")
+    seen: list = []
+    layer.on_change(lambda kind, uri: seen.append((kind, uri)))
+    layer.workspace.notify("resource", "cloudg://workspace")
+    assert seen == [("resource", "cloudg://workspace")]

@@ -1,4 +1,10 @@
-"""The core is framework-free: importing it pulls in no protocol, server or widget code."""
+"""The core is framework-free: importing it pulls in no protocol, server or widget code, and
+none of its modules imports another cloudg package, in any way. No import circles anywhere.
+
+The import graph is read from the source (``ast``), counting every kind of import: at module
+level, inside functions (lazy), and under ``if TYPE_CHECKING:`` (the rules are in
+``_import_graph``'s docstring).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -105,6 +112,15 @@ def test_importing_the_layer_loads_only_the_standard_library_and_pydantic() -> N
     assert {m for m in ours if not m.startswith("cloudg_nb.layer")} == set()
 
 
+def test_a_layer_given_its_collaborators_loads_no_data_stack_catalog_or_estate() -> None:
+    loaded = _loaded_after(
+        "from cloudg_nb.layer import CloudGMCPLayer, Registry; "
+        "policy = type('Policy', (), {'vault': None})(); "
+        "CloudGMCPLayer(workspace=object(), policy=policy, registry=Registry())")
+    assert "cloudg_nb.layer.layer" in loaded
+    assert sorted(m for m in (*HEAVY_MODULES, "cloudg_nb.assembly") if m in loaded) == []
+
+
 def test_importing_the_package_loads_no_data_stack_catalog_or_estate() -> None:
     loaded = _loaded_after_import("cloudg_nb")
     assert sorted(m for m in HEAVY_MODULES if m in loaded) == []
@@ -121,9 +137,11 @@ def test_every_name_of_the_lazy_layer_resolves_and_the_wire_constants_load_alone
             "print(json.dumps([n for n in layer.__all__ if not hasattr(layer, n)]))")
     assert json.loads(_fresh_interpreter(code)) == []
     # what a kernel's remote client needs from the core: the wire constants, not the core
+    # (the package root itself loads its lazy names, its version and the defaults seam)
     loaded = _loaded_after("import cloudg_nb.layer.wire")
     assert {m for m in loaded if m.startswith("cloudg_nb.layer.")} == {
-        "cloudg_nb.layer.wire", "cloudg_nb.layer.lazy_names"}
+        "cloudg_nb.layer.wire", "cloudg_nb.layer.lazy_names", "cloudg_nb.layer.version",
+        "cloudg_nb.layer.defaults"}
     assert "pydantic" not in loaded
 
 
@@ -134,84 +152,234 @@ def test_an_unknown_package_attribute_raises_attribute_error() -> None:
         _ = cloudg_nb.no_such_name  # type: ignore[attr-defined]
 
 
-# -- no import cycles ----------------------------------------------------------------------
+# -- the import graph ----------------------------------------------------------------------
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "cloudg_nb"
+REPO = Path(__file__).resolve().parents[1]
+#: Where each top-level package's source lives.
+SOURCES = {"cloudg_nb": REPO, "cloudg_jupyter": REPO / "jupyter_server_ext"}
+#: How an import runs: at module level, inside a function (lazy), or for type checkers only.
+MODULE, LAZY, TYPING = "module level", "in a function", "under TYPE_CHECKING"
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+@dataclass(frozen=True)
+class Import:
+    """One edge: ``source`` imports ``target`` (both our modules) at ``line``, as ``kind``."""
+
+    source: str
+    target: str
+    line: int
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.source} -> {self.target} (line {self.line}, {self.kind})"
 
 
-def _module_level_statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Statements run at import: the body, both arms of ``if``/``try``, never
-    ``if TYPE_CHECKING:`` blocks (annotations only) nor function bodies (lazy imports)."""
-    pending: list[ast.stmt] = list(tree.body)
+def _modules() -> dict[str, Path]:
+    """Every module of our packages by dotted name (a package by its own name)."""
+    found: dict[str, Path] = {}
+    for top, base in SOURCES.items():
+        for path in sorted((base / top).rglob("*.py")):
+            parts = list(path.relative_to(base).with_suffix("").parts)
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return any((isinstance(n, ast.Name) and n.id == "TYPE_CHECKING")
+               or (isinstance(n, ast.Attribute) and n.attr == "TYPE_CHECKING")
+               for n in ast.walk(test))
+
+
+def _import_nodes(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
+    """Every import statement of ``tree`` with how it runs (a lazy import under
+    ``TYPE_CHECKING`` counts as typing)."""
+    pending: list[tuple[ast.AST, str]] = [(node, MODULE) for node in tree.body]
     while pending:
-        node = pending.pop()
-        if isinstance(node, ast.If):
-            if "TYPE_CHECKING" not in ast.unparse(node.test):
-                pending.extend([*node.body, *node.orelse])
-        elif isinstance(node, ast.Try):
-            pending.extend([*node.body, *node.orelse, *node.finalbody])
-            for handler in node.handlers:
-                pending.extend(handler.body)
-        else:
-            yield node
+        node, kind = pending.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node, kind
+            continue
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            pending.extend((child, TYPING) for child in node.body)
+            pending.extend((child, kind) for child in node.orelse)
+            continue
+        inner = LAZY if kind == MODULE and isinstance(
+            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) else kind
+        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
 
 
-def _module_imports() -> dict[str, set[str]]:
-    """Each cloudg_nb module -> the cloudg_nb modules its module-level imports load."""
-    paths = {_module_name(p): p for p in PACKAGE_ROOT.rglob("*.py")}
-    graph: dict[str, set[str]] = {}
-    for name, path in paths.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        found: set[str] = set()
-        for node in _module_level_statements(ast.parse(path.read_text(encoding="utf-8"))):
+def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute name ``from <node.module>`` means inside ``module``."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    anchor = package[: len(package) - node.level + 1]
+    return ".".join([*anchor, *([node.module] if node.module else [])])
+
+
+def _import_graph() -> list[Import]:
+    """Every import between our modules (``cloudg_nb``, ``cloudg_jupyter``), of every kind.
+
+    What an import statement counts as:
+    - ``import a.b.c``: an edge to ``a.b.c`` (the deepest of ``a.b.c``, ``a.b``, ``a`` that is
+      ours);
+    - ``from p import n``: an edge to the submodule ``p.n`` when there is one, else to ``p``
+      itself (``n`` is a name ``p`` defines or re-exports in its ``__init__``); relative
+      imports are resolved first;
+    - the packages Python runs before a module (``a/__init__`` before ``a.b``) are no edges:
+      otherwise every package that re-exports its submodules would be a circle with each of
+      them. So a package importing its own submodules is no circle, unless one of them
+      imports the package (a name from its ``__init__``) back, which is an explicit edge.
+    Names a package loads on first use (``layer.lazy_names``) are imported again under
+    ``TYPE_CHECKING`` for type checkers, so those imports count too.
+    """
+    modules = _modules()
+    edges: list[Import] = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_package = path.name == "__init__.py"
+        for node, kind in _import_nodes(tree):
             if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*anchor, *([base] if base else [])])
-                found.add(base)
-                found.update(f"{base}.{alias.name}" for alias in node.names)
-        graph[name] = {m for m in found if m in paths and m != name}
-    return graph
+                targets = []
+                for alias in node.names:
+                    target = alias.name
+                    while target and target not in modules:
+                        target = target.rpartition(".")[0]
+                    targets.append(target)
+            else:
+                base = _absolute(name, is_package, node)
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules
+                           else base for alias in node.names]
+            edges.extend(Import(name, target, node.lineno, kind) for target in targets
+                         if target in modules and target != name)
+    return edges
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one member (Tarjan)."""
+def _circles(edges: list[Import]) -> list[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    graph: dict[str, set[str]] = {}
+    for edge in edges:
+        graph.setdefault(edge.source, set()).add(edge.target)
+        graph.setdefault(edge.target, set())
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for nxt in graph.get(node, ()):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
+    on_stack: set[str] = set()
+    found: list[frozenset[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(frozenset(component))
     return found
+
+
+def _described(circle: frozenset[str], edges: list[Import]) -> str:
+    inside = sorted({str(e) for e in edges if e.source in circle and e.target in circle})
+    return f"{sorted(circle)}:\n    " + "\n    ".join(inside)
+
+
+# -- the core imports no other cloudg package ---------------------------------------------
+
+def _in_layer(module: str) -> bool:
+    return module == "cloudg_nb.layer" or module.startswith("cloudg_nb.layer.")
+
+
+def _imports_of_the_layer() -> list[Import]:
+    """Every import, of every kind, by a module of ``cloudg_nb.layer``, by absolute name
+    (resolved as in ``_import_graph``), whether or not the imported module exists."""
+    modules = _modules()
+    found: list[Import] = []
+    for name, path in modules.items():
+        if not _in_layer(name):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node, kind in _import_nodes(tree):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                base = _absolute(name, path.name == "__init__.py", node)
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules
+                           else base for alias in node.names]
+            found.extend(Import(name, target, node.lineno, kind) for target in targets)
+    return found
+
+
+def test_the_layer_imports_no_other_cloudg_package_in_any_way() -> None:
+    outward = [e for e in _imports_of_the_layer()
+               if e.target.startswith("cloudg") and not _in_layer(e.target)]
+    assert not outward, "cloudg_nb.layer imports other cloudg modules:\n" + "\n".join(
+        map(str, outward))
+
+
+def test_the_layer_imports_no_edge_framework_in_any_way() -> None:
+    edges = [e for e in _imports_of_the_layer() if e.target.split(".")[0] in EDGE_MODULES]
+    assert not edges, "cloudg_nb.layer imports edge frameworks:\n" + "\n".join(map(str, edges))
+
+
+def test_the_import_graph_sees_every_kind_of_import() -> None:
+    # the boundary test above is only as good as the graph: each kind of import is found
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "from .a import x\n"
+        "if TYPE_CHECKING:\n    from ..b import y\n"
+        "def f():\n    import cloudg_nb.c\n"
+        "class K:\n    def g(self):\n        from . import d\n"
+        "    if TYPE_CHECKING:\n        from .e import z\n")
+    found = {(n.module if isinstance(n, ast.ImportFrom) else n.names[0].name, kind)
+             for n, kind in _import_nodes(tree)}
+    assert found == {("typing", MODULE), ("a", MODULE), ("b", TYPING), ("cloudg_nb.c", LAZY),
+                     (None, LAZY), ("e", TYPING)}
+    node = ast.parse("from .. import __version__").body[0]
+    assert isinstance(node, ast.ImportFrom)
+    assert _absolute("cloudg_nb.layer.layer", False, node) == "cloudg_nb"
+    assert _absolute("cloudg_nb.layer", True, node) == "cloudg_nb"
+
+
+# -- no import circles ---------------------------------------------------------------------
+
+def test_no_import_circle_in_either_package() -> None:
+    """Counting lazy and TYPE_CHECKING imports: a circle means two modules cannot be read (or
+    moved) apart, so there are none."""
+    edges = _import_graph()
+    circles = _circles(edges)
+    assert not circles, "import circles:\n" + "\n".join(_described(c, edges) for c in circles)
+
+
+def test_the_circle_finder_finds_each_circle_once() -> None:
+    def edge(a: str, b: str) -> Import:
+        return Import(a, b, 1, MODULE)
+
+    edges = [edge("a", "b"), edge("b", "c"), edge("c", "a"), edge("c", "d"),
+             edge("d", "e"), edge("e", "d"), edge("f", "a")]
+    assert sorted(sorted(c) for c in _circles(edges)) == [["a", "b", "c"], ["d", "e"]]
 
 
 def _subpackage(module: str) -> str:
@@ -219,25 +387,12 @@ def _subpackage(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
-def test_no_import_cycles_between_subpackages() -> None:
-    # The root package is lazy (it imports nothing at module level) and is left out.
-    graph: dict[str, set[str]] = {}
-    for module, imported in _module_imports().items():
-        if module == "cloudg_nb":
-            continue
-        graph.setdefault(_subpackage(module), set()).update(
-            _subpackage(m) for m in imported
-            if m != "cloudg_nb" and _subpackage(m) != _subpackage(module))
-    assert _cycles(graph) == []
-
-
-def test_no_import_cycles_between_modules() -> None:
-    graph = {m: deps - {"cloudg_nb"} for m, deps in _module_imports().items() if m != "cloudg_nb"}
-    assert _cycles(graph) == []
-
-
-def test_the_layer_imports_no_other_cloudg_nb_package_at_module_level() -> None:
-    imports = _module_imports()
-    outward = {(m, d) for m, deps in imports.items() if m.startswith("cloudg_nb.layer")
-               for d in deps if not d.startswith("cloudg_nb.layer")}
-    assert outward == set()
+def test_no_import_cycles_between_subpackages_of_cloudg_nb() -> None:
+    # The root package only re-exports (it imports the core's defaults seam and version).
+    edges = [Import(_subpackage(e.source), _subpackage(e.target), e.line, e.kind)
+             for e in _import_graph()
+             if e.source.startswith("cloudg_nb.") and e.target.startswith("cloudg_nb.")
+             and _subpackage(e.source) != _subpackage(e.target)]
+    circles = _circles(edges)
+    assert not circles, "subpackage circles:\n" + "\n".join(
+        _described(c, edges) for c in circles)

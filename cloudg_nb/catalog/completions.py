@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from .. import estate
 from ..layer.context import ToolContext
+from .conventions import workspace_of
 
 __all__ = ["complete_dataset", "complete_ref", "complete_finding_id", "complete_severity",
            "complete_framework", "LIMIT"]
@@ -30,7 +31,7 @@ def _matching(values: Iterable[str], partial: str) -> list[str]:
 
 
 def _dataset(ctx: ToolContext) -> estate.Dataset | None:
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     filled = ctx.completion.context_arguments if ctx.completion is not None else {}
     name = filled.get("dataset") or ""
     if name and name in ws:
@@ -39,7 +40,7 @@ def _dataset(ctx: ToolContext) -> estate.Dataset | None:
 
 
 def complete_dataset(ctx: ToolContext, partial: str) -> list[str]:
-    return _matching(ctx.workspace.names(), partial)
+    return _matching(workspace_of(ctx).names(), partial)
 
 
 def complete_ref(ctx: ToolContext, partial: str) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -28,9 +28,12 @@ from ..layer.results import to_jsonable
 from ..layer.wire import ARROW_FORMAT, CHANGED_SINCE_META, FORMAT_META, MAX_ROWS_META
 from ..layer.workers import LIGHT, RunInWorker
 
+if TYPE_CHECKING:
+    from ..workspace import Workspace
+
 __all__ = [
     "DatasetArg", "LimitArg", "CursorArg", "RefArg", "OptionalRefArg", "StrList",
-    "dataset_of", "page", "filters", "progress_of", "CHANGED_SINCE", "delta_base",
+    "dataset_of", "workspace_of", "page", "filters", "progress_of", "CHANGED_SINCE", "delta_base",
     "request_meta", "query_key", "point_lookup", "inline_when_cached", "INLINE_ROWS",
     "FORMAT", "ARROW", "MAX_ROWS",
 ]
@@ -58,9 +61,15 @@ OptionalRefArg = Annotated[str | None, Field(
 StrList = list[str] | str | None
 
 
+def workspace_of(ctx: ToolContext) -> Workspace:
+    """The layer's workspace, as the catalog's tools are written against it: a layer built
+    by ``build_layer`` (or without a workspace given) always holds a ``Workspace``."""
+    return cast("Workspace", ctx.workspace)
+
+
 def dataset_of(ctx: ToolContext, name: str | None = "") -> Dataset:
     """The dataset ``name`` (the active one when empty); NoDatasetError with a hint else."""
-    return ctx.workspace.get(name or "")
+    return workspace_of(ctx).get(name or "")
 
 
 async def point_lookup(ctx: ToolContext, ds: Dataset, fn: Callable[..., T], /,

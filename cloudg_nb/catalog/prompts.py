@@ -27,6 +27,7 @@ from .completions import (
     complete_ref,
     complete_severity,
 )
+from .conventions import workspace_of
 
 __all__ = ["register", "LOAD_FIRST"]
 
@@ -45,7 +46,7 @@ def _facts(title: str, facts: dict[str, Any], ask: str) -> str:
 
 
 def _loaded(ctx: ToolContext) -> bool:
-    return ctx.workspace.active_name() is not None
+    return workspace_of(ctx).active_name() is not None
 
 
 def _records(frame: pd.DataFrame, columns: list[str], n: int = _TOP) -> list[dict[str, Any]]:
@@ -73,7 +74,7 @@ def security_posture_review(
     compliance, then a prioritised remediation plan."""
     if not _loaded(ctx):
         return LOAD_FIRST
-    ds = ctx.workspace.get(dataset)
+    ds = workspace_of(ctx).get(dataset)
     summary = ds.summary()
     exposure = estate.internet_exposure(ds)
     severe = estate.list_findings(ds, min_severity=min_severity or "HIGH")
@@ -104,7 +105,7 @@ def investigate_asset(ctx: ToolContext, ref: str, dataset: str = "") -> str:
     internet reaches it and what depends on it."""
     if not _loaded(ctx):
         return LOAD_FIRST
-    ds = ctx.workspace.get(dataset)
+    ds = workspace_of(ctx).get(dataset)
     asset = estate.get_asset(ds, ref)
     near = estate.neighbors(ds, asset["id"], depth=1)
     blast = estate.blast_radius(ds, asset["id"])
@@ -131,7 +132,7 @@ def blast_radius_assessment(ctx: ToolContext, ref: str, dataset: str = "") -> st
     """Assess what breaks if an asset (a key, a role, a network) is deleted or compromised."""
     if not _loaded(ctx):
         return LOAD_FIRST
-    ds = ctx.workspace.get(dataset)
+    ds = workspace_of(ctx).get(dataset)
     asset = estate.get_asset(ds, ref)
     blast = estate.blast_radius(ds, asset["id"])
     facts = {
@@ -154,7 +155,7 @@ def incident_triage(ctx: ToolContext, finding_id: str, dataset: str = "") -> str
     first response steps."""
     if not _loaded(ctx):
         return LOAD_FIRST
-    ds = ctx.workspace.get(dataset)
+    ds = workspace_of(ctx).get(dataset)
     finding = estate.get_finding(ds, finding_id)
     facts: dict[str, Any] = {"finding": {k: finding[k] for k in (
         "id", "severity", "title", "description", "remediation", "source_tool", "cvss_score",
@@ -181,7 +182,7 @@ def drift_review(ctx: ToolContext, base: str, target: str = "") -> str:
     """Review what changed between two datasets (e.g. last week's snapshot and today)."""
     if not _loaded(ctx):
         return LOAD_FIRST
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     b, t = ws.get(base), ws.get(target)
     d = estate.diff(b, t)
     cap = 25

@@ -28,6 +28,7 @@ from .completions import (
     complete_ref,
     complete_severity,
 )
+from .conventions import workspace_of
 
 __all__ = ["register", "table", "ASSET_TABLE_COLUMNS"]
 
@@ -51,12 +52,12 @@ def table(frame: pd.DataFrame) -> dict[str, Any]:
 
 def workspace_resource(ctx: ToolContext) -> dict[str, Any]:
     """The datasets loaded in the shared workspace, their versions and the active one."""
-    return ctx.workspace.status()
+    return workspace_of(ctx).status()
 
 
 def datasets_resource(ctx: ToolContext) -> dict[str, Any]:
     """Every loaded dataset with its version, source, sizes and summary URI."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     active = ws.active_name()
     out = []
     for name in ws.names():
@@ -73,14 +74,14 @@ def datasets_resource(ctx: ToolContext) -> dict[str, Any]:
 
 def findings_summary_resource(ctx: ToolContext) -> dict[str, Any]:
     """Open findings of the active dataset by severity, with totals and counts per scanner."""
-    ds = ctx.workspace.get("")
+    ds = workspace_of(ctx).get("")
     return {"dataset": ds.name, "version": ds.version,
             **estate.findings_summary(ds, group_by="source_tool")}
 
 
 def compliance_resource(ctx: ToolContext) -> dict[str, Any]:
     """Pass rates per compliance framework of the active dataset, and its failing controls."""
-    ds = ctx.workspace.get("")
+    ds = workspace_of(ctx).get("")
     return {"dataset": ds.name, "version": ds.version,
             "frameworks": estate.frame_records(estate.compliance_summary(ds)),
             "gaps": estate.frame_records(estate.compliance_gaps(ds))}
@@ -91,13 +92,13 @@ def compliance_resource(ctx: ToolContext) -> dict[str, Any]:
 
 def dataset_summary_template(ctx: ToolContext, dataset: str) -> dict[str, Any]:
     """One dataset's summary: counts by provider, type, severity, exposure and framework."""
-    return ctx.workspace.get(dataset).summary()
+    return workspace_of(ctx).get(dataset).summary()
 
 
 def dataset_assets_template(ctx: ToolContext, dataset: str) -> dict[str, Any]:
     """Every asset of a dataset as a table: {"columns": [...], "data": [[...], ...]}, which
     pandas reads as pd.DataFrame(**json.loads(text))."""
-    ds = ctx.workspace.get(dataset)
+    ds = workspace_of(ctx).get(dataset)
     briefs = ds.briefs()
     briefs["tags"] = ds.assets["tags"].to_numpy(dtype=object)
     return table(briefs[ASSET_TABLE_COLUMNS])
@@ -107,25 +108,25 @@ def dataset_findings_template(ctx: ToolContext, dataset: str) -> dict[str, Any]:
     """Every finding of a dataset, suppressed ones included, worst first, as a table:
     {"columns": [...], "data": [[...], ...]}, which pandas reads as
     pd.DataFrame(**json.loads(text))."""
-    ds = ctx.workspace.get(dataset)
+    ds = workspace_of(ctx).get(dataset)
     return table(estate.list_findings(ds, include_suppressed=True))
 
 
 def asset_template(ctx: ToolContext, ref: str) -> dict[str, Any]:
     """One asset of the active dataset (by id, ARN or name) with its findings and edges."""
-    ds = ctx.workspace.get("")
+    ds = workspace_of(ctx).get("")
     return {"dataset": ds.name, **estate.get_asset(ds, ref)}
 
 
 def finding_template(ctx: ToolContext, finding_id: str) -> dict[str, Any]:
     """One finding of the active dataset in full, with its asset and failing controls."""
-    ds = ctx.workspace.get("")
+    ds = workspace_of(ctx).get("")
     return to_jsonable({"dataset": ds.name, **estate.get_finding(ds, finding_id)})
 
 
 def findings_by_severity_template(ctx: ToolContext, severity: str) -> dict[str, Any]:
     """The open findings of one severity in the active dataset, highest risk first."""
-    ds = ctx.workspace.get("")
+    ds = workspace_of(ctx).get("")
     sev = estate.parse_enum(estate.Severity, severity, field="severity")
     rows = estate.frame_records(estate.list_findings(ds, severities=[sev.value]))
     return {"dataset": ds.name, "severity": sev.value, "count": len(rows), "findings": rows}
@@ -133,7 +134,7 @@ def findings_by_severity_template(ctx: ToolContext, severity: str) -> dict[str, 
 
 def framework_template(ctx: ToolContext, framework: str) -> dict[str, Any]:
     """One compliance framework of the active dataset: pass rate and every control."""
-    ds = ctx.workspace.get("")
+    ds = workspace_of(ctx).get("")
     name = estate.resolve_framework(ds, framework)
     summary = estate.frame_records(estate.compliance_summary(ds, name))[0]
     return {"dataset": ds.name, **summary,

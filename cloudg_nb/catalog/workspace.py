@@ -23,7 +23,7 @@ from ..layer.enums import Capability, Sensitivity
 from ..layer.registry import Registry
 from ..workspace import Workspace, summary_uri
 from .choices import one_of, read_by
-from .conventions import DatasetArg, dataset_of, progress_of
+from .conventions import DatasetArg, dataset_of, progress_of, workspace_of
 from .effects import export_files
 from .schemas import BOOL, INT, NSTR, OBJ, STR, arr, int_map, obj, str_map
 
@@ -61,7 +61,7 @@ _LINE = obj({"name": STR, "version": INT, "active": BOOL, "owner": STR, "source"
 
 def _loaded(ctx: ToolContext, ds: Dataset, replaced: bool, evicted: list[str]
             ) -> dict[str, Any]:
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     ctx.link(summary_uri(ds.name), f"{ds.name} summary",
              description="Counts by provider, type and severity of the loaded dataset")
     return {**_line(ws, ds), "compliance_results": len(ds.compliance), "replaced": replaced,
@@ -111,7 +111,7 @@ _LOADED = obj({**_LINE["properties"], "compliance_results": INT, "replaced": BOO
 def workspace_status(ctx: ToolContext) -> dict[str, Any]:
     """Show which estate datasets are loaded in the shared workspace and which one is active
     (the one every tool uses when its dataset argument is empty), with their sizes."""
-    return ctx.workspace.status()
+    return workspace_of(ctx).status()
 
 
 _STATUS = obj({"datasets": arr(STR), "active": NSTR, "max_datasets": INT,
@@ -123,7 +123,7 @@ _STATUS = obj({"datasets": arr(STR), "active": NSTR, "max_datasets": INT,
 def list_datasets(ctx: ToolContext) -> dict[str, Any]:
     """List the loaded datasets in load order: name, version (bumped by every change),
     whether it is active, where it came from, and asset/edge/finding counts."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     active = ws.active_name()
     lines = [_line(ws, ws.get(n), active) for n in ws.names()]
     return {"active": active, "total": len(lines), "datasets": lines}
@@ -158,7 +158,7 @@ def diff_datasets(
     """What changed from base to target (empty = active): assets added, removed and changed
     (field by field), edges added and removed, findings new, resolved and with a changed
     severity, and assets newly exposed to the internet (or no longer)."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     b, t = ws.get(base), dataset_of(ctx, target)
     result = diff(b, t, progress=progress_of(ctx))
     truncated = False
@@ -227,7 +227,7 @@ def load_dataset(
     problem, and leaves the workspace exactly as it was. Scanner output is checked record by
     record: invalid records are skipped and reported (load_report: index, field, reason;
     also logged as a warning) unless strict; load_report explains the counts."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     replaced = bool(name) and name in ws
     with ws.evictions() as evicted:
         ds = ws.load(path, name=name, kind=kind, activate=activate, replace=replace,
@@ -277,7 +277,7 @@ def sample_estate(
     """Load a built-in sample estate (no files or cloud access needed) to explore the tools:
     the demo estate has an internet-facing load balancer in front of web hosts whose role
     reads a PII database, a shared KMS key, an external trust and an SSH rule open to all."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     ph = Phases(progress_of(ctx))
     ph.step(0, "generating the sample estate")
     replaced = bool(dataset_name) and dataset_name in ws
@@ -293,7 +293,7 @@ def sample_estate(
 def select_dataset(ctx: ToolContext, name: NameArg) -> dict[str, Any]:
     """Make a loaded dataset the active one: tools called with an empty dataset argument
     (and the cloudg://findings/summary and cloudg://compliance resources) then use it."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     ds = ws.select(name)
     return {"active": ds.name, "version": ds.version, "datasets": ws.names()}
 
@@ -304,7 +304,7 @@ _SELECTED = obj({"active": STR, "version": INT, "datasets": arr(STR)})
 def unload_dataset(ctx: ToolContext, name: NameArg) -> dict[str, Any]:
     """Remove a dataset from the workspace (its data is gone unless saved or snapshotted);
     if it was active, the most recently loaded remaining dataset becomes active."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     ds = ws.remove(name)
     return {"unloaded": ds.name, "active": ws.active_name(), "datasets": ws.names()}
 
@@ -317,7 +317,7 @@ def snapshot_dataset(
 ) -> dict[str, Any]:
     """Copy a dataset under a new name (default '<name>-snapshot') without activating it,
     to keep a baseline before changes (suppressions, reloads) and diff against it later."""
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     src = dataset_of(ctx, dataset)
     with ws.evictions() as evicted:
         copy = ws.snapshot(src.name, name)
@@ -345,7 +345,7 @@ def export_dataset(
     """Save a dataset (with its suppressions) as files under the server's output folder, in
     a format load_dataset reads back: an inventory map or tables (CSV, JSON lines, Parquet)."""
     fmt = format
-    ws = ctx.workspace
+    ws = workspace_of(ctx)
     ds = dataset_of(ctx, dataset)
     target = ws.resolve_path(folder or ds.name, write=True)
     ws.guard_overwrite([target / name for name in export_files(fmt)])

@@ -6,19 +6,40 @@ so they agree with ``internet_exposure``; ``derived_only`` marks the finding-onl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
 from .finding_exposure import DERIVED_RELATIONSHIP
 
 if TYPE_CHECKING:
-    from .dataset import Dataset
+    import pandas as pd
 
-__all__ = ["derived_exposure", "exposed_flags", "derived_only"]
+    from .refs import AssetIndex
+
+__all__ = ["derived_exposure", "exposed_flags", "derived_only", "ExposureSource"]
+
+T = TypeVar("T")
 
 
-def derived_exposure(ds: Dataset) -> dict[int, list[str]]:
+class ExposureSource(Protocol):
+    """What the flags read of a dataset (``Dataset``, which imports this module): its assets
+    and edges, its reference index, and its per-version cache."""
+
+    @property
+    def assets(self) -> pd.DataFrame: ...
+
+    @property
+    def edges(self) -> pd.DataFrame: ...
+
+    @property
+    def index(self) -> AssetIndex: ...
+
+    def cached(self, key: str, build: Callable[[], T], *, label: str | None = None) -> T: ...
+
+
+def derived_exposure(ds: ExposureSource) -> dict[int, list[str]]:
     """Asset row → ids of the findings its internet exposure is derived from, for the rows
     that have a derived INTERNET_EXPOSED edge (cached per version)."""
 
@@ -51,7 +72,7 @@ def derived_exposure(ds: Dataset) -> dict[int, list[str]]:
     return ds.cached("derived_exposure", build, label="derived exposure")
 
 
-def exposed_flags(ds: Dataset) -> np.ndarray:
+def exposed_flags(ds: ExposureSource) -> np.ndarray:
     """Per asset row: True when internet-exposed, flagged by the inventory or derived from
     a finding (cached per version; do not modify)."""
 
@@ -65,7 +86,7 @@ def exposed_flags(ds: Dataset) -> np.ndarray:
     return ds.cached("exposed_flags", build, label="exposure flags")
 
 
-def derived_only(ds: Dataset, rows: np.ndarray | list[int]) -> list[list[str] | None]:
+def derived_only(ds: ExposureSource, rows: np.ndarray | list[int]) -> list[list[str] | None]:
     """Per asset row of ``rows``: the findings its exposure is derived from when the
     inventory does not flag it (exposed by findings only), else None."""
     derived = derived_exposure(ds)

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..layer.version import __version__
 from .dataset import Dataset
 from .progress import Phases, ProgressFn
 
@@ -80,8 +81,6 @@ def _files_fingerprint(path: Path) -> list[Any] | None:
 def _code_fingerprint() -> list[Any]:
     """The package version and the estate readers' source files (name, size, mtime), so a
     changed reader never serves a parse made by the old one."""
-    from .. import __version__
-
     here = Path(__file__).parent
     lines = []
     for p in sorted(here.rglob("*.py")):

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         TextResourceContents,
         ToolResult,
     )
-    from .context import Principal, ToolContext
+    from .context import ToolContext
     from .enums import Capability, Sensitivity
     from .errors import (
         AccessDeniedError,
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         MetricsMiddleware,
         RetryMiddleware,
     )
+    from .principal import Principal
     from .registry import Registry
     from .schema import validate_arguments
     from .specs import PromptArgument, PromptSpec, ResourceSpec, ResourceTemplateSpec, ToolSpec
@@ -85,7 +86,7 @@ _WHERE: dict[str, str] = {
     'MetricsMiddleware': '.middleware',
     'Middleware': '.layer',
     'NotFoundError': '.errors',
-    'Principal': '.context',
+    'Principal': '.principal',
     'PromptArgument': '.specs',
     'PromptMessage': '.content',
     'PromptResult': '.content',

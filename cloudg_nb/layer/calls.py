@@ -1,7 +1,7 @@
 """One request as middleware sees it (``CallInfo``) and the middleware contract.
 
 A middleware is ``async (info, call_next) -> result``; it may also have ``attach(layer)``
-(``AttachesToLayer``), which the layer calls once when the middleware is added. Work that
+(``layer.AttachesToLayer``), which the layer calls once when the middleware is added. Work that
 grows with a request's arguments goes through ``argument_work``: on the loop for arguments
 within the loop budget, in a worker thread for larger ones (``CallInfo.large``).
 """
@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, Protocol, TypeVar, cast
 
 from .context import Principal, ToolContext
 from .enums import Outcome, RequestKind
@@ -20,10 +20,7 @@ from .plan import CallPlan
 from .specs import AnySpec
 from .workers import LIGHT
 
-if TYPE_CHECKING:
-    from .layer import CloudGMCPLayer
-
-__all__ = ["CallInfo", "Handler", "Middleware", "AttachesToLayer", "argument_work"]
+__all__ = ["CallInfo", "Handler", "Middleware", "argument_work"]
 
 T = TypeVar("T")
 
@@ -78,10 +75,3 @@ class Middleware(Protocol):
     """``await mw(info, call_next)``: runs around every request (``layer.use(mw)``)."""
 
     def __call__(self, info: CallInfo, call_next: Handler, /) -> Awaitable[Any]: ...
-
-
-@runtime_checkable
-class AttachesToLayer(Protocol):
-    """A middleware that hooks into the layer it is added to (change events, a resource)."""
-
-    def attach(self, layer: CloudGMCPLayer) -> None: ...

@@ -1,21 +1,18 @@
 """What the layer needs from the policy and the workspace it is given (``typing.Protocol``).
 
 ``cloudg_nb.policy.Policy`` and ``cloudg_nb.workspace.Workspace`` satisfy these; the layer
-never imports them. Optional hooks are separate runtime-checkable Protocols, tested with
-``isinstance`` where they are used.
+never imports them, not even to type them. Optional hooks are separate runtime-checkable
+Protocols, tested with ``isinstance`` where they are used.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from .context import Principal
-from .pipeline import Pipeline
+from .pipeline import Pipeline, PseudonymVault
+from .principal import Principal
 from .specs import AnySpec
-
-if TYPE_CHECKING:  # type-only: the core never imports the transforms at run time
-    from ..transforms.vault import Vault
 
 __all__ = [
     "LayerPolicy", "PlannedAccess", "PlansAccess", "ChangeListener", "IdentifierSource",
@@ -41,7 +38,7 @@ class LayerPolicy(Protocol):
     def name(self) -> str: ...
 
     @property
-    def vault(self) -> Vault | None:
+    def vault(self) -> PseudonymVault | None:
         """Handed to every ``TransformContext``: the pseudonym vault (None: no pseudonyms)."""
 
     def is_allowed(self, spec: AnySpec, principal: Principal) -> bool: ...

@@ -1,4 +1,5 @@
-"""Who is calling (``Principal``) and what a handler gets as its first argument (``ToolContext``).
+"""What a handler gets as its first argument (``ToolContext``), and who is calling
+(``Principal``, defined in ``principal``).
 
 The context carries the adapter's callbacks (progress, log), the request's identity, links
 the handler wants attached to its result, and the serving loop, so sync handlers running in
@@ -14,15 +15,14 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .content import Annotations, ResourceLink
 from .errors import CallCancelledError
+from .principal import Principal
 
-if TYPE_CHECKING:  # type-only: the core imports neither the workspace nor its settings
-    from ..config import CloudGConfig
-    from ..workspace import Workspace
-    from .layer import CloudGMCPLayer
+if TYPE_CHECKING:
+    from .view import LayerView
 
 __all__ = [
     "Principal", "ToolContext", "Completion", "SyncProgress", "LOG_LEVELS", "maybe_await",
@@ -59,35 +59,6 @@ def _as_text(value: Any) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Principal:
-    """The caller: an id, a set of roles, and free-form claims (never used for roles)."""
-
-    id: str
-    roles: frozenset[str] = frozenset({"default"})
-    claims: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.roles, frozenset):
-            object.__setattr__(self, "roles", frozenset(self.roles))
-
-    @classmethod
-    def local(cls) -> Principal:
-        """The in-process / stdio user: id ``local``, roles ``default`` and ``local``."""
-        return _LOCAL
-
-    @classmethod
-    def anonymous(cls) -> Principal:
-        return _ANONYMOUS
-
-    def has_role(self, role: str) -> bool:
-        return role in self.roles
-
-
-_LOCAL = Principal("local", frozenset({"default", "local"}))
-_ANONYMOUS = Principal("anonymous", frozenset({"default"}))
-
-
-@dataclass(frozen=True, slots=True)
 class Completion:
     """What a completion request asks for: ``argument`` of the prompt or template variable,
     the ``function`` that completes it, and the ``context_arguments`` the client already
@@ -102,7 +73,7 @@ class Completion:
 class ToolContext:
     """The first argument of every handler; one per request."""
 
-    layer: CloudGMCPLayer | None = None
+    layer: LayerView | None = None
     principal: Principal = field(default_factory=Principal.local)
     kind: str = "tool"
     name: str = ""
@@ -156,18 +127,19 @@ class ToolContext:
         return SyncProgress(self)
 
     @property
-    def workspace(self) -> Workspace:
-        """The layer's workspace: the catalog's tools are written against ``Workspace``
-        (a layer built by ``build_layer`` always holds one)."""
+    def workspace(self) -> object:
+        """The layer's workspace, typed by nothing of the core's: code written against a
+        workspace class narrows it (the catalog's ``conventions.workspace_of``)."""
         if self.layer is None:
             raise RuntimeError("This ToolContext belongs to no layer, so it has no workspace; "
                                "make handler contexts with layer.context(...).")
-        return cast("Workspace", self.layer.workspace)
+        return self.layer.workspace
 
     @property
-    def config(self) -> CloudGConfig:
-        """The workspace's settings (roots, output folder, limits)."""
-        return self.workspace.config
+    def config(self) -> object:
+        """The workspace's settings (its ``config``: roots, output folder, limits)."""
+        workspace: Any = self.workspace
+        return workspace.config
 
     # -- progress ----------------------------------------------------------------------
 

@@ -22,10 +22,10 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 from .bounds import InputBounds, check_arguments, check_uri, checked_on_loop
-from .calls import AttachesToLayer, CallInfo, Handler, Middleware, argument_work
+from .calls import CallInfo, Handler, Middleware, argument_work
 from .collaborators import (
     ChangeListener,
     IdentifyingWorkspace,
@@ -42,6 +42,7 @@ from .content import (
     ToolResult,
 )
 from .context import Completion, Principal, ToolContext, maybe_await
+from .defaults import PolicySource, default_parts
 from .enums import Outcome, RequestKind
 from .errors import (
     AccessDeniedError,
@@ -70,12 +71,10 @@ from .specs import (
     ResourceTemplateSpec,
     ToolSpec,
 )
+from .version import __version__
 from .workers import LIGHT, RunInWorker, WorkerPool
 
-if TYPE_CHECKING:  # type-only: the core never imports the settings module at run time
-    from ..config import CloudGConfig
-
-__all__ = ["CloudGMCPLayer", "CallInfo", "Middleware", "ChangeListener"]
+__all__ = ["CloudGMCPLayer", "CallInfo", "Middleware", "ChangeListener", "AttachesToLayer"]
 
 logger = logging.getLogger("cloudg.mcp")
 
@@ -83,6 +82,13 @@ PREFIX_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{0,64}$")
 COMPLETION_LIMIT = 100
 #: Key under which a prefixed layer looks up names without its prefix: never a valid name.
 _UNRESOLVABLE = "\x00"
+
+
+@runtime_checkable
+class AttachesToLayer(Protocol):
+    """A middleware that hooks into the layer it is added to (change events, a resource)."""
+
+    def attach(self, layer: CloudGMCPLayer) -> None: ...
 
 
 def _bind(mw: Middleware, nxt: Handler) -> Handler:
@@ -113,10 +119,10 @@ class CloudGMCPLayer:
 
     def __init__(
         self,
-        config: CloudGConfig | None = None,
+        config: object = None,
         *,
         workspace: object = None,
-        policy: LayerPolicy | str | os.PathLike[str] | Mapping[str, Any] | None = None,
+        policy: LayerPolicy | PolicySource = None,
         registry: Registry | None = None,
         include_categories: Iterable[str] | None = None,
         exclude_categories: Iterable[str] | None = None,
@@ -135,18 +141,18 @@ class CloudGMCPLayer:
         input_bounds: InputBounds | None = None,
         is_guest: Callable[[str], bool] | None = None,
     ) -> None:
-        """``light_workers``/``heavy_workers``: threads of the two worker lanes for sync
+        """``config``: the settings of the default workspace (a ``CloudGConfig``), handed to
+        the registered default parts (``layer.defaults``) with whatever else is missing.
+        ``light_workers``/``heavy_workers``: threads of the two worker lanes for sync
         handlers (see ``ToolSpec.lane``); ``workers_per_caller``: how many threads of a lane
         one principal may hold (default half the lane); ``input_bounds``: argument caps;
         ``is_guest(principal_id)``: which principals are guests (assistants), whose work
         never takes the threads kept for the others (see ``WorkerPool``)."""
-        # A policy given as a profile name, file, document or None is loaded by the builder.
+        # A policy given as a profile name, file, document or None is loaded by the defaults.
         if (workspace is None or registry is None or policy is None
                 or isinstance(policy, str | os.PathLike | Mapping)):
-            # Defaults are assembled outside the framework-free core (config, workspace,
-            # policy and catalog pull in pandas and PyYAML), only when one is missing.
-            from ..assembly import default_parts
-
+            # The core builds none of them: the package registers what makes them (the
+            # workspace, the policy engine and the catalog live above the core).
             workspace, policy, registry = default_parts(
                 config, workspace=workspace, policy=policy, registry=registry)
         self.workspace = workspace
@@ -163,9 +169,7 @@ class CloudGMCPLayer:
         self.default_timeout = default_timeout
         self.max_output_chars = max_output_chars
         self.name = name
-        if version is None:
-            from .. import __version__ as version
-        self.version = version
+        self.version = __version__ if version is None else version
         self.instructions = instructions
         self.workers = WorkerPool(light_workers=light_workers, heavy_workers=heavy_workers,
                                   per_owner=workers_per_caller, is_guest=is_guest)

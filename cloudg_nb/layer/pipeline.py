@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # type-only: this module stays stdlib-only at run time
-    from ..transforms.vault import Vault
-    from .context import Principal
+    from .principal import Principal
     from .specs import AnySpec
 
-__all__ = ["REMOVED", "ROWS_KEY", "TransformContext", "Pipeline", "Transform", "merge_report"]
+__all__ = ["REMOVED", "ROWS_KEY", "TransformContext", "Pipeline", "Transform", "merge_report",
+           "PseudonymVault"]
 
 #: The key a page of rows sits under (``{"items": [row, ...]}``): a column's cells are
 #: transformed as the rows ``{"items": [{column: cell}, ...]}`` would be.
@@ -34,12 +34,43 @@ class _Removed:
 REMOVED: Any = _Removed()
 
 
+class PseudonymVault(Protocol):
+    """The pseudonym vault a ``TransformContext`` carries, as the steps use it (the policy's
+    ``cloudg_nb.transforms.vault.Vault``): keyed hashes, pseudonyms issued and looked up,
+    values held back while a batch is rewritten, identifiers learned, its file flushed."""
+
+    def __len__(self) -> int:
+        """How many pseudonyms it issued."""
+
+    def hash(self, entity: str, value: str, length: int = 12) -> str: ...
+
+    def pseudonymize(self, entity: str, value: str) -> str: ...
+
+    def lookup(self, token: str) -> tuple[str, str] | None:
+        """``(entity, original)`` of a pseudonym it issued, else None."""
+
+    def reserve(self, values: Iterable[str]) -> list[str]:
+        """Hold ``values`` back from being issued as pseudonyms until ``release``."""
+
+    def release(self, marked: list[str]) -> None: ...
+
+    def learn(self, entity: str, values: Iterable[object]) -> None: ...
+
+    def learned(self) -> int:
+        """How many identifiers it learned so far (grows when it learns more)."""
+
+    def find_known(self, entity: str, text: str) -> list[tuple[int, int]]:
+        """Spans of ``text`` holding an identifier of ``entity`` it learned."""
+
+    def flush(self) -> None: ...
+
+
 @dataclass
 class TransformContext:
     """Per-value state: direction, the pseudonym vault, and the report being built."""
 
     direction: Literal["input", "output"] = "output"
-    vault: Vault | None = None
+    vault: PseudonymVault | None = None
     report: dict[str, Any] = field(default_factory=dict)
     principal: Principal | None = None
     spec: AnySpec | None = None

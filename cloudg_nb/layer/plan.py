@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .collaborators import LayerPolicy, PlannedAccess
-from .context import Principal
-from .pipeline import Pipeline, TransformContext, merge_report
+from .pipeline import Pipeline, PseudonymVault, TransformContext, merge_report
+from .principal import Principal
 from .specs import AnySpec
-
-if TYPE_CHECKING:  # type-only: the core never imports the transforms at run time
-    from ..transforms.vault import Vault
 
 __all__ = ["CallPlan"]
 
@@ -33,7 +30,7 @@ class CallPlan:
     principal: Principal
     input: Pipeline
     output: Pipeline
-    vault: Vault | None = None
+    vault: PseudonymVault | None = None
     #: Listed and resolvable for ``principal`` (``LayerPolicy.is_allowed``).
     visible: bool = True
     #: Asked ``check_call`` / ``check_completion`` when there is no ``access``.

@@ -17,7 +17,7 @@ from .oversight import ACTIVITY_URI, activity_frame, read_oversight, since_uri
 if TYPE_CHECKING:
     import pandas
 
-    from .client import Client
+    from .client_api import ClientAPI
 
 __all__ = ["ActivityFeed", "KEEP", "MIN_INTERVAL", "TABLE_ROWS"]
 
@@ -116,7 +116,7 @@ class ActivityFeed(Follower):
     uri = ACTIVITY_URI
     remake = "client.activity_feed()"
 
-    def __init__(self, client: Client, *, keep: int = KEEP, rows: int = TABLE_ROWS,
+    def __init__(self, client: ClientAPI, *, keep: int = KEEP, rows: int = TABLE_ROWS,
                  min_interval: float = MIN_INTERVAL, widget: bool | None = None,
                  start: bool = True) -> None:
         self.keep = max(1, keep)

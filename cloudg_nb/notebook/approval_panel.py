@@ -21,7 +21,7 @@ from .oversight import APPROVALS_URI, decide, read_oversight
 if TYPE_CHECKING:
     import asyncio
 
-    from .client import Client
+    from .client_api import ClientAPI
     from .result import Result
 
 __all__ = ["ApprovalPanel", "RECENT_SHOWN", "SLOTS"]
@@ -102,7 +102,7 @@ class ApprovalPanel(Follower):
     uri = APPROVALS_URI
     remake = "client.approval_panel()"
 
-    def __init__(self, client: Client, *, slots: int = SLOTS, min_interval: float = 0.1,
+    def __init__(self, client: ClientAPI, *, slots: int = SLOTS, min_interval: float = 0.1,
                  widget: bool | None = None, start: bool = True) -> None:
         self.slots = max(1, slots)
         self.pending: list[dict[str, Any]] = []

@@ -1,9 +1,12 @@
 """The notebook's Python client: ``connect()`` (the Jupyter server's shared workspace over MCP)
 and ``local()`` (an in-process layer), one API over both.
 
-Every request runs on the background loop thread (``loop.py``): sync methods block on it and
-an interrupt cancels the request; ``a``-prefixed twins await it from any other loop. Failures
-of a tool call come back as error ``Result``s (code, message, hints), never as tracebacks.
+Every request runs on the background loop thread (``loop.py``). Each is written once, as a
+coroutine: its ``a``-prefixed method awaits it there from any other loop, and the blocking
+method made from it (``twins.py``) waits for it, an interrupt cancelling it. Oversight calls
+(``oversight.OversightCalls``) and display factories (``displays.DisplayFactories``) are mixed
+in; finding the server and opening the session is ``connection.py``. Failures of a tool call
+come back as error ``Result``s (code, message, hints), never as tracebacks.
 """
 
 from __future__ import annotations
@@ -18,28 +21,19 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, INVALID_PARAMS
+from . import connection, warmup
 from .backends import Backend, ProgressFn
+from .displays import DisplayFactories
 from .loop import LoopThread, Waiting, shared_loop
-from .oversight import (
-    ACTIVITY_URI,
-    APPROVALS_URI,
-    activity_frame,
-    assistants_frame,
-    call_oversight,
-    decide,
-    read_oversight,
-)
+from .oversight import OversightCalls
 from .progress import DeferredProgress
 from .result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
+from .twins import blocking, on_loop
 
 if TYPE_CHECKING:
     import pandas
 
-    from .activity_feed import ActivityFeed
-    from .approval_panel import ApprovalPanel
-    from .live import LiveFrame
     from .progress import ProgressDisplay
-    from .remote import RemoteBackend
 
 __all__ = ["Client", "connect", "default_client", "local", "set_default_client"]
 
@@ -97,7 +91,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-class Client:
+class Client(DisplayFactories, OversightCalls):
     """One connection (remote or local) to a cloudg workspace. Build it with ``connect()``,
     ``local()`` or ``default_client()``."""
 
@@ -178,19 +172,21 @@ class Client:
         notes, self._notes = self._notes, []
         return notes
 
-    def _run(self, coro: Coroutine[Any, Any, T], waiting: Waiting | None = None) -> T:
+    def _refuse_if_closed(self, coro: Coroutine[Any, Any, Any]) -> None:
         if self._closed:
             coro.close()
             raise RuntimeError("this client is closed; connect again with "
                                "cloudg_nb.connect() or cloudg_nb.local()")
+
+    def _run(self, coro: Coroutine[Any, Any, T], waiting: Waiting | None = None) -> T:
+        """Run ``coro`` on the client loop, blocking until it ends (``waiting``: a deferred
+        progress display the waiting thread polls)."""
+        self._refuse_if_closed(coro)
         return self._loop.run(coro, waiting=waiting)
 
     async def _on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
         """Await ``coro`` on the client loop from whatever loop the caller runs."""
-        if self._closed:
-            coro.close()
-            raise RuntimeError("this client is closed; connect again with "
-                               "cloudg_nb.connect() or cloudg_nb.local()")
+        self._refuse_if_closed(coro)
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -199,12 +195,99 @@ class Client:
             return await coro
         return await asyncio.wrap_future(self._loop.submit(coro))
 
-    # -- coroutines that run on the client loop --------------------------------------------------
+    # -- requests: each written once, awaitable; its blocking twin is made from it ------------
 
-    async def _tools_now(self) -> list[dict[str, Any]]:
+    @on_loop
+    async def arequest(self, tool: str, arguments: Mapping[str, Any], /, *,
+                       meta: Mapping[str, Any] | None = None,
+                       progress: ProgressFn | None = None) -> Result:
+        """``tool`` called as plain data, for code built on the client (LiveFrames, feeds,
+        panels): no progress display, not kept as ``last``. ``meta``: request ``_meta``
+        entries (``cloudg/changed_since``, ...); ``progress(progress, total, message)``
+        hears the tool's reports (on the loop thread). Errors come back as error Results."""
+        return await self._call(tool, dict(arguments), progress, dict(meta) if meta else None)
+
+    request = blocking(arequest)
+
+    @on_loop
+    async def aread(self, uri: str) -> Any:
+        """A resource's content (parsed JSON, or text); raises CloudGError on failure."""
+        try:
+            return await self._backend.read_resource(uri)
+        except (CloudGError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise CloudGError(_connection_error(f"read:{uri}", {}, exc).error  # type: ignore[arg-type]
+                              ) from None
+
+    read = blocking(aread)
+
+    @on_loop
+    async def aprompt(self, name: str, /, **args: Any) -> list[dict[str, Any]]:
+        """A prompt's messages as ``[{"role", "text"}]``; raises CloudGError on failure."""
+        try:
+            return await self._backend.get_prompt(name, args)
+        except (CloudGError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise CloudGError(_connection_error(f"prompt:{name}", args, exc).error  # type: ignore[arg-type]
+                              ) from None
+
+    prompt = blocking(aprompt)
+
+    @on_loop
+    async def acomplete(self, argument: str, value: str = "", *, tool: str | None = None,
+                        prompt: str | None = None, uri_template: str | None = None,
+                        context: dict[str, str] | None = None) -> list[str]:
+        """Values for ``argument`` starting with (or containing) ``value``: of a tool argument,
+        a prompt argument or a resource template variable. Never raises; [] when none."""
+        try:
+            return await self._backend.complete(argument, value, tool=tool, prompt=prompt,
+                                                uri_template=uri_template, context=context)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.debug("completion of %s failed", argument, exc_info=True)
+            return []
+
+    complete = blocking(acomplete)
+
+    @on_loop
+    async def atools(self) -> list[dict[str, Any]]:
+        """The tools (wire dicts: name, title, description, inputSchema, _meta); cached until
+        the server says the list changed."""
         if self._tools is None:
             self._tools = await self._backend.list_tools()
         return self._tools
+
+    tools = blocking(atools)
+
+    @on_loop
+    async def adatasets(self) -> pandas.DataFrame:
+        """The loaded datasets (from ``cloudg://datasets``)."""
+        import pandas
+
+        value = await self.aread("cloudg://datasets")
+        rows = value.get("datasets", value.get("items")) if isinstance(value, dict) else value
+        return pandas.DataFrame.from_records(rows or [])
+
+    datasets = blocking(adatasets)
+
+    @on_loop
+    async def astatus(self) -> dict[str, Any]:
+        """Mode, connection description, session id (remote) and the workspace summary."""
+        status = dict(self._backend.status())
+        try:
+            status["workspace"] = await self.aread("cloudg://workspace")
+        except CloudGError as exc:
+            status["workspace_error"] = str(exc.error)
+        with contextlib.suppress(CloudGError):  # served where assistants connect (remote)
+            status["approvals_waiting"] = len(await self.aapprovals())
+        return status
+
+    status = blocking(astatus)
+
+    # -- on the client loop: a call, all pages of a list ------------------------------------------
 
     async def _call(self, tool: str, arguments: dict[str, Any],
                     progress: ProgressFn | None, meta: dict[str, Any] | None = None) -> Result:
@@ -227,7 +310,7 @@ class Client:
         close matches among the listed names."""
         try:
             self._tools = None
-            names = [str(t.get("name")) for t in await self._tools_now()]
+            names = [str(t.get("name")) for t in await self.atools()]
         except Exception:
             return result
         if tool in names:
@@ -271,72 +354,6 @@ class Client:
         frames = [f for f in frames if not f.empty] or frames[:1]
         return pandas.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
-    async def _read(self, uri: str) -> Any:
-        try:
-            return await self._backend.read_resource(uri)
-        except (CloudGError, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            raise CloudGError(_connection_error(f"read:{uri}", {}, exc).error  # type: ignore[arg-type]
-                              ) from None
-
-    async def _prompt(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
-        try:
-            return await self._backend.get_prompt(name, arguments)
-        except (CloudGError, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            raise CloudGError(_connection_error(f"prompt:{name}", arguments, exc).error  # type: ignore[arg-type]
-                              ) from None
-
-    async def _complete(self, argument: str, value: str, **where: Any) -> list[str]:
-        try:
-            return await self._backend.complete(argument, value, **where)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.debug("completion of %s failed", argument, exc_info=True)
-            return []
-
-    async def _datasets(self) -> pandas.DataFrame:
-        import pandas
-
-        value = await self._read("cloudg://datasets")
-        rows = value.get("datasets", value.get("items")) if isinstance(value, dict) else value
-        return pandas.DataFrame.from_records(rows or [])
-
-    async def _status(self) -> dict[str, Any]:
-        status = dict(self._backend.status())
-        try:
-            status["workspace"] = await self._read("cloudg://workspace")
-        except CloudGError as exc:
-            status["workspace_error"] = str(exc.error)
-        with contextlib.suppress(CloudGError):  # served where assistants connect (remote)
-            status["approvals_waiting"] = len(await self._approvals())
-        return status
-
-    async def _activity(self, limit: int | None) -> pandas.DataFrame:
-        value = await read_oversight(self, ACTIVITY_URI)
-        entries = value.get("entries") if isinstance(value, dict) else None
-        rows = [e for e in entries or () if isinstance(e, dict)]
-        if limit is not None:
-            rows = rows[-limit:] if limit > 0 else []
-        return activity_frame(rows)
-
-    async def _approvals(self) -> list[dict[str, Any]]:
-        value = await read_oversight(self, APPROVALS_URI)
-        pending = value.get("pending") if isinstance(value, dict) else None
-        return [a for a in pending or () if isinstance(a, dict)]
-
-    async def _assistants(self) -> pandas.DataFrame:
-        result = await call_oversight(self, "list_assistants", {})
-        if result.is_error:
-            raise CloudGError(result.error or ErrorInfo("error", result.text))
-        return assistants_frame(result.data)
-
-    async def _close(self) -> None:
-        await self._backend.close()
-
     # -- progress display -----------------------------------------------------------------------
 
     def _deferred_progress(self, label: str, progress: bool | ProgressFn
@@ -371,7 +388,7 @@ class Client:
             what = result.caption or "done"
             display.finish(ok=True, summary=f"{result.tool}: {what} · {seconds:.1f} s")
 
-    # -- public API (sync) ------------------------------------------------------------------------
+    # -- blocking and awaitable written apart: progress displays, subscriptions, closing --------
 
     def call(self, tool: str, /, *, progress: bool | ProgressFn = True, **args: Any) -> Result:
         """Call ``tool`` with ``args``; errors come back as a Result with ``is_error``.
@@ -408,92 +425,25 @@ class Client:
                                             f"{time.monotonic() - started:.1f} s")
         return df
 
-    def read(self, uri: str) -> Any:
-        """A resource's content (parsed JSON, or text); raises CloudGError on failure."""
-        return self._run(self._read(uri))
+    async def acall(self, tool: str, /, *, progress: bool | ProgressFn = True,
+                    **args: Any) -> Result:
+        """``call`` from async code (a display, when asked for, shows at once)."""
+        display, fn = self._with_progress(tool, progress)
+        started = time.monotonic()
+        try:
+            result = await self._on_loop(self._call(tool, args, fn))
+        except asyncio.CancelledError:
+            self._finish(display, None, started, "cancelled")
+            raise
+        self._finish(display, result, started)
+        self.last = result
+        return result
 
-    def prompt(self, name: str, /, **args: Any) -> list[dict[str, Any]]:
-        """A prompt's messages as ``[{"role", "text"}]``; raises CloudGError on failure."""
-        return self._run(self._prompt(name, args))
-
-    def complete(self, argument: str, value: str = "", *, tool: str | None = None,
-                 prompt: str | None = None, uri_template: str | None = None,
-                 context: dict[str, str] | None = None) -> list[str]:
-        """Values for ``argument`` starting with (or containing) ``value``: of a tool argument,
-        a prompt argument or a resource template variable. Never raises; [] when none."""
-        return self._run(self._complete(argument, value, tool=tool, prompt=prompt,
-                                        uri_template=uri_template, context=context))
-
-    def live(self, tool: str, /, *, progress: bool | ProgressFn = True,
-             **args: Any) -> LiveFrame:
-        """A LiveFrame: the query's DataFrame, re-run whenever the workspace data changes.
-        ``progress`` as for ``call``: the first load (seconds at 500k rows) shows a progress
-        display; later refreshes show in the frame's caption."""
-        from .live import LiveFrame
-
-        return LiveFrame(self, tool, dict(args), progress=progress)
-
-    # -- oversight of assistants (served by the Jupyter server) ----------------------------------
-
-    def activity(self, limit: int | None = None) -> pandas.DataFrame:
-        """Every call to the shared workspace, newest last (the newest ``limit``): time,
-        principal, assistant (bool), kind, name, outcome, duration_ms, redacted, approval,
-        error_code; never an argument or a value. Raises CloudGError (``local_mode`` in an
-        in-process workspace: assistants connect to the Jupyter server)."""
-        return self._run(self._activity(limit))
-
-    def activity_feed(self) -> ActivityFeed:
-        """An ActivityFeed: the activity as one table that follows the server live."""
-        from .activity_feed import ActivityFeed
-
-        return ActivityFeed(self)
-
-    def approvals(self) -> list[dict[str, Any]]:
-        """The assistants' calls waiting for your approval (id, principal, tool, arguments
-        as their policy shows them, expires_in, url ...). Raises CloudGError."""
-        return self._run(self._approvals())
-
-    def approve(self, approval_id: str, reason: str | None = None) -> Result:
-        """Let a waiting call run. An unknown id, or a call no longer waiting, is an error
-        Result (as every tool error)."""
-        self.last = self._run(decide(self, approval_id, "approve", reason))
-        return self.last
-
-    def deny(self, approval_id: str, reason: str | None = None) -> Result:
-        """Refuse a waiting call: the assistant gets an error (with ``reason``)."""
-        self.last = self._run(decide(self, approval_id, "deny", reason))
-        return self.last
-
-    def approval_panel(self) -> ApprovalPanel:
-        """An ApprovalPanel: waiting calls with Approve / Deny buttons, following the server."""
-        from .approval_panel import ApprovalPanel
-
-        return ApprovalPanel(self)
-
-    def assistants(self) -> pandas.DataFrame:
-        """The assistant credentials: name, principal, client, profile, token_hint, created,
-        last_used, sessions, server (this server's, and None for one minted before
-        credentials were bound to a server; never a token). Raises CloudGError."""
-        return self._run(self._assistants())
-
-    def revoke_assistant(self, name: str) -> Result:
-        """Revoke an assistant's credential: its sessions end, its waiting calls are denied,
-        its token is refused from then on. An unknown name is an error Result."""
-        self.last = self._run(call_oversight(self, "revoke_assistant", {"name": name}))
-        return self.last
-
-    def tools(self) -> list[dict[str, Any]]:
-        """The tools (wire dicts: name, title, description, inputSchema, _meta); cached until
-        the server says the list changed."""
-        return self._run(self._tools_now())
-
-    def datasets(self) -> pandas.DataFrame:
-        """The loaded datasets (from ``cloudg://datasets``)."""
-        return self._run(self._datasets())
-
-    def status(self) -> dict[str, Any]:
-        """Mode, connection description, session id (remote) and the workspace summary."""
-        return self._run(self._status())
+    async def aframe(self, tool: str, /, *, progress: bool | ProgressFn = True,
+                     **args: Any) -> pandas.DataFrame:
+        """``frame`` from async code (a progress function hears the reports; no display)."""
+        _, fn = self._with_progress(tool, progress if callable(progress) else False)
+        return await self._on_loop(self._frame(tool, args, fn))
 
     def subscribe(self, uri: str, fn: Callable[[str], None]) -> Callable[[], None]:
         """Call ``fn(uri)`` (on the loop thread) whenever resource ``uri`` changes; returns a
@@ -516,6 +466,14 @@ class Client:
 
         return stop
 
+    async def asubscribe(self, uri: str, fn: Callable[[str], None]
+                         ) -> Callable[[], Awaitable[None]]:
+        """``subscribe`` from async code; the unsubscribe it returns is awaitable."""
+        return await self._on_loop(self._backend.subscribe(uri, fn))
+
+    async def _close(self) -> None:
+        await self._backend.close()
+
     def close(self) -> None:
         """Disconnect (remote) or drop the layer's listeners (local)."""
         if self._closed:
@@ -523,9 +481,7 @@ class Client:
         try:
             self._loop.run(self._close(), timeout=10)
         finally:
-            self._closed = True
-            if _default is self:
-                set_default_client(None)
+            self._ended()
 
     def __enter__(self) -> Client:
         return self
@@ -533,116 +489,19 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- public API (async twins) -----------------------------------------------------------------
-
-    async def acall(self, tool: str, /, *, progress: bool | ProgressFn = True,
-                    **args: Any) -> Result:
-        display, fn = self._with_progress(tool, progress)
-        started = time.monotonic()
-        try:
-            result = await self._on_loop(self._call(tool, args, fn))
-        except asyncio.CancelledError:
-            self._finish(display, None, started, "cancelled")
-            raise
-        self._finish(display, result, started)
-        self.last = result
-        return result
-
-    async def arequest(self, tool: str, arguments: Mapping[str, Any], /, *,
-                       meta: Mapping[str, Any] | None = None,
-                       progress: ProgressFn | None = None) -> Result:
-        """``tool`` called as plain data, for code built on the client (LiveFrames, feeds,
-        panels): no progress display, not kept as ``last``. ``meta``: request ``_meta``
-        entries (``cloudg/changed_since``, ...); ``progress(progress, total, message)``
-        hears the tool's reports (on the loop thread). Errors come back as error Results."""
-        return await self._on_loop(self._call(tool, dict(arguments), progress,
-                                              dict(meta) if meta else None))
-
-    def request(self, tool: str, arguments: Mapping[str, Any], /, *,
-                meta: Mapping[str, Any] | None = None,
-                progress: ProgressFn | None = None) -> Result:
-        """The blocking twin of ``arequest``."""
-        return self._run(self._call(tool, dict(arguments), progress,
-                                    dict(meta) if meta else None))
-
-    async def aframe(self, tool: str, /, *, progress: bool | ProgressFn = True,
-                     **args: Any) -> pandas.DataFrame:
-        _, fn = self._with_progress(tool, progress if callable(progress) else False)
-        return await self._on_loop(self._frame(tool, args, fn))
-
-    async def aread(self, uri: str) -> Any:
-        return await self._on_loop(self._read(uri))
-
-    async def aprompt(self, name: str, /, **args: Any) -> list[dict[str, Any]]:
-        return await self._on_loop(self._prompt(name, args))
-
-    async def acomplete(self, argument: str, value: str = "", *, tool: str | None = None,
-                        prompt: str | None = None, uri_template: str | None = None,
-                        context: dict[str, str] | None = None) -> list[str]:
-        return await self._on_loop(self._complete(argument, value, tool=tool, prompt=prompt,
-                                                  uri_template=uri_template, context=context))
-
-    async def alive(self, tool: str, /, *, progress: bool | ProgressFn = True,
-                    **args: Any) -> LiveFrame:
-        from .live import LiveFrame
-
-        return await LiveFrame.aopen(self, tool, dict(args),
-                                     progress=progress if callable(progress) else False)
-
-    async def atools(self) -> list[dict[str, Any]]:
-        return await self._on_loop(self._tools_now())
-
-    async def aactivity(self, limit: int | None = None) -> pandas.DataFrame:
-        return await self._on_loop(self._activity(limit))
-
-    async def aactivity_feed(self) -> ActivityFeed:
-        from .activity_feed import ActivityFeed
-
-        return await ActivityFeed.aopen(self)
-
-    async def aapprovals(self) -> list[dict[str, Any]]:
-        return await self._on_loop(self._approvals())
-
-    async def aapprove(self, approval_id: str, reason: str | None = None) -> Result:
-        self.last = await self._on_loop(decide(self, approval_id, "approve", reason))
-        return self.last
-
-    async def adeny(self, approval_id: str, reason: str | None = None) -> Result:
-        self.last = await self._on_loop(decide(self, approval_id, "deny", reason))
-        return self.last
-
-    async def aapproval_panel(self) -> ApprovalPanel:
-        from .approval_panel import ApprovalPanel
-
-        return await ApprovalPanel.aopen(self)
-
-    async def aassistants(self) -> pandas.DataFrame:
-        return await self._on_loop(self._assistants())
-
-    async def arevoke_assistant(self, name: str) -> Result:
-        self.last = await self._on_loop(call_oversight(self, "revoke_assistant",
-                                                       {"name": name}))
-        return self.last
-
-    async def adatasets(self) -> pandas.DataFrame:
-        return await self._on_loop(self._datasets())
-
-    async def astatus(self) -> dict[str, Any]:
-        return await self._on_loop(self._status())
-
-    async def asubscribe(self, uri: str, fn: Callable[[str], None]
-                         ) -> Callable[[], Awaitable[None]]:
-        return await self._on_loop(self._backend.subscribe(uri, fn))
-
     async def aclose(self) -> None:
+        """``close`` from async code."""
         if self._closed:
             return
         try:
             await self._on_loop(self._close())
         finally:
-            self._closed = True
-            if _default is self:
-                set_default_client(None)
+            self._ended()
+
+    def _ended(self) -> None:
+        self._closed = True
+        if _default is self:
+            set_default_client(None)
 
 
 # -- construction ---------------------------------------------------------------------------------
@@ -656,25 +515,7 @@ def connect(url: str | None = None, token: str | None = None) -> Client:
     JupyterHub/Binder variables. Raises ``JupyterServerNotFound`` (saying what to do) when
     none is found, ``CloudGError`` when the server does not answer.
     """
-    from ..jupyter_discovery import find_jupyter_endpoint
-    from .remote import RemoteBackend
-
-    endpoint = find_jupyter_endpoint(url, token)
-    return _open_remote(RemoteBackend(endpoint.url, endpoint.token,
-                                      found_by=endpoint.found_by))
-
-
-def _open_remote(backend: RemoteBackend) -> Client:
-    try:
-        return Client.open(backend)
-    except (KeyboardInterrupt, CloudGError):
-        raise
-    except Exception as exc:
-        raise CloudGError(ErrorInfo(
-            "connection",
-            f"Could not connect to {backend.url} ({type(exc).__name__}: {exc}). Check that the "
-            "Jupyter server runs with the cloudg extension and that the token is right.",
-            data={"exception": type(exc).__name__})) from None
+    return connection.open_remote(Client.open, url, token)
 
 
 def local(policy: str | None = None, sample: str | None = "demo") -> Client:
@@ -706,33 +547,12 @@ def default_client() -> Client:
     global _default
     if _default is not None and not _default._closed:
         return _default
-    from . import warmup
-
     warmed = warmup.take()
-    if warmed is not None and not warmed._closed:
+    if isinstance(warmed, Client) and not warmed._closed:
         print(f"cloudg: {warmed.description}")
         _default = warmed
         return warmed
-    from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
-    from .remote import RemoteBackend
-
-    try:
-        endpoint = find_jupyter_endpoint()
-    except (JupyterServerNotFound, ValueError, ImportError) as exc:
-        from .inprocess import LocalBackend  # the whole layer: imported only when needed
-
-        reason = "no Jupyter server found" if isinstance(exc, JupyterServerNotFound) else (
-            f"server lookup failed: {exc}")
-        client = Client.open(LocalBackend(reason=reason))
-    else:
-        try:
-            client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
-                                                found_by=endpoint.found_by))
-        except CloudGError as exc:
-            from .inprocess import LocalBackend
-
-            reason = f"the server found ({endpoint.server_url}) did not answer: {exc.error.code}"
-            client = Client.open(LocalBackend(reason=reason))
+    client = connection.open_default(Client.open)
     print(f"cloudg: {client.description}")
     _default = client
     return client
@@ -742,7 +562,11 @@ def set_default_client(client: Client | None) -> None:
     """Make ``client`` the magics' client (None: choose again on next use)."""
     global _default
     if client is not None:
-        from . import warmup
-
         warmup.abandon()
     _default = client
+
+
+def open_found() -> Client | None:
+    """The Jupyter server found (as ``connect()`` finds it), opened; None when none is found.
+    Raises CloudGError when it does not answer. (The warm-up's client.)"""
+    return connection.open_found(Client.open)

@@ -1,29 +1,52 @@
-"""Follower: the base of displays following one resource (activity feed, approvals). It
-subscribes, then reads; on ``resources/updated`` it refreshes on the client loop, one at a
-time, ``debounce`` after the change and at most once per ``min_interval`` (changes coalesce);
-a failed refresh keeps what was shown. Subclasses make widgets on the constructing thread
-(``_make_widgets``) and change them only by trait assignment on the loop (``_render``).
+"""Follower: the lifecycle of every display that follows the workspace (LiveFrame, activity
+feed, approvals). It subscribes, then reads; on ``resources/updated`` it refreshes on the client
+loop, one at a time, after ``_delay()`` (``debounce``, and ``min_interval`` after the last
+refresh began; changes coalesce); a failed refresh keeps what was shown. Subclasses make
+widgets on the constructing thread (``_make_widgets``), read on the loop (``_read``) and change
+widgets only by trait assignment there (``_render``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from .live import reconnect_note
 from .progress import kernel_shell
 from .result import CloudGError, ErrorInfo
 
 if TYPE_CHECKING:
-    from .client import Client
+    from .client_api import ClientAPI
     from .loop import LoopThread
 
-__all__ = ["Follower"]
+__all__ = ["Follower", "RECONNECT_NOTE_SECONDS", "ago", "reconnect_note"]
 
 logger = logging.getLogger("cloudg.notebook")
 F = TypeVar("F", bound="Follower")
+
+#: How long a caption says "reconnected ... ago" after the client re-established its session.
+RECONNECT_NOTE_SECONDS = 600.0
+
+
+def ago(seconds: float) -> str:
+    """``2 s ago``, ``3 min ago``, ``2 h ago``."""
+    if seconds < 60:
+        return f"{int(seconds)} s ago"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    return f"{int(seconds // 3600)} h ago"
+
+
+def reconnect_note(client: ClientAPI) -> str | None:
+    """``reconnected 12 s ago`` while the client's last reconnection is recent, else None."""
+    at = client.reconnected_at
+    if at is None:
+        return None
+    age = time.time() - at
+    return f"reconnected {ago(max(0.0, age))}" if age < RECONNECT_NOTE_SECONDS else None
 
 
 class Follower:
@@ -31,12 +54,12 @@ class Follower:
     ``error`` holds the last failed refresh's error; ``pause()``, ``resume()``, ``refresh()``
     and ``close()``."""
 
-    #: The resource followed.
+    #: The resource followed (subclasses following several override ``_subscribe``).
     uri: ClassVar[str] = ""
     #: What ``refresh`` after ``close`` tells the user to make instead.
     remake: ClassVar[str] = ""
 
-    def __init__(self, client: Client, *, min_interval: float, debounce: float = 0.03,
+    def __init__(self, client: ClientAPI, *, min_interval: float, debounce: float = 0.03,
                  widget: bool | None = None, start: bool = True) -> None:
         self.client = client
         self.min_interval = min_interval
@@ -46,27 +69,32 @@ class Follower:
         self.error: ErrorInfo | None = None
         self.widget: Any = None
         self._paused = self._closed = self._stale = self._dirty = False
-        self._last_refresh = float("-inf")
+        self._last_refresh = -math.inf  # when the last refresh began (loop clock)
+        self._refreshed_at = -math.inf  # when the last refresh ended (loop clock)
         self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
         self._lock: asyncio.Lock | None = None
-        self._unsubscribe: Callable[[], Awaitable[None]] | None = None
+        self._subscribed: dict[str, Callable[[], Awaitable[None]]] = {}
         self._forget_reconnect: Callable[[], None] | None = None
         if widget if widget is not None else kernel_shell() is not None:
             self._make_widgets()
         if start:
-            try:
-                self._loop.run(self._start())
-            except BaseException:
-                self._loop.run(self._stop())
-                self._drop_widgets()
-                raise
+            self._open()
+
+    def _open(self) -> None:
+        """Subscribe and read (blocking); a failure leaves nothing subscribed or made."""
+        try:
+            self._loop.run(self._start())
+        except BaseException:
+            self._loop.run(self._stop())
+            self._drop_widgets()
+            raise
 
     @classmethod
-    async def aopen(cls: type[F], client: Client, **options: Any) -> F:
+    async def aopen(cls: type[F], client: ClientAPI, *args: Any, **options: Any) -> F:
         """Build one from async code: widgets made on the calling thread, the first read
         awaited without blocking its loop."""
-        made = cls(client, start=False, **options)
+        made = cls(client, *args, start=False, **options)
         try:
             await asyncio.wrap_future(made._loop.submit(made._start()))
         except BaseException:
@@ -160,17 +188,48 @@ class Follower:
         """Show a changed state line (paused, closed, failed) without re-rendering all."""
         self._render()
 
-    # -- on the client loop ----------------------------------------------------------------
+    async def _subscribe(self) -> None:
+        """Subscribe before the first read, so no change between the two is missed."""
+        await self._follow([self.uri])
+
+    def _failed(self, exc: Exception) -> None:
+        """A refresh failed (not the first read, which raises): keep what is shown, say why."""
+        self.error = exc.error if isinstance(exc, CloudGError) else ErrorInfo(
+            "connection", f"{type(exc).__name__}: {exc}")
+        self._render_caption()
+
+    def _refreshed(self) -> None:
+        """A refresh ended (read or failed), outside the refresh lock."""
+
+    def _delay(self) -> float:
+        """Seconds from a change to its refresh: ``debounce``, and at least ``min_interval``
+        after the last refresh began."""
+        return max(self.debounce, self._last_refresh + self.min_interval - self._loop.loop.time())
 
     def _reconnected(self) -> None:
         """A new session replaced one that ended (loop thread, before the re-read): forget
         what depends on the old server's state."""
 
+    # -- on the client loop ----------------------------------------------------------------
+
     async def _start(self) -> None:
         self._lock = asyncio.Lock()
         self._forget_reconnect = self.client.on_reconnect(self._reconnected)
-        self._unsubscribe = await self.client.asubscribe(self.uri, self._changed)
+        await self._subscribe()
         await self._refresh(raise_errors=True)
+
+    async def _follow(self, uris: Iterable[str]) -> None:
+        """Be subscribed to exactly ``uris``: drop the others, then subscribe to the new."""
+        wanted = list(uris)
+        for uri in [u for u in self._subscribed if u not in wanted]:
+            unsubscribe = self._subscribed.pop(uri)
+            try:
+                await unsubscribe()
+            except Exception:
+                logger.debug("unsubscribing %s failed", uri, exc_info=True)
+        for uri in wanted:
+            if uri not in self._subscribed:
+                self._subscribed[uri] = await self.client.asubscribe(uri, self._changed)
 
     async def _refresh(self, *, raise_errors: bool = False) -> None:
         assert self._lock is not None
@@ -184,14 +243,15 @@ class Follower:
             except Exception as exc:
                 if raise_errors:
                     raise
-                self.error = exc.error if isinstance(exc, CloudGError) else ErrorInfo(
-                    "connection", f"{type(exc).__name__}: {exc}")
-                self._render_caption()
-                return
-            self.error = None
-            self.refreshes += 1
-            self.renders += 1
-            self._render()
+                self._failed(exc)
+            else:
+                self.error = None
+                self.refreshes += 1
+                self.renders += 1
+                self._render()
+            finally:
+                self._refreshed_at = self._loop.loop.time()
+        self._refreshed()
 
     def _changed(self, uri: str) -> None:
         if self._closed:
@@ -206,9 +266,7 @@ class Follower:
     def _schedule(self) -> None:
         if self._timer is not None or (self._task is not None and not self._task.done()):
             return
-        loop = self._loop.loop
-        wait = max(self.debounce, self._last_refresh + self.min_interval - loop.time())
-        self._timer = loop.call_later(wait, self._fire)
+        self._timer = self._loop.loop.call_later(self._delay(), self._fire)
 
     def _fire(self) -> None:
         self._timer = None
@@ -218,7 +276,8 @@ class Follower:
 
     async def _refresh_dirty(self) -> None:
         try:
-            await self._refresh()
+            if self._dirty:  # (a refresh since the change has read it already)
+                await self._refresh()
         except Exception:
             logger.exception("cloudg: %s refresh failed", type(self).__name__)
         self._task = None
@@ -244,10 +303,5 @@ class Follower:
         if self._task is not None and not self._task.done() and \
                 self._task is not asyncio.current_task():
             self._task.cancel()
-        unsubscribe, self._unsubscribe = self._unsubscribe, None
-        if unsubscribe is not None:
-            try:
-                await unsubscribe()
-            except Exception:
-                logger.debug("unsubscribing %s failed", self.uri, exc_info=True)
+        await self._follow([])
         self._render_caption()

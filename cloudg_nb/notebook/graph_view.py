@@ -30,7 +30,7 @@ from .plots import (
 from .progress import kernel_shell
 
 __all__ = ["GRAPH_ENV", "GRAPH_TOOLS", "blast_radius_paths", "graph", "graph_available",
-           "graph_display", "graph_elements", "graph_view", "is_graph_result", "use_graph"]
+           "graph_elements", "graph_view", "is_graph_result", "use_graph"]
 
 #: ``CLOUDG_GRAPH=off`` (or ``static``, ``0``, ``false``): results stay text, figures static.
 GRAPH_ENV = "CLOUDG_GRAPH"
@@ -209,31 +209,3 @@ def is_graph_result(tool: str, data: Any) -> bool:
     if isinstance(data.get("paths"), Sequence):
         return bool(data["paths"])
     return isinstance(data.get("source"), Mapping) and bool(data.get("items"))
-
-
-def graph_display(result: Any, body: Any) -> Any:
-    """What the magics show for a graph ``result``: in a kernel, its graph above ``body``
-    (a ``Rendered``: the table of a list result, as a grid when large) or above a one-line
-    caption (other results); elsewhere ``body`` as it is."""
-    from .render import Rendered, WidgetRendered
-
-    def make() -> Any:
-        if not use_graph():
-            return None
-        import ipywidgets
-
-        view = graph_view(result)
-        if getattr(result, "is_list", False):
-            below = body.make() if isinstance(body, WidgetRendered) else None
-            if below is None:
-                below = ipywidgets.HTML(body.html)
-        else:
-            below = ipywidgets.HTML(
-                "<div class='cloudg-caption' style='color:#666;font-size:90%;margin:2px 0'>"
-                "click a node for its attributes · drag to pan, scroll to zoom · "
-                "<code>-o VAR</code> stores the data</div>")
-        return ipywidgets.VBox([view, below])
-
-    if not isinstance(body, Rendered):
-        raise TypeError(f"expected a Rendered, got {type(body).__name__}")
-    return WidgetRendered(body.html, body.text, make)

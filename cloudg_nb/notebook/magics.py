@@ -111,10 +111,17 @@ HELP = HELP.format(table=_help_table())
 
 
 def _default_client_or_none() -> Client | None:
-    """The process's default client if one is open (never makes one)."""
-    from . import client as client_module
+    """The process's default client if one is chosen (never makes one, nor imports the client:
+    until it is imported, none is chosen)."""
+    client_module = sys.modules.get(f"{__package__}.client")
+    return None if client_module is None else client_module._default
 
-    return client_module._default
+
+def _open_ahead() -> Client | None:
+    """The warm-up's client (its thread imports the client, not the ``%load_ext`` cell)."""
+    from .client import open_found
+
+    return open_found()
 
 
 @magics_class
@@ -557,7 +564,8 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
     matchers.append(completer)
     from . import warmup
 
-    warmup.start()  # the first %cloudg line then costs one round trip
+    # the first %cloudg line then costs one round trip
+    warmup.start(_open_ahead, chosen=lambda: _default_client_or_none() is not None)
 
 
 def unload_ipython_extension(ip: InteractiveShell) -> None:

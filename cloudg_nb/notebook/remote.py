@@ -155,7 +155,7 @@ class RemoteBackend:
         """Open one session (the handshake and its event stream)."""
         import httpx2
 
-        from .. import __version__
+        from ..layer.version import __version__
         from .mcp_http import HttpSession
 
         def remember(session_id: str) -> None:

@@ -96,11 +96,37 @@ def render_result(result: Result) -> Rendered:
         body = render_value(result.data)
     else:
         body = render_value(result.text)
-    from .graph_view import graph_display, is_graph_result
+    from .graph_view import is_graph_result
 
     if is_graph_result(result.tool, result.data):
-        return _with_note(graph_display(result, body), note)
+        return _with_note(_graph_display(result, body), note)
     return _with_note(body, note)
+
+
+def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
+    """What the magics show for a graph ``result``: in a kernel, its graph above ``body``
+    (the table of a list result, as a grid when large) or above a one-line caption (other
+    results); elsewhere ``body`` as it is."""
+    from .graph_view import graph_view, use_graph
+
+    def make() -> Any:
+        if not use_graph():
+            return None
+        import ipywidgets
+
+        view = graph_view(result)
+        if result.is_list:
+            below = body.make() if isinstance(body, WidgetRendered) else None
+            if below is None:
+                below = ipywidgets.HTML(body.html)
+        else:
+            below = ipywidgets.HTML(
+                f"<div class='cloudg-caption' style='{_CAPTION_STYLE}'>"
+                "click a node for its attributes · drag to pan, scroll to zoom · "
+                "<code>-o VAR</code> stores the data</div>")
+        return ipywidgets.VBox([view, below])
+
+    return WidgetRendered(body.html, body.text, make)
 
 
 def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:

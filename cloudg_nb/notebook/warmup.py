@@ -1,7 +1,8 @@
 """Opening the magics' client ahead of the first ``%cloudg`` line: at ``%load_ext`` a
-background thread imports what showing a result needs (pandas, the renderers), finds the
-Jupyter server and opens the session, so the first call costs one round trip; then, if no
-call has started meanwhile, the widget modules.
+background thread imports what showing a result needs (pandas, the renderers), opens the
+client (``client.warm_up``: the Jupyter server found through ``connection``, with its session
+and tool list), so the first call costs one round trip; then, if no call has started
+meanwhile, the widget modules.
 ``default_client()`` takes the warmed client (or waits for it); a client chosen meanwhile wins
 and the warmed one is closed. ``CLOUDG_WARMUP=0`` turns it off.
 """
@@ -13,32 +14,44 @@ import contextlib
 import logging
 import os
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .client import Client
-
-__all__ = ["abandon", "import_ahead", "start", "take"]
+__all__ = ["Warmable", "abandon", "enabled", "import_ahead", "start", "take"]
 
 logger = logging.getLogger("cloudg.notebook")
 
+
+class Warmable(Protocol):
+    """What is opened ahead (a ``Client``): its tool list is read ahead too."""
+
+    def tools(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
 _lock = threading.Lock()
-_pending: concurrent.futures.Future[Client | None] | None = None
+_pending: concurrent.futures.Future[Warmable | None] | None = None
 
 
-def start() -> None:
-    """Start warming unless it is off, under way, or a default client exists."""
+def enabled() -> bool:
+    """Whether warming is on (``CLOUDG_WARMUP`` is not 0, off, false or no)."""
+    return os.environ.get("CLOUDG_WARMUP", "1").strip().lower() not in ("0", "off", "false",
+                                                                        "no")
+
+
+def start(open_client: Callable[[], Warmable | None], *, chosen: Callable[[], bool]) -> None:
+    """Run ``open_client()`` in a background thread unless warming is off, under way, or a
+    client is ``chosen()`` already (None from it: nothing to open, e.g. no server found)."""
     global _pending
-    if os.environ.get("CLOUDG_WARMUP", "1").strip().lower() in ("0", "off", "false", "no"):
+    if not enabled():
         return
-    from . import client as client_module
-
     with _lock:
-        if _pending is not None or client_module._default is not None:
+        if _pending is not None or chosen():
             return
-        future: concurrent.futures.Future[Client | None] = concurrent.futures.Future()
+        future: concurrent.futures.Future[Warmable | None] = concurrent.futures.Future()
         _pending = future
-    threading.Thread(target=_warm, args=(future,), name="cloudg-nb-warmup",
+    threading.Thread(target=_warm, args=(future, open_client), name="cloudg-nb-warmup",
                      daemon=True).start()
 
 
@@ -73,14 +86,19 @@ def import_ahead() -> None:
     _import_for_widgets()
 
 
-def _warm(future: concurrent.futures.Future[Client | None]) -> None:
-    """The imports a first result needs, then discovery, the session and the tool list (None
-    when no server is found: the local layer is built on first use, it needs no network),
-    then the widget imports, unless a call has taken the client meanwhile: those would only
-    slow that call down (it imports them itself if it shows a widget)."""
+def _warm(future: concurrent.futures.Future[Warmable | None],
+          open_client: Callable[[], Warmable | None]) -> None:
+    """The imports a first result needs, then the client with its tool list (None when no
+    server is found: the local layer is built on first use, it needs no network), then the
+    widget imports, unless a call has taken the client meanwhile: those would only slow that
+    call down (it imports them itself if it shows a widget)."""
     _import_for_results()
     try:
-        future.set_result(_connect())
+        client = open_client()
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.tools()
+        future.set_result(client)
     except BaseException as exc:  # the first call then connects itself, and says why
         logger.debug("cloudg: warming the client failed", exc_info=True)
         future.set_exception(exc)
@@ -90,25 +108,8 @@ def _warm(future: concurrent.futures.Future[Client | None]) -> None:
         _import_for_widgets()
 
 
-def _connect() -> Client | None:
-    from ..jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
-    from .remote import RemoteBackend
-
-    try:
-        endpoint = find_jupyter_endpoint()
-    except (JupyterServerNotFound, ValueError, ImportError):
-        return None
-    from .client import _open_remote
-
-    client = _open_remote(RemoteBackend(endpoint.url, endpoint.token,
-                                        found_by=endpoint.found_by))
-    with contextlib.suppress(Exception):
-        client.tools()
-    return client
-
-
-def take() -> Client | None:
-    """The warmed remote client (waiting for it if still warming), once; None when nothing
+def take() -> Warmable | None:
+    """The warmed client (waiting for it if still warming), once; None when nothing
     was warmed, no server was found, or warming failed."""
     global _pending
     with _lock:
@@ -130,7 +131,7 @@ def abandon() -> None:
         future.add_done_callback(_close_unused)
 
 
-def _close_unused(future: concurrent.futures.Future[Client | None]) -> None:
+def _close_unused(future: concurrent.futures.Future[Warmable | None]) -> None:
     with contextlib.suppress(Exception):
         client = future.result()
         if client is not None:

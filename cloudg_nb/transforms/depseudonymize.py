@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .detectors import builtin
 
 if TYPE_CHECKING:
-    from ..layer.pipeline import TransformContext
-    from .vault import Vault
+    from ..layer.pipeline import PseudonymVault, TransformContext
 
 
 __all__ = ["Depseudonymize"]
@@ -48,7 +47,7 @@ class Depseudonymize:
             return value
         return self._walk(value, vault, ctx)
 
-    def _walk(self, value: Any, vault: Vault, ctx: TransformContext) -> Any:
+    def _walk(self, value: Any, vault: PseudonymVault, ctx: TransformContext) -> Any:
         if isinstance(value, str):
             return self.restore(value, vault, ctx)
         if isinstance(value, dict):
@@ -58,7 +57,7 @@ class Depseudonymize:
         return value
 
     @staticmethod
-    def restore(text: str, vault: Vault, ctx: TransformContext | None = None) -> str:
+    def restore(text: str, vault: PseudonymVault, ctx: TransformContext | None = None) -> str:
         found = vault.lookup(text)
         if found is not None:
             if ctx is not None:

@@ -24,6 +24,7 @@ from .vendor_tokens import LOWER, LOWER_TRIGGERS, MIXED, vendors
 __all__ = [
     "KINDS",
     "Detector",
+    "Finding",
     "BUILTIN_DETECTORS",
     "SHIELDS",
     "detector_names",
@@ -106,6 +107,18 @@ class Detector:
             "description": self.description,
             "builtin": self.builtin,
         }
+
+
+@dataclass(slots=True)
+class Finding:
+    """Where ``detector`` matched: ``[start, end)`` of a string, the entity it found, and the
+    detector's rank (priority: lower wins where findings overlap)."""
+
+    start: int
+    end: int
+    entity: str
+    detector: Detector
+    rank: int
 
 
 # -- validators ------------------------------------------------------------------------------

@@ -25,14 +25,10 @@ import bisect
 import re
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
-from .detectors import Detector
+from .detectors import Detector, Finding
 from .keys import KeyRules
 from .named_text import NAMED_IN_TEXT, Span, config_text_spans, json_text_spans
-
-if TYPE_CHECKING:
-    from .scan import Finding
 
 __all__ = ["DECODER_DETECTORS", "Decoder", "MAX_DEPTH", "MIN_BASE64"]
 
@@ -265,8 +261,6 @@ class Decoder:
 # -- helpers -------------------------------------------------------------------------------
 
 def _findings(spans: tuple[Span, ...] | list[Span]) -> list[Finding]:
-    from .scan import Finding  # (scan imports this module)
-
     return [Finding(*span) for span in spans]
 
 

@@ -10,17 +10,29 @@ import ipaddress
 import re
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .detectors import aws_service_host, ipv4_octets
 
-if TYPE_CHECKING:
-    from .vault import Vault
+__all__ = ["FORMATS", "Format", "PseudonymIssuer", "generic"]
 
-__all__ = ["FORMATS", "Format", "generic"]
+
+class PseudonymIssuer(Protocol):
+    """What a format asks of the vault (``vault.Vault``, which imports this module): HMAC
+    digests, the pseudonym of a whole value, and pseudonyms issued for the parts of a name,
+    remembered for the way back."""
+
+    def digest(self, entity: str, value: str) -> bytes: ...
+
+    def pseudonymize(self, entity: str, value: str) -> str: ...
+
+    def _issue(self, entity: str, value: str, make: Callable[[], str]) -> str: ...
+
+    def _part(self, entity: str, value: str, prefix: str, size: int = 10) -> str: ...
+
 
 #: ``render(vault, entity, value) -> pseudonym``
-Format = Callable[["Vault", str, str], str]
+Format = Callable[[PseudonymIssuer, str, str], str]
 
 _HEX_ID = re.compile(r"^([a-z]{1,12}-)([0-9a-f]{8,32})$")
 _AZURE_KEEP_NEXT = {"providers"}
@@ -36,11 +48,11 @@ _PUBLIC_FIRST_OCTETS = [
 ]
 
 
-def _hex(vault: Vault, entity: str, value: str, size: int) -> str:
+def _hex(vault: PseudonymIssuer, entity: str, value: str, size: int) -> str:
     return vault.digest(entity, value).hex()[:size]
 
 
-def generic(vault: Vault, entity: str, value: str) -> str:
+def generic(vault: PseudonymIssuer, entity: str, value: str) -> str:
     m = _HEX_ID.match(value)
     if m:  # AWS-style ids keep their prefix and length: i-0abc… → i-5f2e…
         return m.group(1) + _hex(vault, entity, value, len(m.group(2)))
@@ -48,7 +60,7 @@ def generic(vault: Vault, entity: str, value: str) -> str:
     return f"{prefix}-{_hex(vault, entity, value, 10)}"
 
 
-def _account(vault: Vault, entity: str, value: str) -> str:
+def _account(vault: PseudonymIssuer, entity: str, value: str) -> str:
     if value.isdigit():
         n = len(value)
         number = int.from_bytes(vault.digest(entity, value)[:8], "big") % (10 ** n)
@@ -56,7 +68,7 @@ def _account(vault: Vault, entity: str, value: str) -> str:
     return generic(vault, entity, value)
 
 
-def _segment(vault: Vault, value: str) -> str:
+def _segment(vault: PseudonymIssuer, value: str) -> str:
     m = _HEX_ID.match(value)
     if m:
         head, size = m.group(1), len(m.group(2))
@@ -65,7 +77,7 @@ def _segment(vault: Vault, value: str) -> str:
     return vault._part("resource_name", value, "res")
 
 
-def _arn(vault: Vault, entity: str, value: str) -> str:
+def _arn(vault: PseudonymIssuer, entity: str, value: str) -> str:
     parts = value.split(":", 5)
     if len(parts) != 6:
         return generic(vault, entity, value)
@@ -83,14 +95,14 @@ def _arn(vault: Vault, entity: str, value: str) -> str:
     return ":".join(["arn", partition, service, region, account, "".join(out)])
 
 
-def _email(vault: Vault, entity: str, value: str) -> str:
+def _email(vault: PseudonymIssuer, entity: str, value: str) -> str:
     local, _, domain = value.rpartition("@")
     user = vault._part("email_user", local, "user", 8)
     dom = vault._part("email_domain", domain.lower(), "d", 6)
     return f"{user}@{dom}.example"
 
 
-def _ipv4(vault: Vault, entity: str, value: str) -> str:
+def _ipv4(vault: PseudonymIssuer, entity: str, value: str) -> str:
     octets = ipv4_octets(value)
     if octets is None:
         return generic(vault, entity, value)
@@ -117,7 +129,7 @@ def _ipv4(vault: Vault, entity: str, value: str) -> str:
     return f"{first}.{a}.{b}.{c}"
 
 
-def _ipv6(vault: Vault, entity: str, value: str) -> str:
+def _ipv6(vault: PseudonymIssuer, entity: str, value: str) -> str:
     try:
         ip = ipaddress.IPv6Address(value)
     except ValueError:
@@ -132,7 +144,7 @@ def _ipv6(vault: Vault, entity: str, value: str) -> str:
     return str(ipaddress.IPv6Address(head + d[:8]))
 
 
-def _mac(vault: Vault, entity: str, value: str) -> str:
+def _mac(vault: PseudonymIssuer, entity: str, value: str) -> str:
     sep = "-" if "-" in value else ":"
     d = bytearray(vault.digest(entity, value.lower())[:6])
     d[0] = (d[0] | 0x02) & 0xFE  # locally administered, unicast
@@ -140,7 +152,7 @@ def _mac(vault: Vault, entity: str, value: str) -> str:
     return out.upper() if value.isupper() else out
 
 
-def _uuid(vault: Vault, entity: str, value: str) -> str:
+def _uuid(vault: PseudonymIssuer, entity: str, value: str) -> str:
     h = bytearray(vault.digest(entity, value.lower())[:16])
     h[6] = (h[6] & 0x0F) | 0x40
     h[8] = (h[8] & 0x3F) | 0x80
@@ -149,7 +161,7 @@ def _uuid(vault: Vault, entity: str, value: str) -> str:
     return out.upper() if value.isupper() else out
 
 
-def _azure(vault: Vault, entity: str, value: str) -> str:
+def _azure(vault: PseudonymIssuer, entity: str, value: str) -> str:
     parts = value.split("/")
     out: list[str] = []
     previous = ""
@@ -182,7 +194,7 @@ def _is_azure_type_position(parts: list[str], i: int) -> bool:
     return i >= start and (i - start) % 2 == 0
 
 
-def _gcp(vault: Vault, entity: str, value: str) -> str:
+def _gcp(vault: PseudonymIssuer, entity: str, value: str) -> str:
     prefix = ""
     rest = value
     m = re.match(r"^((?:https?:)?//[a-z.]+googleapis\.com/)", value)
@@ -202,7 +214,7 @@ def _gcp(vault: Vault, entity: str, value: str) -> str:
     return prefix + "/".join(out)
 
 
-def _hostname(vault: Vault, entity: str, value: str) -> str:
+def _hostname(vault: PseudonymIssuer, entity: str, value: str) -> str:
     labels = value.split(".")
     if len(labels) == 1:
         return generic(vault, entity, value)
@@ -213,7 +225,7 @@ def _hostname(vault: Vault, entity: str, value: str) -> str:
     return f"{vault._part('host_label', '.'.join(labels[:-1]).lower(), 'host', 8)}.{labels[-1]}"
 
 
-def _project(vault: Vault, entity: str, value: str) -> str:
+def _project(vault: PseudonymIssuer, entity: str, value: str) -> str:
     return f"p-{_hex(vault, entity, value, 10)}"  # as inside resource names (see ``_gcp``)
 
 

@@ -22,11 +22,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import accumulate, compress
 from operator import not_
 
-from .detectors import RANDOM_RUN, Detector
+from .detectors import RANDOM_RUN, Detector, Finding
 from .encoded import Decoder
 from .encoded import holders as holders_of
 from .keys import KeyRules
@@ -45,15 +44,6 @@ CLEAN_MEMO_CHARS = 512
 #: A position anchor (``^``, ``$``, ``\A``, ``\Z``) in a pattern run over the joined text
 #: would make a string's result depend on its neighbours: such a scanner remembers nothing.
 _POSITIONAL = re.compile(r"(?<![\[\\])\^|(?<!\\)\$|\\[AZ]")
-
-
-@dataclass(slots=True)
-class Finding:
-    start: int
-    end: int
-    entity: str
-    detector: Detector
-    rank: int
 
 
 class Scanner:

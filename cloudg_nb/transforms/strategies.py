@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .kinds import KINDS
 
 if TYPE_CHECKING:
-    from ..layer.pipeline import TransformContext
-    from .vault import Vault
+    from ..layer.pipeline import PseudonymVault, TransformContext
 
 
 __all__ = [
@@ -103,7 +102,7 @@ def mask(text: str) -> str:
     return "*" * n
 
 
-def _hash(entity: str, text: str, vault: Vault | None) -> str:
+def _hash(entity: str, text: str, vault: PseudonymVault | None) -> str:
     if vault is not None:
         return str(vault.hash(entity, text))
     return hmac.new(_FALLBACK_KEY, f"{entity}|{text}".encode(), hashlib.sha256).hexdigest()[:12]
@@ -133,7 +132,7 @@ def generalize(entity: str, text: str) -> str:
 
 
 def apply_strategy(
-    strategy: str, text: str, entity: str, ctx: TransformContext, vault: Vault | None
+    strategy: str, text: str, entity: str, ctx: TransformContext, vault: PseudonymVault | None
 ) -> Any:
     """The replacement for ``text`` (or ``DROP``), counted in ``ctx.report``."""
     if strategy == "keep":

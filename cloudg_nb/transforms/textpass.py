@@ -30,8 +30,7 @@ from .strategies import DROP
 from .vault import KNOWN_ENTITIES
 
 if TYPE_CHECKING:
-    from ..layer.pipeline import TransformContext
-    from .vault import Vault
+    from ..layer.pipeline import PseudonymVault, TransformContext
 
 
 __all__ = ["TextPass", "Sanitize", "Redact"]
@@ -390,7 +389,7 @@ def _learned(strings: list[str], findings: dict[int, list[Finding]]) -> dict[str
     return {"gcp_project": projects, "aws_account_id": accounts}
 
 
-def _find_known(strings: list[str], findings: dict[int, list[Finding]], vault: Vault,
+def _find_known(strings: list[str], findings: dict[int, list[Finding]], vault: PseudonymVault,
                 entities: tuple[str, ...]) -> None:
     """Add findings for identifiers written bare (a project id in a title, an account id in
     a bucket name, either as a group key): the values the vault learned for ``entities``,

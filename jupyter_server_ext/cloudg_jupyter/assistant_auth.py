@@ -20,6 +20,7 @@ from tornado.routing import Matcher, Rule
 from cloudg_nb.assistants import TOKEN_PREFIX
 
 from .security_headers import JSON_CSP, merged_csp, security_headers
+from .server_internals import put_rule_first
 
 __all__ = [
     "OTHER_SERVER", "UNBOUND", "UNKNOWN", "AssistantRefused", "AssistantRefusedHandler",
@@ -100,9 +101,6 @@ class AssistantRefusedHandler(web.RequestHandler):
 
 
 def guard_routes(web_app: web.Application, mcp_path: str) -> Rule:
-    """Put the assistant-token rule first in ``web_app``'s router; returns the rule."""
-    router = web_app.default_router
-    rule = router.process_rule(Rule(_CarriesAssistantToken(frozenset({mcp_path})),
-                                    AssistantRefusedHandler, {"endpoint": mcp_path}))
-    router.rules.insert(0, rule)
-    return rule
+    """Put the assistant-token rule before every route of ``web_app``; returns the rule."""
+    return put_rule_first(web_app, Rule(_CarriesAssistantToken(frozenset({mcp_path})),
+                                        AssistantRefusedHandler, {"endpoint": mcp_path}))

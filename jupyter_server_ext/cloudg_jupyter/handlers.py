@@ -6,7 +6,8 @@ The first two authenticate through the Jupyter server's identity provider (token
 redirect. Host and Origin follow Jupyter's own settings (``allow_remote_access``,
 ``allow_origin``); the Origin rule applies to token requests too. The MCP handler forwards
 GET/POST/DELETE to the SDK session manager through the ASGI bridge, as the Jupyter user's
-principal. Every response carries ``security_headers`` (framing denied), errors included.
+principal (``identity``) or the assistant's (``assistant_credentials``). Every response carries
+``security_headers`` (framing denied), errors included.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from jupyter_server.auth.decorator import allow_unauthenticated
-from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
 from jupyter_server.base.call_context import CallContext
-from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
 from cloudg_nb.layer.wire import (
@@ -44,17 +44,22 @@ from .assistant_auth import (
     AssistantRefused,
     presented_assistant_token,
 )
+from .identity import shared_secret_auth
 from .security_headers import SecurityHeaders
+from .server_internals import InactiveAPIHandler, JupyterHandlerInternals
 
 if TYPE_CHECKING:
-    from .app import CloudGExtension
+    from .assistant_credentials import AssistantCredentials
+    from .endpoint import Endpoint
+    from .identity import Identity
 
-__all__ = ["MCPHandler", "NotFoundHandler", "StatusHandler", "PRINCIPAL_SCOPE_KEY"]
+__all__ = ["ACTIVITY_SETTING", "MCPHandler", "NotFoundHandler", "StatusHandler"]
 
 logger = logging.getLogger("cloudg.jupyter")
 
-#: ASGI scope key carrying the caller's ``Principal`` to the binding's resolver.
-PRINCIPAL_SCOPE_KEY = "cloudg.principal"
+#: The server's last-activity time counts every setting ending in ``_last_activity`` (the hook
+#: jupyter_server offers extensions): MCP use keeps idle culling (Binder, JupyterHub) away.
+ACTIVITY_SETTING = "cloudg_last_activity"
 #: How long a request waits for the endpoint to finish starting.
 READY_TIMEOUT = 30.0
 
@@ -98,24 +103,21 @@ _FORBIDDEN_BY_REASON = {
 }
 
 
-def shared_secret_auth(provider: Any) -> bool:
-    """Whether ``provider`` is one of Jupyter's built-in identity providers, which guard the
-    server with one shared secret (token or password): every caller they admit is its owner."""
-    return type(provider) in (IdentityProvider, PasswordIdentityProvider)
-
-
 def _json_rpc_error(code: int, message: str, data: Any = None) -> str:
     return json.dumps(error_response(code, message, data))
 
 
-class MCPHandler(SecurityHeaders, JupyterHandler):
+class MCPHandler(SecurityHeaders, JupyterHandlerInternals):
     """``{base_url}cloudg/mcp``: Streamable HTTP, both protocol eras, behind Jupyter auth."""
 
     SUPPORTED_METHODS = ("GET", "POST", "DELETE", "OPTIONS")
     auth_resource = "cloudg"
 
-    def initialize(self, extension: CloudGExtension) -> None:
-        self.extension = extension
+    def initialize(self, endpoint: Endpoint, identity: Identity,
+                   credentials: AssistantCredentials) -> None:
+        self.endpoint = endpoint
+        self.identity = identity
+        self.credentials = credentials
         #: The ASGI bridge of the request being forwarded (it builds the scope the SDK sees).
         self.bridge: TornadoASGIBridge | None = None
         #: Scope entries of an assistant's request (None: a Jupyter user's).
@@ -144,7 +146,7 @@ class MCPHandler(SecurityHeaders, JupyterHandler):
                 self._accept_assistant(token)
                 return
             self._accept_server_token()
-        await super().prepare(_redirect_to_login=False)
+        await self.prepare_without_login()
         if self.request.method == "OPTIONS":
             return
         if self.current_user is None:  # e.g. allow_unauthenticated_access servers
@@ -164,15 +166,13 @@ class MCPHandler(SecurityHeaders, JupyterHandler):
         if not self.check_host():
             raise web.HTTPError(403)
         try:
-            record = self.extension.authenticate_assistant(token)
+            record = self.credentials.authenticate_assistant(token)
         except AssistantRefused as exc:
             raise web.HTTPError(403, reason=exc.reason) from None
-        user = User(username=record.principal_id, name=record.name,
-                    display_name=f"assistant {record.name}")
-        self.current_user = self._jupyter_current_user = user
-        self._token_authenticated = True
+        self.authenticate_as(User(username=record.principal_id, name=record.name,
+                                  display_name=f"assistant {record.name}"))
         self.set_cors_headers()
-        self.assistant_scope = self.extension.assistant_scope(record)
+        self.assistant_scope = self.identity.assistant_scope(record)
 
     def _accept_server_token(self) -> None:
         """A request that carries the server's own token (built-in identity providers) is the
@@ -186,8 +186,7 @@ class MCPHandler(SecurityHeaders, JupyterHandler):
         expected = provider.token
         given = provider.get_token(self) if expected else None
         if given and hmac.compare_digest(given.encode(), expected.encode()):
-            self._jupyter_current_user = self.extension.owner_user
-            self._token_authenticated = True
+            self.authenticate_as(self.identity.owner_user)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Errors as JSON-RPC error bodies (what MCP clients parse), never HTML or tracebacks."""
@@ -226,38 +225,38 @@ class MCPHandler(SecurityHeaders, JupyterHandler):
 
     async def _forward(self) -> None:
         # MCP use is server activity: idle culling (Binder, JupyterHub) must not stop it.
-        self.settings["api_last_activity"] = datetime.now(UTC)
-        extension = self.extension
+        self.settings[ACTIVITY_SETTING] = datetime.now(UTC)
+        endpoint = self.endpoint
         task = asyncio.current_task()
-        extension.track_request(task)
+        endpoint.track_request(task)
         try:
             if await self._available():
-                scope = self.assistant_scope or extension.request_scope(self.current_user)
+                scope = self.assistant_scope or self.identity.request_scope(self.current_user)
                 self.bridge = TornadoASGIBridge(self, scope)
-                await self.bridge.run(extension.asgi_app)  # type: ignore[arg-type]
+                await self.bridge.run(endpoint.asgi_app)  # type: ignore[arg-type]
         except asyncio.CancelledError:
-            if not extension.stopping:
+            if not endpoint.stopping:
                 raise
         except Exception:
             logger.exception("cloudg: MCP request failed")
         finally:
-            extension.untrack_request(task)
+            endpoint.untrack_request(task)
 
     async def _available(self) -> bool:
         """Whether the endpoint can serve now (waiting while it starts); else answer 503."""
-        extension = self.extension
-        if extension.stopping:
+        endpoint = self.endpoint
+        if endpoint.stopping:
             return self._unavailable("The cloudg MCP endpoint is shutting down with the "
                                      "Jupyter server.")
-        if extension.setup_problem is None and not extension.ready.is_set():
+        if endpoint.setup_problem is None and not endpoint.ready.is_set():
             try:
-                await asyncio.wait_for(extension.ready.wait(), READY_TIMEOUT)
+                await asyncio.wait_for(endpoint.ready.wait(), READY_TIMEOUT)
             except TimeoutError:
                 return self._unavailable("The cloudg MCP endpoint is still starting; try again "
                                          "in a few seconds.")
-        if extension.setup_problem is not None or extension.asgi_app is None:
+        if endpoint.setup_problem is not None or endpoint.asgi_app is None:
             return self._unavailable(
-                f"The cloudg MCP endpoint is unavailable: {extension.setup_problem}. Fix the "
+                f"The cloudg MCP endpoint is unavailable: {endpoint.setup_problem}. Fix the "
                 "configuration (the Jupyter server log names the setting) and restart the "
                 "server.")
         return True
@@ -274,19 +273,20 @@ class StatusHandler(SecurityHeaders, APIHandler):
 
     auth_resource = "cloudg"
 
-    def initialize(self, extension: CloudGExtension) -> None:
-        self.extension = extension
+    def initialize(self, endpoint: Endpoint, identity: Identity) -> None:
+        self.endpoint = endpoint
+        self.identity = identity
 
     @web.authenticated
     def get(self) -> None:
-        self.finish(json.dumps(self.extension.status(self.current_user), default=str))
+        principal = self.identity.principal_for(self.current_user)
+        self.finish(json.dumps(self.endpoint.status(principal), default=str))
 
 
-class NotFoundHandler(SecurityHeaders, APIHandler):
+class NotFoundHandler(SecurityHeaders, InactiveAPIHandler):
     """Every other path under ``{base_url}cloudg/`` (register it after cloudg's routes): a JSON
-    404 with cloudg's headers, so no response under ``cloudg/`` lacks them."""
-
-    _track_activity = False  # a request to nothing is no sign of use
+    404 with cloudg's headers, so no response under ``cloudg/`` lacks them (a request to
+    nothing is no sign of use: it leaves the server's last-activity time alone)."""
 
     def prepare(self) -> None:  # type: ignore[override]
         raise web.HTTPError(404)

@@ -25,7 +25,9 @@ from .assistant_auth import presented_assistant_token
 from .security_headers import SecurityHeaders
 
 if TYPE_CHECKING:
-    from .app import CloudGExtension
+    from .assistant_credentials import AssistantCredentials
+    from .endpoint import Endpoint
+    from .identity import Identity
 
 __all__ = ["ApprovalPageHandler", "AssistantsHandler"]
 
@@ -37,11 +39,11 @@ class _Owner:
     """The analyst's pages refuse assistant tokens themselves too (the route guard already
     does: this holds if another extension reorders the routes)."""
 
-    extension: CloudGExtension
+    identity: Identity
 
     def _refuse_assistants(self: Any) -> None:
         if presented_assistant_token(self.request) is not None or is_assistant(
-                self.extension.principal_for(self.current_user)):
+                self.identity.principal_for(self.current_user)):
             raise web.HTTPError(403, reason="Not allowed")
 
 
@@ -50,8 +52,11 @@ class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
 
     auth_resource = "cloudg"
 
-    def initialize(self, extension: CloudGExtension) -> None:
-        self.extension = extension
+    def initialize(self, endpoint: Endpoint, identity: Identity,
+                   credentials: AssistantCredentials) -> None:
+        self.endpoint = endpoint
+        self.identity = identity
+        self.credentials = credentials
 
     def _send(self, status: int, body: dict[str, Any]) -> None:
         self.set_status(status)
@@ -61,13 +66,14 @@ class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
     @web.authenticated
     def get(self, name: str | None = None) -> None:
         self._refuse_assistants()
-        found = self.extension.describe_assistants()
+        found = self.credentials.describe_assistants()
         if name is not None:
             found = [a for a in found if a["name"] == name]
             if not found:
                 self._send(404, {"message": "No assistant has that name."})
                 return
-        self._send(200, {"assistants": found, "endpoint": self.extension.endpoint_url()})
+        self._send(200, {"assistants": found,
+                         "endpoint": self.endpoint.address.endpoint_url()})
 
     @web.authenticated
     def post(self, name: str | None = None) -> None:
@@ -84,14 +90,14 @@ class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
                                         '"profile": PROFILE} (client and profile optional).'})
             return
         try:
-            token, record, replaced = self.extension.mint_assistant(
+            token, record, replaced = self.credentials.mint_assistant(
                 str(body.get("name", name)), client=str(body.get("client") or "other"),
                 profile=body.get("profile"))
         except AssistantStoreError as exc:
             self._send(400, {"message": str(exc)})
             return
         self._send(201, {"token": token, "assistant": record.public(), "replaced": replaced,
-                         "endpoint": self.extension.endpoint_url()})
+                         "endpoint": self.endpoint.address.endpoint_url()})
 
     @web.authenticated
     async def delete(self, name: str | None = None) -> None:
@@ -99,8 +105,8 @@ class AssistantsHandler(SecurityHeaders, _Owner, APIHandler):
         if not name:
             self._send(400, {"message": "Name the assistant: DELETE .../assistants/NAME"})
             return
-        who = self.extension.principal_for(self.current_user).id
-        revoked = await self.extension.revoke_assistant(name, who)
+        who = self.identity.principal_for(self.current_user).id
+        revoked = await self.credentials.revoke_assistant(name, who)
         if revoked is None:
             self._send(404, {"message": "No assistant has that name."})
             return
@@ -144,8 +150,9 @@ class ApprovalPageHandler(SecurityHeaders, _Owner, JupyterHandler):
         "default-src": "'none'", "style-src": "'unsafe-inline'", "form-action": "'self'",
         "base-uri": "'none'"}
 
-    def initialize(self, extension: CloudGExtension) -> None:
-        self.extension = extension
+    def initialize(self, endpoint: Endpoint, identity: Identity) -> None:
+        self.endpoint = endpoint
+        self.identity = identity
 
     def set_default_headers(self) -> None:
         super().set_default_headers()
@@ -161,7 +168,7 @@ class ApprovalPageHandler(SecurityHeaders, _Owner, JupyterHandler):
                     f"{html.escape(reason)}</p>")
 
     def _page(self, approval_id: str, note: str | None = None) -> None:
-        desk = self.extension.desk
+        desk = self.endpoint.desk
         approval = desk.get(approval_id) if desk is not None else None
         if approval is None:
             self.set_status(404)
@@ -194,12 +201,12 @@ class ApprovalPageHandler(SecurityHeaders, _Owner, JupyterHandler):
         decision = self.get_body_argument("decision", "")
         if decision not in ("approve", "deny"):
             raise web.HTTPError(400, reason="decision must be approve or deny")
-        desk = self.extension.desk
+        desk = self.endpoint.desk
         if desk is None:
             raise web.HTTPError(503, reason="approvals are not available")
         from cloudg_nb.layer.errors import NotFoundError
 
-        who = self.extension.principal_for(self.current_user).id
+        who = self.identity.principal_for(self.current_user).id
         try:
             approval = desk.decide(approval_id, decision == "approve", who,
                                    self.get_body_argument("reason", "") or None)

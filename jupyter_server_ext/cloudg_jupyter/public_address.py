@@ -9,13 +9,18 @@ own ``connection_url``, built from its ip/port/base_url settings. Never from a r
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from jupyter_server.utils import url_path_join
 
-__all__ = ["check_public_url", "public_base_url", "under_jupyterhub"]
+if TYPE_CHECKING:
+    from cloudg_nb.layer import Principal
+    from cloudg_nb.oversight import Approval
+
+__all__ = ["PublicAddress", "check_public_url", "public_base_url", "under_jupyterhub"]
 
 
 def check_public_url(url: str) -> str:
@@ -57,3 +62,34 @@ def public_base_url(configured: str, serverapp: Any, environ: Mapping[str, str])
         return hub
     base = str(getattr(serverapp, "connection_url", "") or "/")
     return base if base.endswith("/") else base + "/"
+
+
+class PublicAddress:
+    """The addresses cloudg hands out for ``serverapp``: its endpoint and approval pages.
+
+    ``configure`` sets ``CloudGExtension.public_url`` (checked); until then, and without one,
+    the hub's or Jupyter's own address is used, read afresh each time (the environment too).
+    """
+
+    def __init__(self, serverapp: Any, environ: Mapping[str, str] = os.environ) -> None:
+        self.serverapp = serverapp
+        self.environ = environ
+        #: The configured public URL, once checked ("" when none).
+        self.configured = ""
+
+    def configure(self, url: str) -> None:
+        """Use ``url`` as the base; ValueError saying what is wrong with it."""
+        self.configured = check_public_url(url)
+
+    def base(self) -> str:
+        """This server's address as analysts open it, ending in ``/``."""
+        return public_base_url(self.configured, self.serverapp, self.environ)
+
+    def endpoint_url(self) -> str:
+        """The MCP endpoint's address."""
+        return url_path_join(self.base(), "cloudg/mcp")
+
+    def approval_url(self, approval: Approval, principal: Principal) -> str:
+        """The approval page at the server's configured address (whoever asks, and however
+        they reached the server)."""
+        return url_path_join(self.base(), "cloudg/approvals", approval.id)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from cloudg_nb.catalog import default_registry
-from cloudg_nb.protocol.client_config import client_config
+from cloudg_nb.client_config import client_config
 from tests.jupyter.server import JupyterServer, jupyter_server
 
 ROOT = Path(__file__).resolve().parents[2]

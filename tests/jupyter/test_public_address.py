@@ -6,7 +6,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from cloudg_jupyter.public_address import check_public_url, public_base_url, under_jupyterhub
+from cloudg_jupyter.public_address import (
+    PublicAddress,
+    check_public_url,
+    public_base_url,
+    under_jupyterhub,
+)
 
 SERVER = SimpleNamespace(connection_url="http://127.0.0.1:8888/user/alice/")
 HUB = {"JUPYTERHUB_SERVICE_PREFIX": "/user/alice/"}
@@ -47,3 +52,27 @@ def test_outside_jupyterhub_the_connection_url_is_used() -> None:
     assert not under_jupyterhub({})
     assert public_base_url("", SimpleNamespace(connection_url="http://host:1/x"), {}) == (
         "http://host:1/x/")
+
+
+def test_the_endpoint_and_approval_pages_hang_off_the_configured_address() -> None:
+    address = PublicAddress(SERVER, {})
+    address.configure("https://proxy.example.org/user/alice")
+    approval = SimpleNamespace(id="abc123")
+    assert address.endpoint_url() == "https://proxy.example.org/user/alice/cloudg/mcp"
+    assert address.approval_url(approval, None) == (  # type: ignore[arg-type]
+        "https://proxy.example.org/user/alice/cloudg/approvals/abc123")
+
+
+def test_a_configured_address_that_is_refused_leaves_the_servers_own() -> None:
+    address = PublicAddress(SERVER, {})
+    with pytest.raises(ValueError, match="URL"):
+        address.configure("proxy.example.org")
+    assert address.configured == "" and address.base() == SERVER.connection_url
+
+
+def test_unconfigured_the_address_follows_the_environment_as_it_is_now() -> None:
+    env: dict[str, str] = {}
+    address = PublicAddress(SERVER, env)
+    assert address.base() == SERVER.connection_url
+    env.update({**HUB, "JUPYTERHUB_PUBLIC_URL": "https://hub.example.org/"})
+    assert address.base() == "https://hub.example.org/user/alice/"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cloudg_nb import CloudGMCPLayer, Policy, Principal, Registry
+from cloudg_nb import CloudGMCPLayer, Principal, Registry
 from cloudg_nb.layer.calls import CallInfo
 from cloudg_nb.layer.enums import Outcome, RequestKind
+from tests.layer.fakes import FakePolicy, core_layer
 
 
 class Seen:
@@ -39,9 +40,8 @@ def registry() -> Registry:
     return reg
 
 
-def make_layer(seen: Seen, policy: Policy | None = None) -> CloudGMCPLayer:
-    return CloudGMCPLayer(registry=registry(), policy=policy or Policy({"name": "plain"}),
-                          middleware=[seen])
+def make_layer(seen: Seen, policy: FakePolicy | None = None) -> CloudGMCPLayer:
+    return core_layer(registry(), policy=policy or FakePolicy("plain"), middleware=[seen])
 
 
 async def test_each_request_kind_reaches_middleware_as_a_request_kind_member() -> None:
@@ -60,7 +60,7 @@ async def test_each_request_kind_reaches_middleware_as_a_request_kind_member() -
 
 async def test_a_denied_call_carries_the_denied_outcome() -> None:
     seen = Seen()
-    layer = make_layer(seen, Policy({"name": "deny", "deny_tools": ["count"]}))
+    layer = make_layer(seen, FakePolicy("deny", denied=["count"]))
 
     result = await layer.call_tool("count", {"n": 1})
 
@@ -70,7 +70,7 @@ async def test_a_denied_call_carries_the_denied_outcome() -> None:
 
 
 def test_a_call_info_built_with_plain_strings_holds_enum_members() -> None:
-    layer = CloudGMCPLayer(registry=registry(), policy=Policy({"name": "plain"}))
+    layer = core_layer(registry(), policy=FakePolicy("plain"))
     spec = layer.get_tool("count")
 
     info = CallInfo("tool", "count", spec, {}, Principal.local(), layer.context(),  # type: ignore[arg-type]

@@ -9,19 +9,22 @@ import time
 
 import pytest
 
-from cloudg_nb.catalog import default_registry
-from cloudg_nb.estate import demo
 from cloudg_nb.layer import CloudGMCPLayer, Registry, ToolContext, ToolSpec
 from cloudg_nb.layer.errors import CallCancelledError
+from tests.layer.fakes import core_layer
 from tests.layer.slow_tools import SpinningWork
 
 
+def _get_asset(ctx: ToolContext, ref: str) -> dict:
+    """A cheap read in the light lane, like the catalog's ``get_asset``."""
+    return {"id": ref}
+
+
 def _layer(work: SpinningWork, **options: object) -> CloudGMCPLayer:
-    reg = default_registry()
+    reg = Registry()
     reg.add(work.spec())
-    layer = CloudGMCPLayer(registry=reg, policy="open", **options)  # type: ignore[arg-type]
-    layer.workspace.add(demo(), "demo", activate=True)
-    return layer
+    reg.add(ToolSpec(name="get_asset", handler=_get_asset, lane="light"))
+    return core_layer(reg, **options)
 
 
 def test_check_cancelled_is_quiet_until_the_call_is_cancelled() -> None:
@@ -77,7 +80,7 @@ async def test_a_handler_using_progress_stops_at_its_next_report() -> None:
 
     reg = Registry()
     reg.add(ToolSpec(name="reporting", handler=reporting))
-    layer = CloudGMCPLayer(registry=reg, policy="open", default_timeout=0.1)
+    layer = core_layer(reg, default_timeout=0.1)
     ctx = layer.context(progress_callback=lambda *a: None)
     result = await layer.call_tool("reporting", context=ctx)
     assert result.meta["cloudg/error_code"] == "timeout"
@@ -96,7 +99,7 @@ async def test_async_handlers_see_their_context_cancelled() -> None:
 
     reg = Registry()
     reg.add(ToolSpec(name="waits", handler=waits))
-    layer = CloudGMCPLayer(registry=reg, policy="open", default_timeout=0.05)
+    layer = core_layer(reg, default_timeout=0.05)
     ctx = layer.context()
     await layer.call_tool("waits", context=ctx)
     assert ctx.cancelled
@@ -142,6 +145,6 @@ async def test_a_handler_cancelled_from_outside_gives_a_cancelled_result() -> No
 
     reg = Registry()
     reg.add(ToolSpec(name="quits", handler=quits))
-    result = await CloudGMCPLayer(registry=reg, policy="open").call_tool("quits")
+    result = await core_layer(reg).call_tool("quits")
     assert result.is_error
     assert result.meta["cloudg/error_code"] == "cancelled"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cloudg_nb import CloudGMCPLayer, Policy, PromptArgument, Registry
+from cloudg_nb import PromptArgument, Registry
 from cloudg_nb.layer.context import Completion
+from tests.layer.fakes import FakePolicy, core_layer
 
 
 async def test_completion_function_sees_the_argument_and_filled_in_arguments() -> None:
@@ -22,7 +23,7 @@ async def test_completion_function_sees_the_argument_and_filled_in_arguments() -
     def brief(ctx, region: str = "") -> str:
         return "ok"
 
-    layer = CloudGMCPLayer(registry=reg, policy=Policy({"name": "plain"}))
+    layer = core_layer(reg, policy=FakePolicy("plain"))
     out = await layer.complete({"type": "ref/prompt", "name": "brief"},
                                {"name": "region", "value": "eu"},
                                context_arguments={"account": "prod"})
@@ -40,7 +41,7 @@ async def test_a_tool_call_context_has_no_completion() -> None:
         seen.append(ctx.completion)
         return {}
 
-    layer = CloudGMCPLayer(registry=reg, policy=Policy({"name": "plain"}))
+    layer = core_layer(reg, policy=FakePolicy("plain"))
     await layer.call_tool("probe")
 
     assert seen == [None]

@@ -15,10 +15,10 @@ from cloudg_nb import (
     AccessDeniedError,
     CachingMiddleware,
     CloudGMCPLayer,
-    Policy,
     PromptArgument,
     Registry,
 )
+from tests.layer.fakes import FakePolicy, core_layer
 
 EMPTY = {"values": [], "total": 0, "hasMore": False}
 TEMPLATE = "data://datasets/{name}/assets/{ref}"
@@ -75,8 +75,9 @@ def build_registry(
     return reg
 
 
-def make_layer(reg: Registry, policy: Policy | None = None, **kwargs: Any) -> CloudGMCPLayer:
-    return CloudGMCPLayer(registry=reg, policy=policy or Policy({"name": "plain"}), **kwargs)
+def make_layer(reg: Registry, policy: FakePolicy | None = None, **kwargs: Any
+               ) -> CloudGMCPLayer:
+    return core_layer(reg, policy=policy or FakePolicy("plain"), **kwargs)
 
 
 PROMPT_REF = {"type": "ref/prompt", "name": "brief"}
@@ -213,19 +214,19 @@ async def test_unresolvable_completion_is_empty_without_running_the_chain(
 
 
 @pytest.mark.parametrize(
-    ("document", "ref", "argument"),
+    ("denied", "ref", "argument"),
     [
-        ({"deny_prompts": ["brief"]}, PROMPT_REF, "region"),
-        ({"deny_resources": [TEMPLATE]}, TEMPLATE_REF, "name"),
+        (["brief"], PROMPT_REF, "region"),
+        ([TEMPLATE], TEMPLATE_REF, "name"),
     ],
     ids=["hidden-prompt", "hidden-template"],
 )
 async def test_hidden_spec_completion_is_empty_without_running_the_chain_or_the_fn(
-    document: dict[str, Any], ref: dict[str, Any], argument: str
+    denied: list[str], ref: dict[str, Any], argument: str
 ) -> None:
     region, dataset = Counter(REGIONS), Counter(["prod"])
     recorder = CallRecorder()
-    policy = Policy({"name": "h", "hide_denied": True, **document})
+    policy = FakePolicy("h", denied=denied, hide_denied=True)
     layer = make_layer(build_registry(region, dataset), policy, middleware=[recorder])
 
     out = await layer.complete(ref, {"name": argument, "value": ""})
@@ -240,7 +241,7 @@ async def test_hidden_spec_completion_is_empty_without_running_the_chain_or_the_
 
 async def test_completion_denied_by_policy_raises_access_denied() -> None:
     region = Counter(REGIONS)
-    policy = Policy({"name": "deny", "deny_prompts": ["brief"]})
+    policy = FakePolicy("deny", denied=["brief"])
     layer = make_layer(build_registry(region), policy)
 
     with pytest.raises(AccessDeniedError) as info:
@@ -260,7 +261,7 @@ async def test_completion_denial_is_not_caught_by_the_chain() -> None:
             outcomes.append(f"raised:{info.outcome}")
             raise
 
-    policy = Policy({"name": "deny", "deny_resources": [TEMPLATE]})
+    policy = FakePolicy("deny", denied=[TEMPLATE])
     layer = make_layer(build_registry(), policy, middleware=[watch])
 
     with pytest.raises(AccessDeniedError):
@@ -270,13 +271,12 @@ async def test_completion_denial_is_not_caught_by_the_chain() -> None:
 
 
 async def test_allowed_completion_is_recorded_by_the_policy_as_a_completion() -> None:
-    policy = Policy({"name": "audited", "audit": True})
+    policy = FakePolicy("audited")
     layer = make_layer(build_registry(), policy)
 
     await layer.complete(PROMPT_REF, {"name": "region", "value": ""})
 
-    entries = [(e["decision"], e["kind"], e["name"]) for e in policy.audit_log.entries()]
-    assert entries == [("allowed", "completion", "brief")]
+    assert policy.checks == [("completion", "brief", {})]
 
 
 # -- failures in the function ----------------------------------------------------------------

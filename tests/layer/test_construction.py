@@ -1,20 +1,20 @@
-"""Seed §4.1 Construction: what ``CloudGMCPLayer.__init__`` builds and how names map.
+"""Seed §4.1 Construction: what ``CloudGMCPLayer.__init__`` does with what it is given and
+how names map.
 
-Covers the workspace built from the config, ``Policy.load`` versus a given Policy, registry
-filtering (category filters on every kind, tool filters on tools only), prefix validation
-(at construction and on later assignment), prefix-only name resolution in process, and the
-hook that carries ``workspace.notify`` events to ``layer.on_change`` listeners.
+Covers given collaborators used as they are, registry filtering (category filters on every
+kind, tool filters on tools only), prefix validation (at construction and on later
+assignment), prefix-only name resolution in process, and the hook that carries
+``workspace.notify`` events to ``layer.on_change`` listeners. What the layer builds when a
+collaborator is missing comes from the registered defaults (``test_defaults``; the
+package's own defaults: ``tests/test_assembly.py``).
 """
 
 from types import SimpleNamespace
 
 import pytest
 
-import cloudg_nb.catalog
-from cloudg_nb.config import CloudGConfig
 from cloudg_nb.layer import CloudGMCPLayer, NotFoundError, Registry, ToolSpec
-from cloudg_nb.policy import Policy
-from cloudg_nb.workspace import Workspace
+from tests.layer.fakes import FakePolicy, FakeWorkspace, core_layer
 
 # -- helpers -------------------------------------------------------------------------------
 
@@ -75,94 +75,36 @@ def _prefixed_layer(prefix: str = "cg_") -> CloudGMCPLayer:
     reg = Registry()
     reg.tool(name="echo")(_echo)
     reg.prompt(name="greet")(_prompt)
-    return CloudGMCPLayer(registry=reg, policy="open", prefix=prefix)
+    return core_layer(reg, prefix=prefix)
 
 
-@pytest.fixture
-def load_calls(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Record every ``Policy.load`` call (the real loader still runs)."""
-    calls: list = []
-    original = Policy.load.__func__
-
-    def spy(cls, source=None):
-        calls.append(source)
-        return original(cls, source)
-
-    monkeypatch.setattr(Policy, "load", classmethod(spy))
-    return calls
-
-
-# -- workspace -----------------------------------------------------------------------------
-
-
-def test_workspace_is_built_from_the_given_config():
-    config = CloudGConfig(max_datasets=3)
-    layer = CloudGMCPLayer(config, registry=Registry(), policy="open")
-    assert isinstance(layer.workspace, Workspace)
-    assert layer.workspace.config is config
-
-
-def test_workspace_gets_a_default_config_when_none_is_given():
-    layer = CloudGMCPLayer(registry=Registry(), policy="open")
-    assert isinstance(layer.workspace, Workspace)
-    assert isinstance(layer.workspace.config, CloudGConfig)
+# -- given collaborators -------------------------------------------------------------------
 
 
 def test_given_workspace_is_used_as_is():
-    workspace = Workspace()
-    layer = CloudGMCPLayer(workspace=workspace, registry=Registry(), policy="open")
+    workspace = FakeWorkspace()
+    layer = core_layer(workspace=workspace)
     assert layer.workspace is workspace
 
 
 def test_workspace_without_on_change_is_accepted():
-    workspace = SimpleNamespace(config=CloudGConfig())
-    layer = CloudGMCPLayer(workspace=workspace, registry=Registry(), policy="open")
+    workspace = SimpleNamespace()
+    layer = core_layer(workspace=workspace)
     assert layer.workspace is workspace
 
 
-# -- policy --------------------------------------------------------------------------------
-
-
-def test_policy_name_is_loaded_with_policy_load(load_calls):
-    layer = CloudGMCPLayer(registry=Registry(), policy="open")
-    assert load_calls == ["open"]
-    assert isinstance(layer.policy, Policy)
-    assert layer.policy.name == "open"
-
-
-def test_policy_instance_is_used_without_policy_load(load_calls):
-    policy = Policy({"name": "mine"})
-    layer = CloudGMCPLayer(registry=Registry(), policy=policy)
+def test_given_policy_object_is_used_as_is():
+    policy = FakePolicy("mine")
+    layer = core_layer(policy=policy)
     assert layer.policy is policy
-    assert load_calls == []
-
-
-def test_no_policy_loads_the_profile_named_by_the_environment(monkeypatch):
-    monkeypatch.setenv("CLOUDG_MCP_POLICY", "open")
-    layer = CloudGMCPLayer(registry=Registry())
-    assert layer.policy.name == "open"
-
-
-def test_no_policy_and_no_environment_loads_the_standard_profile(monkeypatch):
-    monkeypatch.delenv("CLOUDG_MCP_POLICY", raising=False)
-    layer = CloudGMCPLayer(registry=Registry())
-    assert layer.policy.name == "standard"
 
 
 # -- registry and filters ------------------------------------------------------------------
 
 
-def test_default_registry_is_used_when_none_is_given(monkeypatch):
-    catalog = Registry()
-    catalog.tool(name="from_catalog")(_echo)
-    monkeypatch.setattr(cloudg_nb.catalog, "default_registry", lambda: catalog)
-    layer = CloudGMCPLayer(policy="open")
-    assert layer.registry is catalog
-
-
 def test_without_filters_the_registry_object_is_used_as_is():
     reg = _mixed_registry()
-    layer = CloudGMCPLayer(registry=reg, policy="open")
+    layer = core_layer(reg)
     assert layer.registry is reg
 
 
@@ -178,7 +120,7 @@ def test_without_filters_the_registry_object_is_used_as_is():
 )
 def test_any_filter_builds_a_new_registry(filters):
     reg = _mixed_registry()
-    layer = CloudGMCPLayer(registry=reg, policy="open", **filters)
+    layer = core_layer(reg, **filters)
     assert layer.registry is not reg
     assert isinstance(layer.registry, Registry)
     assert _keys(layer.registry) == _keys(reg)
@@ -187,29 +129,23 @@ def test_any_filter_builds_a_new_registry(filters):
 def test_filtering_leaves_the_given_registry_unchanged():
     reg = _mixed_registry()
     before = _keys(reg)
-    CloudGMCPLayer(
-        registry=reg, policy="open", include_categories=["alpha"], exclude_tools=["*"]
-    )
+    core_layer(reg, include_categories=["alpha"], exclude_tools=["*"])
     assert _keys(reg) == before
 
 
 def test_include_categories_applies_to_every_kind():
-    layer = CloudGMCPLayer(
-        registry=_mixed_registry(), policy="open", include_categories=["alpha"]
-    )
+    layer = core_layer(_mixed_registry(), include_categories=["alpha"])
     assert _keys(layer.registry) == ALPHA_KEYS
 
 
 def test_exclude_categories_applies_to_every_kind():
-    layer = CloudGMCPLayer(
-        registry=_mixed_registry(), policy="open", exclude_categories=["alph*"]
-    )
+    layer = core_layer(_mixed_registry(), exclude_categories=["alph*"])
     assert _keys(layer.registry) == BETA_KEYS
 
 
 def test_include_tools_filters_only_tools():
     reg = _mixed_registry()
-    layer = CloudGMCPLayer(registry=reg, policy="open", include_tools=["beta_*"])
+    layer = core_layer(reg, include_tools=["beta_*"])
     expected = _keys(reg)
     expected["tools"] = {"beta_tool"}
     assert _keys(layer.registry) == expected
@@ -222,7 +158,7 @@ def test_exclude_tools_keeps_other_kinds_whose_names_match():
     reg.resource("test://x", name="x_resource")(_resource)
     reg.resource_template("test://x/{item}", name="x_template")(_template)
     reg.prompt(name="x_prompt")(_prompt)
-    layer = CloudGMCPLayer(registry=reg, policy="open", exclude_tools=["x_*"])
+    layer = core_layer(reg, exclude_tools=["x_*"])
     assert _keys(layer.registry) == {
         "tools": {"y_tool"},
         "resources": {"test://x"},
@@ -235,15 +171,8 @@ def test_exclude_tools_keeps_other_kinds_whose_names_match():
 
 
 def test_timeout_output_cap_and_identity_are_stored():
-    layer = CloudGMCPLayer(
-        registry=Registry(),
-        policy="open",
-        default_timeout=12.5,
-        max_output_chars=999,
-        name="estate",
-        version="9.9",
-        instructions="Use the tools.",
-    )
+    layer = core_layer(Registry(), default_timeout=12.5, max_output_chars=999, name="estate",
+                       version="9.9", instructions="Use the tools.")
     assert (layer.default_timeout, layer.max_output_chars) == (12.5, 999)
     assert (layer.name, layer.version, layer.instructions) == ("estate", "9.9", "Use the tools.")
 
@@ -266,12 +195,12 @@ BAD_PREFIXES = pytest.mark.parametrize(
 @BAD_PREFIXES
 def test_invalid_prefix_is_refused_at_construction(prefix):
     with pytest.raises(ValueError):
-        CloudGMCPLayer(registry=Registry(), policy="open", prefix=prefix)
+        core_layer(Registry(), prefix=prefix)
 
 
 @BAD_PREFIXES
 def test_invalid_prefix_set_after_construction_is_refused(prefix):
-    layer = CloudGMCPLayer(registry=Registry(), policy="open")
+    layer = core_layer(Registry())
     with pytest.raises(ValueError):
         layer.prefix = prefix
 
@@ -330,17 +259,9 @@ def test_without_a_prefix_names_map_to_themselves():
 # -- workspace change hook -----------------------------------------------------------------
 
 
-def test_workspace_notify_reaches_layer_listeners():
-    layer = CloudGMCPLayer(registry=Registry(), policy="open")
-    seen: list = []
-    layer.on_change(lambda kind, uri: seen.append((kind, uri)))
-    layer.workspace.notify("resource", "cloudg://workspace")
-    assert seen == [("resource", "cloudg://workspace")]
-
-
 def test_given_workspace_is_hooked_to_the_layer():
-    workspace = Workspace()
-    layer = CloudGMCPLayer(workspace=workspace, registry=Registry(), policy="open")
+    workspace = FakeWorkspace()
+    layer = core_layer(workspace=workspace)
     seen: list = []
     layer.on_change(lambda kind, uri: seen.append((kind, uri)))
     workspace.notify("resources")

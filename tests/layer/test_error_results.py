@@ -21,18 +21,19 @@ from cloudg_nb import (
     InvalidArgumentsError,
     MCPLayerError,
     NotFoundError,
-    Policy,
     PromptArgument,
     RateLimitedError,
     Registry,
     ToolResult,
 )
+from tests.layer.fakes import FakePolicy, core_layer
 
 SECRET = "sk-live-51HdQfTOTALLYSECRETvalue"
 
 
-def make_layer(reg: Registry, policy: Policy | None = None, **kwargs: Any) -> CloudGMCPLayer:
-    return CloudGMCPLayer(registry=reg, policy=policy or Policy({"name": "plain"}), **kwargs)
+def make_layer(reg: Registry, policy: FakePolicy | None = None, **kwargs: Any
+               ) -> CloudGMCPLayer:
+    return core_layer(reg, policy=policy or FakePolicy("plain"), **kwargs)
 
 
 class CallRecorder:
@@ -73,7 +74,9 @@ def tool_registry() -> Registry:
     return reg
 
 
-HIDING = {"name": "h", "hide_denied": True, "deny_tools": ["secret_*"]}
+def hiding_policy(policy: type[FakePolicy] = FakePolicy) -> FakePolicy:
+    """A policy that hides the tools named ``secret_*``."""
+    return policy("h", denied=["secret_*"], hide_denied=True)
 
 
 async def error_of(layer: CloudGMCPLayer, name: str) -> NotFoundError:
@@ -227,7 +230,7 @@ async def test_unknown_argument_error_never_echoes_its_value() -> None:
 
 
 async def test_access_denied_becomes_an_error_result() -> None:
-    policy = Policy({"name": "deny", "deny_tools": ["count"]})
+    policy = FakePolicy("deny", denied=["count"])
 
     result = await make_layer(tool_registry(), policy).call_tool("count", {"n": 1})
 
@@ -275,7 +278,7 @@ async def test_middleware_sees_error_results_as_return_values() -> None:
 
 
 async def test_hidden_tool_is_absent_from_the_listing() -> None:
-    layer = make_layer(tool_registry(), Policy(HIDING))
+    layer = make_layer(tool_registry(), hiding_policy())
 
     names = [t["name"] for t in layer.tools_wire()]
 
@@ -284,10 +287,10 @@ async def test_hidden_tool_is_absent_from_the_listing() -> None:
 
 
 async def test_hidden_tool_gives_exactly_the_nonexistent_tool_error() -> None:
-    hiding = make_layer(tool_registry(), Policy(HIDING))
+    hiding = make_layer(tool_registry(), hiding_policy())
     without = tool_registry()
     del without.tools["secret_plans"]
-    absent = make_layer(without, Policy(HIDING))
+    absent = make_layer(without, hiding_policy())
 
     hidden_error = await error_of(hiding, "secret_plans")
     absent_error = await error_of(absent, "secret_plans")
@@ -299,43 +302,41 @@ async def test_hidden_tool_gives_exactly_the_nonexistent_tool_error() -> None:
 
 
 async def test_hidden_tool_is_recorded_as_not_found_with_the_policy() -> None:
-    policy = Policy(HIDING)
+    policy = hiding_policy()
     layer = make_layer(tool_registry(), policy)
 
     await error_of(layer, "secret_plans")
 
-    entries = [(e["decision"], e["kind"], e["name"]) for e in policy.audit_log.entries()]
-    assert entries == [("not_found", "tool", "secret_plans")]
+    assert policy.hidden == [("tool", "secret_plans")]
 
 
 async def test_nonexistent_tool_is_recorded_as_not_found_with_the_policy() -> None:
-    policy = Policy({"name": "plain"})
+    policy = FakePolicy("plain")
     layer = make_layer(tool_registry(), policy)
 
     await error_of(layer, "no_such_tool")
 
-    entries = [(e["decision"], e["kind"], e["name"]) for e in policy.audit_log.entries()]
-    assert entries == [("not_found", "tool", "no_such_tool")]
+    assert policy.hidden == [("tool", "no_such_tool")]
 
 
 async def test_hidden_tool_never_reaches_middleware() -> None:
     recorder = CallRecorder()
-    layer = make_layer(tool_registry(), Policy(HIDING), middleware=[recorder])
+    layer = make_layer(tool_registry(), hiding_policy(), middleware=[recorder])
 
     await error_of(layer, "secret_plans")
 
     assert recorder.names == []
 
 
-class BrokenAuditPolicy(Policy):
+class BrokenAuditPolicy(FakePolicy):
     def record_hidden(self, kind: str, name: str, principal: Any) -> None:
         raise RuntimeError("audit store down")
 
 
 async def test_raising_record_hidden_never_changes_the_answer() -> None:
-    normal = await error_of(make_layer(tool_registry(), Policy(HIDING)), "secret_plans")
+    normal = await error_of(make_layer(tool_registry(), hiding_policy()), "secret_plans")
     broken = await error_of(
-        make_layer(tool_registry(), BrokenAuditPolicy(HIDING)), "secret_plans"
+        make_layer(tool_registry(), hiding_policy(BrokenAuditPolicy)), "secret_plans"
     )
 
     assert type(broken) is type(normal)
@@ -344,7 +345,7 @@ async def test_raising_record_hidden_never_changes_the_answer() -> None:
 
 async def test_raising_record_hidden_never_changes_a_resource_answer() -> None:
     reg = Registry()
-    layer = make_layer(reg, BrokenAuditPolicy({"name": "broken"}))
+    layer = make_layer(reg, BrokenAuditPolicy("broken"))
 
     with pytest.raises(NotFoundError):
         await layer.read_resource("data://nowhere")
@@ -357,14 +358,13 @@ async def test_hidden_resource_is_recorded_as_not_found() -> None:
     def vault(ctx) -> str:
         return "x"
 
-    policy = Policy({"name": "h", "hide_denied": True, "deny_resources": ["secret://*"]})
+    policy = FakePolicy("h", denied=["secret://*"], hide_denied=True)
     layer = make_layer(reg, policy)
 
     with pytest.raises(NotFoundError):
         await layer.read_resource("secret://vault")
 
-    entries = [(e["decision"], e["kind"], e["name"]) for e in policy.audit_log.entries()]
-    assert entries == [("not_found", "resource", "secret://vault")]
+    assert policy.hidden == [("resource", "secret://vault")]
 
 
 async def test_hidden_prompt_is_recorded_as_not_found() -> None:
@@ -374,14 +374,13 @@ async def test_hidden_prompt_is_recorded_as_not_found() -> None:
     def secret_brief(ctx) -> str:
         return "x"
 
-    policy = Policy({"name": "h", "hide_denied": True, "deny_prompts": ["secret_*"]})
+    policy = FakePolicy("h", denied=["secret_*"], hide_denied=True)
     layer = make_layer(reg, policy)
 
     with pytest.raises(NotFoundError):
         await layer.get_prompt("secret_brief")
 
-    entries = [(e["decision"], e["kind"], e["name"]) for e in policy.audit_log.entries()]
-    assert entries == [("not_found", "prompt", "secret_brief")]
+    assert policy.hidden == [("prompt", "secret_brief")]
 
 
 # -- read_resource propagates ----------------------------------------------------------------
@@ -419,7 +418,7 @@ async def test_read_resource_handler_not_found_propagates() -> None:
 
 
 async def test_read_resource_denied_raises_access_denied() -> None:
-    policy = Policy({"name": "deny", "deny_resources": ["data://broken"]})
+    policy = FakePolicy("deny", denied=["data://broken"])
 
     with pytest.raises(AccessDeniedError):
         await make_layer(resource_registry(), policy).read_resource("data://broken")
@@ -456,7 +455,7 @@ async def test_get_prompt_handler_exception_propagates() -> None:
 
 
 async def test_get_prompt_denied_raises_access_denied() -> None:
-    policy = Policy({"name": "deny", "deny_prompts": ["brief"]})
+    policy = FakePolicy("deny", denied=["brief"])
     layer = make_layer(prompt_registry([]), policy)
 
     with pytest.raises(AccessDeniedError):
@@ -487,13 +486,13 @@ async def test_get_prompt_missing_arguments_stop_before_middleware_and_handler()
 
 
 async def test_get_prompt_missing_arguments_are_checked_before_the_policy() -> None:
-    policy = Policy({"name": "deny", "deny_prompts": ["brief"], "audit": True})
+    policy = FakePolicy("deny", denied=["brief"])
     layer = make_layer(prompt_registry([]), policy)
 
     with pytest.raises(InvalidArgumentsError):
         await layer.get_prompt("brief", {})
 
-    assert policy.audit_log.entries() == []
+    assert policy.checks == []
 
 
 async def test_get_prompt_with_all_required_arguments_runs_the_handler() -> None:

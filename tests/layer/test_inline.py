@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from cloudg_nb.layer import CloudGMCPLayer, Registry, RunInWorker
+from tests.layer.fakes import core_layer
 
 
 def _layer(inline: Any, seen: list[str]) -> CloudGMCPLayer:
@@ -18,7 +19,7 @@ def _layer(inline: Any, seen: list[str]) -> CloudGMCPLayer:
         return {"n": 2 * n}
 
     reg.tool(double, inline=inline)
-    return CloudGMCPLayer(registry=reg)
+    return core_layer(reg)
 
 
 async def test_an_inline_fast_path_answers_on_the_loop_thread() -> None:

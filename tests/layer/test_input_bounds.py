@@ -19,6 +19,7 @@ from cloudg_nb.layer.bounds import (
     checked_on_loop,
     within_loop_budget,
 )
+from tests.layer.fakes import core_layer
 
 
 def _find(ctx, query: str = "") -> dict:
@@ -33,7 +34,7 @@ def _layer(**options: object) -> CloudGMCPLayer:
     def brief(ctx, topic: str = "") -> str:
         return topic
 
-    return CloudGMCPLayer(registry=reg, policy="open", **options)  # type: ignore[arg-type]
+    return core_layer(reg, **options)
 
 
 def _code(result) -> object:
@@ -124,7 +125,7 @@ async def test_completion_context_is_bounded() -> None:
     def brief(ctx, topic: str = "") -> str:
         return topic
 
-    layer = CloudGMCPLayer(registry=reg, policy="open")
+    layer = core_layer(reg)
     with pytest.raises(InvalidArgumentsError, match="size"):
         await layer.complete({"type": "ref/prompt", "name": "brief"},
                              {"name": "topic", "value": "x" * 2_000_000})

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from cloudg_nb.layer import CloudGMCPLayer, Registry
+from tests.layer.fakes import core_layer
 
 KINDS = ["tool", "resource", "template", "prompt", "completion"]
 
@@ -66,7 +67,7 @@ def _layer_for(kind: str, handler) -> CloudGMCPLayer:
         reg.prompt(name="probe")(handler)
     else:
         reg.resource_template("test://items/{item}", completions={"item": handler})(_noop)
-    return CloudGMCPLayer(registry=reg, policy="open")
+    return core_layer(reg)
 
 
 async def _request(layer: CloudGMCPLayer, kind: str) -> None:
@@ -115,7 +116,7 @@ async def test_sync_handlers_do_not_block_the_loop():
     def blocking(ctx) -> dict:
         return {"released": release.wait(2)}
 
-    layer = CloudGMCPLayer(registry=reg, policy="open")
+    layer = core_layer(reg)
     call = asyncio.create_task(layer.call_tool("blocking"))
     await asyncio.sleep(0.05)  # the loop keeps running while the handler blocks
     assert not call.done()
@@ -139,7 +140,7 @@ async def test_awaitable_returned_by_a_sync_handler_is_awaited_on_the_loop():
 
         return finish()
 
-    result = await CloudGMCPLayer(registry=reg, policy="open").call_tool("deferred")
+    result = await core_layer(reg).call_tool("deferred")
     assert result.structured == {"finished": True}
     assert threads["handler"] != threading.get_ident()
     assert threads["awaitable"] == threading.get_ident()
@@ -154,7 +155,7 @@ async def test_future_returned_by_a_sync_handler_is_awaited():
         future = asyncio.run_coroutine_threadsafe(asyncio.sleep(0.01, result=42), loop)
         return asyncio.wrap_future(future, loop=loop)
 
-    result = await CloudGMCPLayer(registry=reg, policy="open").call_tool("scheduled")
+    result = await core_layer(reg).call_tool("scheduled")
     assert result.structured == {"result": 42}
 
 

@@ -14,8 +14,8 @@ from pydantic import AfterValidator
 from cloudg_nb.layer import CloudGMCPLayer, PromptArgument, Registry
 from cloudg_nb.layer.bounds import LOOP_CHARS, LOOP_VALUES
 from cloudg_nb.layer.middleware import AuditLogMiddleware
-from cloudg_nb.policy import Policy
-from cloudg_nb.transforms import Pipeline
+from cloudg_nb.layer.pipeline import Pipeline
+from tests.layer.fakes import FakePolicy, core_layer
 
 LARGE = LOOP_VALUES + 1_000
 
@@ -31,11 +31,11 @@ class _Threads:
         return value
 
 
-class _RecordingPolicy(Policy):
+class _RecordingPolicy(FakePolicy):
     """An open policy whose input pipeline notes the thread it runs in."""
 
     def __init__(self, threads: _Threads) -> None:
-        super().__init__({"name": "recording"})
+        super().__init__("recording")
         self.threads = threads
 
     def input_pipeline(self, spec: Any, principal: Any) -> Pipeline:
@@ -53,8 +53,7 @@ def _layer(threads: _Threads, *middleware: Any) -> CloudGMCPLayer:
     def brief(ctx, topic: str = "") -> str:
         return f"{len(topic)} characters"
 
-    return CloudGMCPLayer(registry=reg, policy=_RecordingPolicy(threads),
-                          middleware=list(middleware))
+    return core_layer(reg, policy=_RecordingPolicy(threads), middleware=list(middleware))
 
 
 async def test_small_arguments_are_transformed_and_validated_on_the_loop() -> None:
@@ -117,7 +116,7 @@ async def test_a_large_completion_context_is_transformed_in_a_worker() -> None:
     def brief(ctx, topic: str = "") -> str:
         return topic
 
-    layer = CloudGMCPLayer(registry=reg, policy=_RecordingPolicy(threads))
+    layer = core_layer(reg, policy=_RecordingPolicy(threads))
     done = await layer.complete({"type": "ref/prompt", "name": "brief"},
                                 {"name": "topic", "value": "n"},
                                 context_arguments={"notes": "y" * (LOOP_CHARS + 1)})

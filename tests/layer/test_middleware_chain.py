@@ -19,7 +19,7 @@ from cloudg_nb.layer import (
     TextContent,
     ToolResult,
 )
-from cloudg_nb.policy import Policy
+from tests.layer.fakes import FakePolicy, core_layer
 
 # -- helpers -------------------------------------------------------------------------------
 
@@ -60,7 +60,7 @@ def _logging_layer(log: list, middleware=()) -> CloudGMCPLayer:
         log.append("handler")
         return {"ok": True}
 
-    return CloudGMCPLayer(registry=reg, policy="open", middleware=middleware)
+    return core_layer(reg, middleware=middleware)
 
 
 def _complete_item(ctx, partial: str) -> list:
@@ -190,7 +190,7 @@ async def test_short_circuit_skips_inner_middleware():
 async def test_short_circuit_runs_before_the_terminal_policy_check():
     reg = Registry()
     reg.tool(name="probe")(lambda ctx: {"ok": True})
-    layer = CloudGMCPLayer(registry=reg, policy=Policy({"deny_tools": ["probe"]}))
+    layer = core_layer(reg, policy=FakePolicy(denied=["probe"]))
     assert (await layer.call_tool("probe")).meta["cloudg/error_code"] == -31001
 
     async def short(info: CallInfo, nxt):
@@ -208,18 +208,14 @@ async def test_short_circuit_runs_before_the_terminal_policy_check():
 @pytest.mark.parametrize("kind", ["tool", "resource", "prompt", "completion"])
 async def test_chain_runs_for_every_kind(kind):
     kinds: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry([]), policy="open", middleware=[_kind_recorder(kinds)]
-    )
+    layer = core_layer(_all_kinds_registry([]), middleware=[_kind_recorder(kinds)])
     await _request(layer, kind)
     assert kinds == [kind]
 
 
 async def test_template_reads_go_through_the_chain_as_resources():
     kinds: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry([]), policy="open", middleware=[_kind_recorder(kinds)]
-    )
+    layer = core_layer(_all_kinds_registry([]), middleware=[_kind_recorder(kinds)])
     await layer.read_resource("test://items/a")
     assert kinds == ["resource"]
 
@@ -233,7 +229,7 @@ async def test_middleware_sees_the_terminal_result_of_every_kind(kind):
         seen.append(result)
         return result
 
-    layer = CloudGMCPLayer(registry=_all_kinds_registry([]), policy="open", middleware=[keep])
+    layer = core_layer(_all_kinds_registry([]), middleware=[keep])
     result = await _request(layer, kind)
     assert seen == [result]
 
@@ -244,7 +240,7 @@ async def test_middleware_sees_the_terminal_result_of_every_kind(kind):
 async def test_call_info_names_the_tool_and_its_spec():
     infos: list = []
     reg = _all_kinds_registry([])
-    layer = CloudGMCPLayer(registry=reg, policy="open", middleware=[_info_recorder(infos)])
+    layer = core_layer(reg, middleware=[_info_recorder(infos)])
     await layer.call_tool("count", {"n": 1})
     (info,) = infos
     assert (info.kind, info.name) == ("tool", "count")
@@ -253,9 +249,7 @@ async def test_call_info_names_the_tool_and_its_spec():
 
 async def test_call_info_arguments_are_as_received_before_validation():
     infos: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry([]), policy="open", middleware=[_info_recorder(infos)]
-    )
+    layer = core_layer(_all_kinds_registry([]), middleware=[_info_recorder(infos)])
     result = await layer.call_tool("count", {"n": "5"})
     assert infos[0].arguments == {"n": "5"}
     assert result.structured == {"n": 5}
@@ -266,7 +260,7 @@ async def test_call_info_arguments_are_a_copy_of_the_callers_dict():
         info.arguments["n"] = 7
         return await nxt(info)
 
-    layer = CloudGMCPLayer(registry=_all_kinds_registry([]), policy="open", middleware=[rewrite])
+    layer = core_layer(_all_kinds_registry([]), middleware=[rewrite])
     arguments = {"n": 5}
     result = await layer.call_tool("count", arguments)
     assert result.structured == {"n": 7}
@@ -275,9 +269,7 @@ async def test_call_info_arguments_are_a_copy_of_the_callers_dict():
 
 async def test_call_info_principal_is_the_callers_principal():
     infos: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry([]), policy="open", middleware=[_info_recorder(infos)]
-    )
+    layer = core_layer(_all_kinds_registry([]), middleware=[_info_recorder(infos)])
     alice = Principal("alice", frozenset({"analyst"}))
     await layer.call_tool("count", {"n": 1}, principal=alice)
     assert infos[0].principal is alice
@@ -285,9 +277,7 @@ async def test_call_info_principal_is_the_callers_principal():
 
 async def test_call_info_principal_defaults_to_the_local_principal():
     infos: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry([]), policy="open", middleware=[_info_recorder(infos)]
-    )
+    layer = core_layer(_all_kinds_registry([]), middleware=[_info_recorder(infos)])
     await layer.call_tool("count", {"n": 1})
     assert infos[0].principal == Principal.local()
 
@@ -295,10 +285,7 @@ async def test_call_info_principal_defaults_to_the_local_principal():
 async def test_call_info_context_is_the_handlers_context():
     infos: list = []
     contexts: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry(contexts), policy="open",
-        middleware=[_info_recorder(infos)],
-    )
+    layer = core_layer(_all_kinds_registry(contexts), middleware=[_info_recorder(infos)])
     await layer.call_tool("count", {"n": 1})
     assert infos[0].context is contexts[0]
     assert (infos[0].context.kind, infos[0].context.name) == ("tool", "count")
@@ -306,9 +293,7 @@ async def test_call_info_context_is_the_handlers_context():
 
 async def test_call_info_context_is_the_context_passed_by_the_caller():
     infos: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry([]), policy="open", middleware=[_info_recorder(infos)]
-    )
+    layer = core_layer(_all_kinds_registry([]), middleware=[_info_recorder(infos)])
     ctx = layer.context(request_id="r-1")
     await layer.call_tool("count", {"n": 1}, context=ctx)
     assert infos[0].context is ctx
@@ -316,9 +301,7 @@ async def test_call_info_context_is_the_context_passed_by_the_caller():
 
 async def test_call_info_started_is_the_monotonic_time_the_call_began():
     infos: list = []
-    layer = CloudGMCPLayer(
-        registry=_all_kinds_registry([]), policy="open", middleware=[_info_recorder(infos)]
-    )
+    layer = core_layer(_all_kinds_registry([]), middleware=[_info_recorder(infos)])
     before = time.monotonic()
     await layer.call_tool("count", {"n": 1})
     after = time.monotonic()
@@ -328,7 +311,7 @@ async def test_call_info_started_is_the_monotonic_time_the_call_began():
 async def test_call_info_of_a_template_read_carries_the_uri_and_variables():
     infos: list = []
     reg = _all_kinds_registry([])
-    layer = CloudGMCPLayer(registry=reg, policy="open", middleware=[_info_recorder(infos)])
+    layer = core_layer(reg, middleware=[_info_recorder(infos)])
     await layer.read_resource("test://items/a%20b")
     (info,) = infos
     assert (info.kind, info.name) == ("resource", "test://items/a%20b")
@@ -339,7 +322,7 @@ async def test_call_info_of_a_template_read_carries_the_uri_and_variables():
 async def test_call_info_of_a_prompt_carries_its_name_and_arguments():
     infos: list = []
     reg = _all_kinds_registry([])
-    layer = CloudGMCPLayer(registry=reg, policy="open", middleware=[_info_recorder(infos)])
+    layer = core_layer(reg, middleware=[_info_recorder(infos)])
     await layer.get_prompt("brief", {"topic": "vpcs"})
     (info,) = infos
     assert (info.kind, info.name, info.arguments) == ("prompt", "brief", {"topic": "vpcs"})
@@ -353,6 +336,6 @@ async def test_middleware_runs_on_the_loop_thread():
         threads.append(threading.get_ident())
         return await nxt(info)
 
-    layer = CloudGMCPLayer(registry=_all_kinds_registry([]), policy="open", middleware=[where])
+    layer = core_layer(_all_kinds_registry([]), middleware=[where])
     await layer.call_tool("count", {"n": 1})
     assert threads == [threading.get_ident()]

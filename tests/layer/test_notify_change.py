@@ -12,6 +12,7 @@ import threading
 import time
 
 from cloudg_nb.layer import CloudGMCPLayer, Registry
+from tests.layer.fakes import core_layer
 
 
 def _layer() -> CloudGMCPLayer:
@@ -31,7 +32,7 @@ def _layer() -> CloudGMCPLayer:
         ctx.workspace.notify("resource", "cloudg://workspace")
         return {"thread": threading.get_ident()}
 
-    return CloudGMCPLayer(registry=reg, policy="open")
+    return core_layer(reg)
 
 
 def _thread_recorder(seen: list):

@@ -5,17 +5,18 @@ errors)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from cloudg_nb import NotFoundError, Policy, Registry
+from cloudg_nb import NotFoundError, Registry
 from cloudg_nb.layer.calls import CallInfo
 from cloudg_nb.layer.collaborators import PlansAccess
-from cloudg_nb.layer.layer import CloudGMCPLayer
 from cloudg_nb.layer.middleware import CachingMiddleware
 from cloudg_nb.layer.pipeline import Pipeline, TransformContext
 from cloudg_nb.layer.plan import CallPlan
+from tests.layer.fakes import FakePolicy, core_layer
 
 
 def _upper(value: Any, ctx: TransformContext) -> Any:
@@ -26,11 +27,11 @@ def _upper(value: Any, ctx: TransformContext) -> Any:
     return value
 
 
-class CountingPolicy(Policy):
+class CountingPolicy(FakePolicy):
     """An open policy upper-casing outputs that counts how often it is asked for pipelines."""
 
     def __init__(self) -> None:
-        super().__init__({"name": "counting"})
+        super().__init__("counting")
         self.asked = {"input": 0, "output": 0}
 
     def input_pipeline(self, spec: Any, principal: Any) -> Pipeline:
@@ -60,7 +61,7 @@ def registry() -> Registry:
 
 async def test_a_tool_call_asks_the_policy_for_its_pipelines_once() -> None:
     policy = CountingPolicy()
-    layer = CloudGMCPLayer(registry=registry(), policy=policy)
+    layer = core_layer(registry(), policy=policy)
     progress: list[str | None] = []
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
@@ -77,7 +78,7 @@ async def test_a_tool_call_asks_the_policy_for_its_pipelines_once() -> None:
 
 async def test_a_failing_call_asks_the_policy_for_its_pipelines_once() -> None:
     policy = CountingPolicy()
-    layer = CloudGMCPLayer(registry=registry(), policy=policy)
+    layer = core_layer(registry(), policy=policy)
 
     result = await layer.call_tool("broken")
 
@@ -92,7 +93,7 @@ async def test_middleware_sees_the_plan_the_request_runs() -> None:
         plans.append(info.plan)
         return await call_next(info)
 
-    layer = CloudGMCPLayer(registry=registry(), policy=CountingPolicy(), middleware=[watch])
+    layer = core_layer(registry(), policy=CountingPolicy(), middleware=[watch])
     await layer.call_tool("report", {"owner": "bob"})
 
     (plan,) = plans
@@ -104,19 +105,35 @@ async def test_middleware_sees_the_plan_the_request_runs() -> None:
 # -- one question per request --------------------------------------------------------------
 
 
-class SpyPolicy(Policy):
-    """A real policy that counts every question the layer asks it about a request."""
+@dataclass
+class SpyPlan:
+    """What ``SpyPolicy`` decided about one spec (a ``PlannedAccess``)."""
 
-    def __init__(self, document: dict[str, Any] | None = None) -> None:
-        super().__init__(document or {"name": "spy"})
+    policy: SpyPolicy
+    spec: Any
+    visible: bool
+    input: Pipeline
+    output: Pipeline
+
+    def admit(self, principal: Any, kind: str, arguments: dict[str, Any]) -> None:
+        FakePolicy._check(self.policy, self.spec, kind, arguments)
+
+
+class SpyPolicy(FakePolicy):
+    """A policy that answers everything about a request at once (``PlansAccess``) and counts
+    every question the layer asks it."""
+
+    def __init__(self, name: str = "spy", **options: Any) -> None:
+        super().__init__(name, **options)
         self.asked: dict[str, int] = {}
 
     def _ask(self, question: str) -> None:
         self.asked[question] = self.asked.get(question, 0) + 1
 
-    def access_plan(self, spec: Any, principal: Any) -> Any:
+    def access_plan(self, spec: Any, principal: Any) -> SpyPlan:
         self._ask("access_plan")
-        return super().access_plan(spec, principal)
+        return SpyPlan(self, spec, FakePolicy.is_allowed(self, spec, principal), self.input,
+                       self.output)
 
     def is_allowed(self, spec: Any, principal: Any) -> bool:
         self._ask("is_allowed")
@@ -160,7 +177,7 @@ def every_kind_registry() -> Registry:
 
 async def test_a_tool_call_asks_a_planning_policy_once() -> None:
     policy = SpyPolicy()
-    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+    layer = core_layer(every_kind_registry(), policy=policy)
 
     result = await layer.call_tool("count", {"n": 2})
 
@@ -171,7 +188,7 @@ async def test_a_tool_call_asks_a_planning_policy_once() -> None:
 async def test_a_resource_read_a_prompt_and_a_completion_ask_a_planning_policy_once_each(
 ) -> None:
     policy = SpyPolicy()
-    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+    layer = core_layer(every_kind_registry(), policy=policy)
 
     await layer.read_resource("data://items/x")
     assert policy.asked == {"access_plan": 1}
@@ -184,8 +201,8 @@ async def test_a_resource_read_a_prompt_and_a_completion_ask_a_planning_policy_o
 
 
 async def test_a_denied_call_is_refused_after_one_question() -> None:
-    policy = SpyPolicy({"name": "spy", "deny_tools": ["count"]})
-    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+    policy = SpyPolicy(denied=["count"])
+    layer = core_layer(every_kind_registry(), policy=policy)
 
     result = await layer.call_tool("count", {"n": 2})
 
@@ -195,8 +212,8 @@ async def test_a_denied_call_is_refused_after_one_question() -> None:
 
 
 async def test_a_hidden_tool_is_unknown_after_one_question() -> None:
-    policy = SpyPolicy({"name": "spy", "deny_tools": ["count"], "hide_denied": True})
-    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy)
+    policy = SpyPolicy(denied=["count"], hide_denied=True)
+    layer = core_layer(every_kind_registry(), policy=policy)
 
     with pytest.raises(NotFoundError):
         await layer.call_tool("count", {"n": 2})
@@ -205,9 +222,9 @@ async def test_a_hidden_tool_is_unknown_after_one_question() -> None:
 
 
 async def test_a_cache_hit_is_still_admitted_by_the_requests_plan() -> None:
-    policy = Policy({"name": "limited", "rate_limits": ["1/minute"]})
-    layer = CloudGMCPLayer(registry=every_kind_registry(), policy=policy,
-                           middleware=[CachingMiddleware(predicate=lambda info: True)])
+    policy = FakePolicy("limited", limit=1)
+    layer = core_layer(every_kind_registry(), policy=policy,
+                       middleware=[CachingMiddleware(predicate=lambda info: True)])
 
     first = await layer.call_tool("count", {"n": 2})
     again = await layer.call_tool("count", {"n": 2})
@@ -219,7 +236,7 @@ async def test_a_cache_hit_is_still_admitted_by_the_requests_plan() -> None:
 async def test_a_policy_that_answers_questions_itself_is_asked_them() -> None:
     # CountingPolicy overrides its pipelines, so it offers no plan: the layer asks each one.
     policy = CountingPolicy()
-    layer = CloudGMCPLayer(registry=registry(), policy=policy)
+    layer = core_layer(registry(), policy=policy)
 
     assert not isinstance(policy, PlansAccess)
     result = await layer.call_tool("report", {"owner": "carol"})

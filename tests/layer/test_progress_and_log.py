@@ -13,13 +13,14 @@ import logging
 
 import pytest
 
-from cloudg_nb import CloudGMCPLayer, Policy, Registry
+from cloudg_nb import CloudGMCPLayer, Registry
+from tests.layer.fakes import FakePolicy, core_layer
 
 LOGGER = "cloudg.mcp"
 
 
 def make_layer(reg: Registry) -> CloudGMCPLayer:
-    return CloudGMCPLayer(registry=reg, policy=Policy({"name": "plain"}))
+    return core_layer(reg, policy=FakePolicy("plain"))
 
 
 class ProgressRecorder:

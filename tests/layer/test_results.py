@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cloudg_nb import CloudGMCPLayer, Policy, Registry
+from cloudg_nb import Registry
 from cloudg_nb.layer.results import render_text, to_jsonable
+from tests.layer.fakes import FakePolicy, core_layer
 
 
 def _stdlib(value: Any) -> str:
@@ -73,7 +74,7 @@ async def test_a_tool_returning_nan_reads_null_in_structured_content_and_text() 
     def score(ctx) -> dict:
         return {"cvss": float("nan"), "risk": np.float64("nan"), "max": float("inf")}
 
-    layer = CloudGMCPLayer(registry=reg, policy=Policy({"name": "plain"}))
+    layer = core_layer(reg, policy=FakePolicy("plain"))
     result = await layer.call_tool("score", {})
     assert result.structured == {"cvss": None, "risk": None, "max": "inf"}
     assert json.loads(result.content[0].text) == {"cvss": None, "risk": None, "max": "inf"}

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from cloudg_nb.layer import CloudGMCPLayer, PromptArgument, Registry, ToolSpec
+from tests.layer.fakes import core_layer
 
 SLOW = 0.2  # how long a "slow" handler sleeps; well above the short timeouts below
 
@@ -21,7 +22,7 @@ def _layer(*specs: ToolSpec, default_timeout: float | None) -> CloudGMCPLayer:
     reg = Registry()
     for spec in specs:
         reg.add(spec)
-    return CloudGMCPLayer(registry=reg, policy="open", default_timeout=default_timeout)
+    return core_layer(reg, default_timeout=default_timeout)
 
 
 async def _sleep_then_answer(ctx, seconds: float = SLOW) -> dict:
@@ -169,7 +170,7 @@ def _slow_kinds_layer() -> CloudGMCPLayer:
         await asyncio.sleep(SLOW)
         return f"{topic} done"
 
-    return CloudGMCPLayer(registry=reg, policy="open", default_timeout=0.05)
+    return core_layer(reg, default_timeout=0.05)
 
 
 async def test_resources_have_no_timeout():

@@ -10,11 +10,13 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry, ResourceSpec, ToolSpec
+from cloudg_nb.layer import Principal, Registry, ResourceSpec, ToolSpec
 from cloudg_nb.layer.workers import HEAVY, LIGHT, WorkerPool
+from tests.layer.fakes import core_layer
 
 
 async def _started(event: threading.Event, timeout: float = 5.0) -> None:
@@ -31,7 +33,7 @@ async def test_sync_handlers_run_in_the_layers_own_daemon_threads() -> None:
 
     reg = Registry()
     reg.add(ToolSpec(name="where", handler=where))
-    await CloudGMCPLayer(registry=reg, policy="open").call_tool("where")
+    await core_layer(reg).call_tool("where")
     assert str(seen["name"]).startswith("cloudg-light-")
     assert seen["daemon"] is True
 
@@ -150,8 +152,7 @@ def test_lane_sizes_must_be_positive() -> None:
 
 def test_layer_takes_its_lane_sizes_and_share_per_caller() -> None:
     reg = Registry()
-    layer = CloudGMCPLayer(registry=reg, policy="open", light_workers=3, heavy_workers=5,
-                           workers_per_caller=2)
+    layer = core_layer(reg, light_workers=3, heavy_workers=5, workers_per_caller=2)
     stats = layer.workers.stats()
     assert (stats[LIGHT].size, stats[HEAVY].size) == (3, 5)
     assert (stats[LIGHT].per_owner, stats[HEAVY].per_owner) == (2, 2)
@@ -169,7 +170,7 @@ async def test_each_principal_gets_its_own_share() -> None:
     reg = Registry()
     reg.add(ToolSpec(name="block", handler=block, category="graph"))
     reg.add(ToolSpec(name="quick", handler=lambda ctx: {"ok": True}, category="graph"))
-    layer = CloudGMCPLayer(registry=reg, policy="open", heavy_workers=3, workers_per_caller=2)
+    layer = core_layer(reg, heavy_workers=3, workers_per_caller=2)
     alice, bob = Principal("alice"), Principal("bob")
     busy = [asyncio.ensure_future(layer.call_tool("block", principal=alice)) for _ in range(2)]
     for _ in range(2):
@@ -183,7 +184,8 @@ async def test_each_principal_gets_its_own_share() -> None:
 def test_a_stuck_handler_never_blocks_interpreter_exit() -> None:
     code = textwrap.dedent("""
         import asyncio, threading, time
-        from cloudg_nb.layer import CloudGMCPLayer, Registry, ToolSpec
+        from cloudg_nb.layer import Registry, ToolSpec
+        from tests.layer.fakes import core_layer
         started = threading.Event()
         def stuck(ctx) -> dict:
             started.set()
@@ -191,7 +193,7 @@ def test_a_stuck_handler_never_blocks_interpreter_exit() -> None:
             return {}
         reg = Registry()
         reg.add(ToolSpec(name="stuck", handler=stuck))
-        layer = CloudGMCPLayer(registry=reg, policy="open")
+        layer = core_layer(reg)
         async def main():
             task = asyncio.ensure_future(layer.call_tool("stuck"))
             await asyncio.to_thread(started.wait, 10)
@@ -201,7 +203,7 @@ def test_a_stuck_handler_never_blocks_interpreter_exit() -> None:
     """)
     started = time.monotonic()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60)
+                         timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert out.returncode == 0, out.stderr
     assert "main done" in out.stdout
     assert time.monotonic() - started < 30  # not the handler's hour
@@ -331,8 +333,7 @@ async def test_layer_keeps_threads_from_the_guests_it_is_given() -> None:
     reg = Registry()
     reg.add(ToolSpec(name="block", handler=block, category="graph"))
     reg.add(ToolSpec(name="quick", handler=lambda ctx: {"ok": True}, category="graph"))
-    layer = CloudGMCPLayer(registry=reg, policy="open", heavy_workers=2, workers_per_caller=2,
-                           is_guest=_is_bot)
+    layer = core_layer(reg, heavy_workers=2, workers_per_caller=2, is_guest=_is_bot)
     bots = [asyncio.ensure_future(layer.call_tool("block", principal=Principal(f"bot:{n}")))
             for n in "ab"]
     assert await asyncio.to_thread(running.acquire, True, 5)

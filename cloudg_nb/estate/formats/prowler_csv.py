@@ -1,7 +1,7 @@
 """Prowler's default CSV (``-M csv``, Prowler 4/5; semicolon-separated, one row per check
 result). pandas parses it; each row is validated like its JSON-OCSF record (``prowler._record``:
-same fields, skips and notes) and built by the same ``prowler.dataset_of_rows``, so both load
-alike (cell grammar: ``prowler_csv_cells``). ``read_prowler_csv`` takes the column-wise path
+same fields, skips and notes) and built by the same ``prowler_rows.dataset_of_rows``, so both
+load alike (cell grammar: ``prowler_csv_cells``). ``read_prowler_csv`` takes the column-wise path
 (``prowler_csv_columns``, same output) whenever pandas parses the file."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from ..dataset import Dataset
 from ..errors import DatasetLoadError
 from .jsonio import MAX_FILE_BYTES, first_line, read_text
 from .load_report import LoadReport
-from .prowler import _SEVERITIES, _STATUSES, dataset_of_rows
 from .prowler_csv_cells import (
     BAD_STATUS,
     HEADER_WORDS,
@@ -35,6 +34,7 @@ from .prowler_csv_cells import (
 )
 from .prowler_csv_columns import read_columns
 from .prowler_identity import provider_of, scope_word
+from .prowler_rows import SEVERITIES, STATUSES, dataset_of_rows
 
 __all__ = ["looks_like_prowler_csv", "read_prowler_csv", "read_prowler_csv_by_row",
            "REQUIRED_COLUMNS"]
@@ -102,11 +102,11 @@ def _check_results(cols: dict[str, list[str]], n: int, report: LoadReport
         if not fid:
             report.skip(i, "FINDING_UID", NO_FINDING_UID)
             continue
-        status = _STATUSES.get(status_word.lower())
+        status = STATUSES.get(status_word.lower())
         if status is None:
             report.skip(i, "STATUS", BAD_STATUS)
             continue
-        severity = _SEVERITIES.get(severity_word.lower())
+        severity = SEVERITIES.get(severity_word.lower())
         if severity is None:
             report.note(i, "SEVERITY", severity_note(severity_word))
             severity = "UNKNOWN"

@@ -1,6 +1,6 @@
 """Column-wise loading of Prowler CSV, the fast path of ``prowler_csv.read_prowler_csv``: the
 columns come as Arrow arrays (``prowler_csv_parse``), each encoded once; the row checks of
-``prowler_csv`` and the rules of ``prowler.dataset_of_rows`` (``prowler_csv_identity``) run on
+``prowler_csv`` and the rules of ``prowler_rows.dataset_of_rows`` (``prowler_csv_identity``) run on
 distinct values and whole columns, frames built as ``normalize_*`` leaves them. Output identical
 to the row path (tests hold it); None when pandas refuses the file (the row path reads it)."""
 
@@ -25,7 +25,6 @@ from ..frames import empty_frame
 from ..models import Severity
 from .load_report import LoadReport
 from .on_thread import OnThread
-from .prowler import _SEVERITIES, _STATUSES
 from .prowler_csv_cells import (
     BAD_STATUS,
     HEADER_WORDS,
@@ -42,6 +41,7 @@ from .prowler_csv_cells import (
 from .prowler_csv_identity import Scopes, asset_ids, merged
 from .prowler_csv_parse import POOL, read_cells
 from .prowler_identity import provider_of, scope_word, summarise_providers
+from .prowler_rows import SEVERITIES, STATUSES
 from .resource_types import asset_type_of
 
 __all__ = ["read_columns"]
@@ -269,7 +269,7 @@ def _validated(col: dict[str, _Column], details: pa.ChunkedArray | None, present
     no_resource = ~(has_uid | has_name) & ~headers
     no_fid = ~col["FINDING_UID"].filled()[col["FINDING_UID"].codes] & ~no_resource & ~headers
     status = col["STATUS"].mapped(
-        lambda w: _STATUS_WORDS.index(s) if (s := _STATUSES.get(w.lower())) else -1, np.int8)
+        lambda w: _STATUS_WORDS.index(s) if (s := STATUSES.get(w.lower())) else -1, np.int8)
     bad_status = (status < 0) & ~no_resource & ~no_fid & ~headers
     bad = no_resource | no_fid | bad_status
     for i in np.flatnonzero(bad).tolist():
@@ -282,8 +282,8 @@ def _validated(col: dict[str, _Column], details: pa.ChunkedArray | None, present
     bad |= headers
     sev_col = col["SEVERITY"]
     severity = sev_col.mapped(lambda w: _SEVERITY_WORDS.index(
-        _SEVERITIES.get(w.lower(), "UNKNOWN")), np.int8)
-    known = sev_col.mapped(lambda w: w.lower() in _SEVERITIES, bool)
+        SEVERITIES.get(w.lower(), "UNKNOWN")), np.int8)
+    known = sev_col.mapped(lambda w: w.lower() in SEVERITIES, bool)
     for i in np.flatnonzero(~known & ~bad).tolist():
         report.note(i, "SEVERITY", severity_note(sev_col.values[sev_col.codes[i]]))
     if headers.any():

@@ -7,7 +7,7 @@ array passes; the outcome, report included, is the row path's (tests hold it).""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -21,10 +21,19 @@ from .prowler_identity import (
     shared_across_scopes,
 )
 
-if TYPE_CHECKING:
-    from .prowler_csv_columns import _Column
+__all__ = ["Scopes", "merged", "asset_ids", "CodedColumn"]
 
-__all__ = ["Scopes", "merged", "asset_ids"]
+
+class CodedColumn(Protocol):
+    """A column as ``prowler_csv_columns`` encodes it (its ``_Column``): per row a code into
+    its distinct ``values``, and the text of chosen rows."""
+
+    codes: np.ndarray
+
+    @property
+    def values(self) -> np.ndarray: ...
+
+    def text_at(self, rows: np.ndarray) -> np.ndarray: ...
 
 
 class Scopes:
@@ -33,7 +42,7 @@ class Scopes:
     None: ``accounts[acct_code]``) and one code per distinct account text (-1: none)."""
 
     def __init__(self, word: np.ndarray, words: list[str], acct_code: np.ndarray,
-                 accounts: np.ndarray, region: _Column, k8s: np.ndarray) -> None:
+                 accounts: np.ndarray, region: CodedColumn, k8s: np.ndarray) -> None:
         self.word, self.words, self.region = word, words, region
         self.acct = accounts[acct_code]
         distinct = pd.factorize(accounts)[0]  # (equal texts of both account columns: one)
@@ -65,7 +74,7 @@ class _Taken:
         return fid in self._ids
 
 
-def merged(rows: np.ndarray, fid: _Column, check: _Column, uid_at: Callable[[np.ndarray],
+def merged(rows: np.ndarray, fid: CodedColumn, check: CodedColumn, uid_at: Callable[[np.ndarray],
            np.ndarray], scopes: Scopes, times: np.ndarray, report: LoadReport
            ) -> tuple[np.ndarray, dict[int, str]]:
     """``prowler_identity.merge_repeats`` on the valid ``rows``: the rows kept (ascending)

@@ -1,4 +1,5 @@
-"""Shared helpers for middleware tests: a layer factory and policies that count or refuse."""
+"""Shared helpers for middleware tests: a layer factory over the core's fakes, and a policy
+that counts its checks and refuses on demand (``tests.layer.fakes.FakePolicy``)."""
 
 from __future__ import annotations
 
@@ -9,35 +10,22 @@ import pytest
 
 from cloudg_nb.layer.layer import CloudGMCPLayer
 from cloudg_nb.layer.registry import Registry
-from cloudg_nb.policy import Policy
-
-
-class CountingPolicy(Policy):
-    """An open policy that counts ``check_call`` and can start refusing on demand."""
-
-    def __init__(self, document: dict[str, Any] | None = None) -> None:
-        super().__init__(document or {"name": "counting"})
-        self.checks = 0
-        self.refuse: Exception | None = None
-
-    def check_call(self, spec: Any, principal: Any, arguments: dict[str, Any]) -> None:
-        self.checks += 1
-        if self.refuse is not None:
-            raise self.refuse
-        super().check_call(spec, principal, arguments)
+from tests.layer.fakes import FakePolicy, core_layer
 
 
 @pytest.fixture
 def make_layer() -> Callable[..., CloudGMCPLayer]:
-    """``make_layer(registry, *middleware, policy="open")`` builds a layer for one test."""
+    """``make_layer(registry, *middleware, policy=None)`` builds a layer for one test (an
+    open ``FakePolicy`` unless another is given)."""
 
-    def build(registry: Registry, *middleware: Any, policy: Any = "open") -> CloudGMCPLayer:
-        return CloudGMCPLayer(registry=registry, policy=policy, middleware=list(middleware))
+    def build(registry: Registry, *middleware: Any, policy: Any = None) -> CloudGMCPLayer:
+        return core_layer(registry, policy=policy, middleware=list(middleware))
 
     return build
 
 
 @pytest.fixture
-def counting_policy() -> CountingPolicy:
-    """An open policy counting ``check_call``; set ``.refuse`` to an error to refuse calls."""
-    return CountingPolicy()
+def counting_policy() -> FakePolicy:
+    """An open policy recording its checks (``.checks``); set ``.refuse`` to an error to
+    refuse calls."""
+    return FakePolicy("counting")

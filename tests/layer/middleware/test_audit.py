@@ -28,8 +28,7 @@ from cloudg_nb.layer.middleware import AuditLogMiddleware, ConcurrencyLimitMiddl
 from cloudg_nb.layer.middleware.audit import SALT_ENV
 from cloudg_nb.layer.registry import Registry
 from cloudg_nb.layer.specs import PromptArgument
-from cloudg_nb.policy import Policy
-from cloudg_nb.transforms import Pipeline
+from tests.layer.fakes import FakePolicy
 
 SECRET = "sk-live-7f3a9c1e5b2d4f6a8c0e-TOPSECRET"
 
@@ -217,7 +216,7 @@ async def test_values_of_refused_calls_never_appear_in_the_file(audit, audit_pat
     def x(ctx, token: str) -> dict:
         return {}
 
-    layer = make_layer(reg, audit, policy=Policy({"name": "d", "deny_tools": ["x"]}))
+    layer = make_layer(reg, audit, policy=FakePolicy("d", denied=["x"]))
     await layer.call_tool("x", {"token": SECRET})
     await layer.call_tool("x", {"unknown": SECRET})
     assert SECRET not in audit_path.read_text(encoding="utf-8")
@@ -298,25 +297,19 @@ async def test_policy_denial_has_outcome_denied(audit, audit_path, make_layer):
     def x(ctx) -> dict:
         return {}
 
-    layer = make_layer(reg, audit, policy=Policy({"name": "d", "deny_tools": ["x"]}))
+    layer = make_layer(reg, audit, policy=FakePolicy("d", denied=["x"]))
     result = await layer.call_tool("x")
     assert result.is_error
     (line,) = read_lines(audit_path)
     assert line["outcome"] == "denied"
 
 
-class _RejectingPolicy(Policy):
-    """An open policy whose input pipeline refuses every argument set."""
-
-    def input_pipeline(self, spec: Any, principal: Any) -> Pipeline:
-        def refuse(value: Any, ctx: Any) -> Any:
-            raise InputRejectedError("Argument looks like a secret; pass a reference instead")
-
-        return Pipeline([refuse])
+def _refuse(value: Any, ctx: Any) -> Any:
+    raise InputRejectedError("Argument looks like a secret; pass a reference instead")
 
 
 async def test_input_rejection_has_outcome_rejected(audit, audit_path, registry, make_layer):
-    layer = make_layer(registry, audit, policy=_RejectingPolicy({"name": "rejecting"}))
+    layer = make_layer(registry, audit, policy=FakePolicy("rejecting", input=[_refuse]))
     result = await layer.call_tool("lookup", {"token": SECRET})
     assert result.is_error
     (line,) = read_lines(audit_path)
@@ -395,19 +388,14 @@ async def test_unknown_tool_never_reaches_the_audit_log(audit, audit_path, regis
     assert read_lines(audit_path) == []
 
 
-class _CountingOutputPolicy(Policy):
-    """An open policy whose output pipeline reports one redaction per value."""
-
-    def output_pipeline(self, spec: Any, principal: Any) -> Pipeline:
-        def count(value: Any, ctx: Any) -> Any:
-            ctx.count("redacted", "email")
-            return value
-
-        return Pipeline([count])
+def _count_a_redaction(value: Any, ctx: Any) -> Any:
+    """An output step that reports one redaction per value."""
+    ctx.count("redacted", "email")
+    return value
 
 
 async def test_transform_report_is_written_with_the_line(audit, audit_path, registry, make_layer):
-    layer = make_layer(registry, audit, policy=_CountingOutputPolicy({"name": "counting"}))
+    layer = make_layer(registry, audit, policy=FakePolicy("counting", output=[_count_a_redaction]))
     result = await layer.call_tool("lookup")
     (line,) = read_lines(audit_path)
     assert line["transforms"] == result.meta["cloudg/transforms"] == {"redacted": {"email": 1}}

@@ -163,7 +163,7 @@ async def test_hit_still_runs_the_policy_check(registry, runs, make_layer, count
     await layer.call_tool("lookup")
     await layer.call_tool("lookup")
     assert runs["lookup"] == 1
-    assert counting_policy.checks == 2
+    assert len(counting_policy.checks) == 2
 
 
 async def test_hit_is_refused_when_the_policy_now_denies(

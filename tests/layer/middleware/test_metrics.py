@@ -21,7 +21,7 @@ from cloudg_nb.layer.layer import CallInfo
 from cloudg_nb.layer.middleware import MetricsMiddleware
 from cloudg_nb.layer.middleware.metrics import METRICS_URI
 from cloudg_nb.layer.registry import Registry
-from cloudg_nb.policy import Policy
+from tests.layer.fakes import FakePolicy
 
 
 @pytest.fixture
@@ -103,7 +103,7 @@ async def test_handler_failures_count_as_errors(registry, make_layer):
 
 async def test_policy_denials_count_as_rejected_not_errors(registry, make_layer):
     mw = MetricsMiddleware()
-    layer = make_layer(registry, mw, policy=Policy({"name": "d", "deny_tools": ["x"]}))
+    layer = make_layer(registry, mw, policy=FakePolicy("d", denied=["x"]))
     result = await layer.call_tool("x")
     assert result.is_error
     series = mw.snapshot()["tool:x"]
@@ -112,7 +112,7 @@ async def test_policy_denials_count_as_rejected_not_errors(registry, make_layer)
 
 async def test_raised_errors_are_counted_and_propagate(registry, make_layer):
     mw = MetricsMiddleware()
-    layer = make_layer(registry, mw, policy=Policy({"name": "d", "deny_resources": ["*"]}))
+    layer = make_layer(registry, mw, policy=FakePolicy("d", denied=["*"]))
     with pytest.raises(Exception, match="Access denied"):
         await layer.read_resource("cloudg://status")
     series = mw.snapshot()["resource:cloudg://status"]
