@@ -1,15 +1,21 @@
-"""The suite's lanes: each test is marked with what it starts (``server``, ``kernel``,
-``browser``, ``clients``; see ``tests/lanes.py``), and fails if it starts a process of a kind
-it is not marked for (``tests/process_guard.py``). The fast lane deselects all four."""
+"""The suite's lanes: a test is marked with what it starts (``server``, ``kernel``, ``browser``,
+``clients``: its own marks and those its fixtures declare, ``tests/lanes.py``), and fails if it
+starts a process of a kind it is not marked for (``tests/process_guard.py``). The fast lane
+(``-m "not server and not kernel and not browser and not clients"``) deselects all four.
+
+``sigint_default`` is for tests that rely on Ctrl-C (``tests/sigint.py``): the suite may run
+where SIGINT is ignored (a background job, ``nohup``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 
 import pytest
 
-from .lanes import kinds_marked, kinds_reached
+from .lanes import kinds_marked, kinds_of_fixtures
 from .process_guard import GUARD
+from .sigint import sigint_default
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -22,7 +28,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        for kind in sorted(kinds_reached(item) - kinds_marked(item)):
+        for kind in sorted(kinds_of_fixtures(item) - kinds_marked(item)):
             item.add_marker(kind)
 
 
@@ -38,3 +44,11 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
     found = GUARD.failures(item)
     if found:
         pytest.fail(found, pytrace=False)
+
+
+@pytest.fixture(name="sigint_default")
+def sigint_default_fixture() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in the test and the processes it starts begin with
+    SIGINT's default action, wherever the suite runs (``tests/sigint.py``)."""
+    with sigint_default():
+        yield

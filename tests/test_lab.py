@@ -192,6 +192,7 @@ def test_the_endpoint_refuses_a_client_without_the_token(make_demo: Launched) ->
     assert refused.value.code in (401, 403)
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_ctrl_c_stops_jupyterlab_and_frees_its_port(tmp_path: Path) -> None:
     env = isolated_home(tmp_path)
     argv = [sys.executable, "-m", "cloudg_nb", "lab", "--port", "0",

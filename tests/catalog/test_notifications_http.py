@@ -16,6 +16,8 @@ from mcp.types import ResourceListChangedNotification, ResourceUpdatedNotificati
 
 from tests.protocol.harness import ServerProcess, open_session
 
+pytestmark = pytest.mark.server
+
 WORKSPACE = "cloudg://workspace"
 
 

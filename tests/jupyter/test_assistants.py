@@ -22,7 +22,7 @@ from .fixture_registry import PLANTED_DSN
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_auth import INITIALIZE, MCP_HEADERS, browser_login, request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 

@@ -20,7 +20,7 @@ from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 INITIALIZE = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",

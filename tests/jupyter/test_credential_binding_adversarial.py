@@ -34,7 +34,7 @@ from .test_assistants import _in_background, _pending, bearer, mint, owner
 from .test_auth import INITIALIZE, MCP_HEADERS, request
 from .test_framing_adversarial import open_stream
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 ARGS = [FIXTURE_REGISTRY, "--CloudGExtension.approval_timeout=30"]

@@ -29,7 +29,7 @@ from .fixture_registry import ALL_ASSISTANTS
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_auth import mcp
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 ERAS = ("2025", "2026")
 #: The default share of one assistant: calls running, calls waiting.

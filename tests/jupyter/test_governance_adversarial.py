@@ -21,7 +21,7 @@ from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer, mint
 from .test_auth import browser_login, request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 

@@ -27,7 +27,7 @@ from .mcp_surfaces import collect
 from .server import JupyterServer, jupyter_server
 from .test_auth import request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/analyst/"
 DATASET = "planted"

@@ -11,9 +11,11 @@ import pytest
 
 from cloudg_nb.notebook.client import Client, connect
 from tests.jupyter.server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
+from tests.lanes import starts
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     with jupyter_server(tmp_path_factory.mktemp("remote"), extra_args=[FIXTURE_REGISTRY],
                         other_extensions=False) as running:

@@ -24,6 +24,8 @@ from tests.notebook.kernel import (
 )
 from tests.protocol.harness import ClientSession, open_session
 
+pytestmark = [pytest.mark.server, pytest.mark.kernel]
+
 #: What the kernel's MCP client calls itself (``clientInfo.name``), shown in /cloudg/api/status.
 KERNEL_CLIENT = "cloudg-nb-kernel"
 PROGRESS_MODELS = ("FloatProgressModel", "IntProgressModel")

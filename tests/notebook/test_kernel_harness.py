@@ -12,6 +12,8 @@ import pytest
 from tests.jupyter.server import JupyterServer
 from tests.notebook.kernel import notebook_server, rest, server_kernel
 
+pytestmark = [pytest.mark.server, pytest.mark.kernel]
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:

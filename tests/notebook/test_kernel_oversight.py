@@ -16,7 +16,11 @@ from tests.protocol.harness import ClientSession
 
 from .assistants import Background, assistant
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.kernel,
+    pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning"),
+]
 
 
 @pytest.fixture(scope="module")
