@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean browser-deps client-deps
+.PHONY: demo test test-fast lint typecheck bench clean browser-deps client-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +83,12 @@ client-deps: .venv-clients/.installed .venv-clients-langchain/.installed \
 
 test: lint typecheck browser-deps client-deps
 	$(BIN)/python -m pytest -q
+
+# The fast lane: the in-process tests only, none that starts a Jupyter server, kernel, browser
+# or MCP client framework (their markers; tests/lanes.py). `make test` runs everything.
+FAST_LANE := not server and not kernel and not browser and not clients
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q -m "$(FAST_LANE)"
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/layer_overhead.py

@@ -139,6 +139,7 @@ def test_a_file_cannot_be_written_with_the_token(server: JupyterServer) -> None:
     assert not (server.root_dir / "planted.txt").exists()
 
 
+@pytest.mark.kernel
 def test_the_kernel_websocket_refuses_the_token(server: JupyterServer) -> None:
     status, _, raw = request(server, "POST", f"{BASE}api/kernels", {"name": "python3"},
                              {**owner(server), "Content-Type": "application/json"})
