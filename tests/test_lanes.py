@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.jupyter.server import server_argv
-from tests.lanes import FAST_LANE, kinds_of_command
+from tests.lanes import FAST_LANE, KINDS, kinds_of_command
 from tests.notebook.kernel import install_kernelspec
 from tests.process_guard import GUARD, Guard, UnmarkedProcessError
 from tests.protocol.harness import serve_argv
 
 PY = sys.executable
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_an_unmarked_test_cannot_start_a_jupyter_server(tmp_path: Path) -> None:
@@ -62,8 +63,11 @@ def test_a_kernel_started_by_a_child_process_is_found(
     assert "ipykernel_launcher -f conn.json" in found and "@pytest.mark.kernel" in found
 
 
-def test_the_fast_lane_deselects_every_kind() -> None:
-    assert FAST_LANE == "not server and not kernel and not browser and not clients"
+def test_make_test_fast_and_the_readme_run_the_fast_lane() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"FAST_LANE := {FAST_LANE}\n" in makefile
+    assert f'pytest -m "{FAST_LANE}"' in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert all(f"not {kind}" in FAST_LANE for kind in KINDS)
 
 
 @pytest.mark.parametrize(("argv", "kinds"), [
