@@ -21,6 +21,7 @@ from .layer import (
     MetricsMiddleware,
     ToolResult,
 )
+from .layer.wire import CACHE_META, ERROR_DATA_META
 
 __all__ = ["run_demo"]
 
@@ -123,7 +124,7 @@ async def run_demo(policy: str | None = "standard") -> None:
 
     _say("8. Mistakes come back as errors a model can act on")
     wrong = await tour.raw("get_asset", {"ref": "customer-db"})
-    data = wrong.meta.get("cloudg/error_data", {})
+    data = wrong.meta.get(ERROR_DATA_META, {})
     _line(f"code {wrong.error_code}: {wrong.text}")
     _line(f"close matches: {data.get('close_matches')}")
 
@@ -135,7 +136,7 @@ async def run_demo(policy: str | None = "standard") -> None:
     _say("10. Governance: metrics and audit (argument values only as keyed hashes)")
     await tour.call("findings_summary")
     cached = await tour.raw("findings_summary")
-    _line(f"repeated read-only call served from cache: {cached.meta.get('cloudg/cache')}")
+    _line(f"repeated read-only call served from cache: {cached.meta.get(CACHE_META)}")
     snapshot = metrics.snapshot()
     busiest = sorted(snapshot.items(), key=lambda kv: -kv[1]["calls"])[:3]
     for key, row in busiest:

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
+from .layer.wire import ENDPOINT_PATH, STATUS_PATH
+
 __all__ = [
     "ENDPOINT_PATH",
     "JupyterEndpoint",
@@ -25,8 +27,6 @@ __all__ = [
     "find_jupyter_endpoint",
 ]
 
-#: The extension's MCP endpoint, relative to the server's ``base_url``.
-ENDPOINT_PATH = "cloudg/mcp"
 #: Pages of the Jupyter UI a user may paste instead of the server's root URL.
 _UI_SEGMENTS = frozenset({"lab", "tree", "notebooks", "doc", "edit", "view", "terminals"})
 _WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
@@ -46,7 +46,7 @@ class JupyterEndpoint:
     @property
     def status_url(self) -> str:
         """The extension's status page (authenticated JSON)."""
-        return f"{self.server_url}cloudg/api/status"
+        return f"{self.server_url}{STATUS_PATH}"
 
 
 class JupyterServerNotFound(LookupError):

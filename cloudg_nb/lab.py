@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import quote
 
+from .layer.wire import ENDPOINT_PATH, STATUS_PATH
+
 __all__ = ["DEFAULT_NOTEBOOK", "LabLaunch", "LabStartError", "run_lab"]
 
 #: The notebook the lab opens on, relative to its root dir.
@@ -168,7 +170,7 @@ def cli_command() -> str:
 def banner(launch: LabLaunch, server_url: str, token: str, log_path: Path,
            notes: Sequence[str] = ()) -> str:
     """What the user reads once the server is ready (URLs, assistant command, SSH hint)."""
-    endpoint = f"{server_url}cloudg/mcp"
+    endpoint = f"{server_url}{ENDPOINT_PATH}"
     notebook_exists = bool(launch.notebook) and (launch.root_dir / launch.notebook).is_file()
     page = f"lab/tree/{quote(launch.notebook)}" if notebook_exists else "lab"
     cli = cli_command()
@@ -231,7 +233,7 @@ def run_lab(launch: LabLaunch, out: IO[str] | None = None) -> int:
 
     previous = signal.signal(signal.SIGTERM, forward_sigterm)
     try:
-        _wait_ready(proc, f"{server_url}cloudg/api/status", token, log_path, START_TIMEOUT)
+        _wait_ready(proc, f"{server_url}{STATUS_PATH}", token, log_path, START_TIMEOUT)
         out.write(banner(launch, server_url, token, log_path, notes))
         out.flush()
         return int(proc.wait())

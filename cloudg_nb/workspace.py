@@ -41,8 +41,18 @@ from .estate.errors import (
     NoDatasetError,
     ReferenceNotFoundError,
 )
+from .layer.enums import ChangeKind
 from .layer.errors import AccessDeniedError, InvalidArgumentsError
 from .layer.listeners import Listeners
+from .layer.wire import (
+    ACTIVE_URIS,
+    COMPLIANCE_URI,
+    DATASETS_URI,
+    FINDINGS_SUMMARY_URI,
+    WORKSPACE_URI,
+    dataset_uris,
+    summary_uri,
+)
 
 if TYPE_CHECKING:
     from .estate.dataset import Dataset
@@ -61,12 +71,6 @@ logger = logging.getLogger("cloudg.workspace")
 MAX_PATH_CHARS = 4096
 MAX_NAME_CHARS = 255
 
-WORKSPACE_URI = "cloudg://workspace"
-DATASETS_URI = "cloudg://datasets"
-FINDINGS_SUMMARY_URI = "cloudg://findings/summary"
-COMPLIANCE_URI = "cloudg://compliance"
-#: The static resources that follow the active dataset.
-ACTIVE_URIS = (FINDINGS_SUMMARY_URI, COMPLIANCE_URI)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -88,16 +92,6 @@ def root_label(root: Path) -> str:
     if cwd is not None and (root == cwd or root.is_relative_to(cwd)):
         return root.relative_to(cwd).as_posix() or "."
     return f"<server>/{root.name}" if root.name else "<server>"
-
-
-def summary_uri(name: str) -> str:
-    return f"cloudg://datasets/{name}/summary"
-
-
-def dataset_uris(name: str) -> tuple[str, str, str]:
-    """The resources showing one dataset: its summary, assets table and findings table."""
-    return (summary_uri(name), f"cloudg://datasets/{name}/assets",
-            f"cloudg://datasets/{name}/findings")
 
 
 class Workspace:
@@ -148,26 +142,26 @@ class Workspace:
         """Call ``fn(kind, uri)`` on every change; returns a function that unsubscribes."""
         return self._listeners.add(fn)
 
-    def notify(self, kind: str, uri: str | None = None) -> None:
+    def notify(self, kind: ChangeKind, uri: str | None = None) -> None:
         """Tell every listener that ``kind`` (and ``uri``) changed; a failing one is skipped."""
         self._listeners.emit(kind, uri)
 
-    def _emit(self, events: list[tuple[str, str | None]]) -> None:
+    def _emit(self, events: list[tuple[ChangeKind, str | None]]) -> None:
         for kind, uri in events:
             self.notify(kind, uri)
 
     @staticmethod
-    def _changed(name: str, *, active: bool) -> list[tuple[str, str | None]]:
+    def _changed(name: str, *, active: bool) -> list[tuple[ChangeKind, str | None]]:
         """Dataset ``name`` changed: the workspace URIs, its own three resources and, when
         ``active`` (it is, becomes or was the active one), the active-dataset resources."""
         uris = [WORKSPACE_URI, DATASETS_URI, *dataset_uris(name)]
         if active:
             uris.extend(ACTIVE_URIS)
-        return [("resource", uri) for uri in uris]
+        return [(ChangeKind.RESOURCE, uri) for uri in uris]
 
     @classmethod
-    def _removed(cls, name: str, *, active: bool) -> list[tuple[str, str | None]]:
-        return [("resources", None), *cls._changed(name, active=active)]
+    def _removed(cls, name: str, *, active: bool) -> list[tuple[ChangeKind, str | None]]:
+        return [(ChangeKind.RESOURCES, None), *cls._changed(name, active=active)]
 
     # -- names ---------------------------------------------------------------------------
 
@@ -329,7 +323,7 @@ class Workspace:
                 data={"assets": len(dataset.assets), "max_total_assets": budget})
         acting = current()
         by = acting.owner if acting is not None else None
-        events: list[tuple[str, str | None]] = []
+        events: list[tuple[ChangeKind, str | None]] = []
         with self._lock:
             old = self.datasets.get(name)
             if old is not None and not replace:
@@ -347,7 +341,7 @@ class Workspace:
                 self._detach(name)
                 del self.datasets[name]
             else:
-                events.append(("resources", None))
+                events.append((ChangeKind.RESOURCES, None))
             self.datasets[name] = dataset
             self.owners[name] = owner
             self._unsubscribe[name] = dataset.on_change(partial(self._on_dataset_mutation, name))
@@ -376,11 +370,11 @@ class Workspace:
         finally:
             _EVICTED.reset(token)
 
-    def _evict(self, protect: str | None = None) -> list[tuple[str, str | None]]:
+    def _evict(self, protect: str | None = None) -> list[tuple[ChangeKind, str | None]]:
         """Evict the analyst's oldest datasets that are neither active nor ``protect`` (the
         one just added) while the analyst's datasets are past ``max_datasets`` or the asset
         budget. Assistants' datasets neither count here nor are ever evicted."""
-        events: list[tuple[str, str | None]] = []
+        events: list[tuple[ChangeKind, str | None]] = []
         limit = max(1, int(self.config.max_datasets))
         budget = int(self.config.max_total_assets or 0)
 
@@ -439,7 +433,8 @@ class Workspace:
                 self.selected[acting.owner] = ds.name
             else:
                 self.active = ds.name
-        self._emit([("resource", uri) for uri in (WORKSPACE_URI, DATASETS_URI, *ACTIVE_URIS)])
+        self._emit([(ChangeKind.RESOURCE, uri)
+                    for uri in (WORKSPACE_URI, DATASETS_URI, *ACTIVE_URIS)])
         return ds
 
     def successor(self, name: str) -> str | None:

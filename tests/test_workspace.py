@@ -17,6 +17,7 @@ from cloudg_nb.estate import (
     paginate,
     write_inventory_map,
 )
+from cloudg_nb.layer.enums import ChangeKind
 from cloudg_nb.layer.errors import AccessDeniedError, InvalidArgumentsError, NotFoundError
 from cloudg_nb.workspace import (
     DatasetNameConflictError,
@@ -62,6 +63,15 @@ def _events(ws: Workspace) -> list[tuple[str, str | None]]:
     seen: list[tuple[str, str | None]] = []
     ws.on_change(lambda kind, uri: seen.append((kind, uri)))
     return seen
+
+
+def test_change_events_carry_change_kinds_equal_to_the_strings_listeners_read(ws) -> None:
+    seen = _events(ws)
+    ws.add(demo(), "a")
+    ws.remove("a")
+    assert {type(kind) for kind, _ in seen} == {ChangeKind}
+    assert {kind for kind, _ in seen} == {"resource", "resources"}
+    assert {json.dumps(kind) for kind, _ in seen} == {'"resource"', '"resources"'}
 
 
 # -- names and the active dataset -------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Assistants as principals: their credentials (``store``) and who they are in the layer.
 
 An assistant connects with its own token and acts as ``assistant:NAME`` with role
-``assistant``; the analyst (Jupyter login) stays the owner. Framework-free: the Jupyter
-extension, the CLI and the notebook side all build on this.
+``assistant``; the analyst (Jupyter login) stays the owner. The role, never the id, says who
+is an assistant (``is_assistant``): the id is a name for people (activity, audit). Framework-free:
+the Jupyter extension, the CLI and the notebook side all build on this.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .store import (
     AssistantRecord,
     AssistantStore,
     AssistantStoreError,
+    assistant_id,
     default_store_path,
     looks_like_assistant_token,
     server_identity,
@@ -22,7 +24,8 @@ from .store import (
 
 __all__ = [
     "ASSISTANT_PREFIX", "ASSISTANT_ROLE", "DEFAULT_PROFILE", "TOKEN_PREFIX", "AssistantRecord",
-    "AssistantStore", "AssistantStoreError", "assistant_principal", "default_store_path",
+    "AssistantStore", "AssistantStoreError", "assistant_id", "assistant_principal",
+    "default_store_path",
     "is_assistant", "looks_like_assistant_token", "server_identity", "valid_name",
 ]
 
@@ -40,8 +43,7 @@ def assistant_principal(record: AssistantRecord, **claims: object) -> Principal:
                       "client": record.client, **claims})
 
 
-def is_assistant(principal: object) -> bool:
-    """Whether ``principal`` (a principal, or a principal id) is an assistant (not the
-    owner or another Jupyter user)."""
-    key = principal if isinstance(principal, str) else getattr(principal, "id", "")
-    return str(key).startswith(ASSISTANT_PREFIX)
+def is_assistant(principal: Principal) -> bool:
+    """Whether ``principal`` is an assistant (not the owner or another Jupyter user): it has
+    the assistant role, whatever its id says."""
+    return principal.has_role(ASSISTANT_ROLE)

@@ -32,6 +32,7 @@ __all__ = [
     "AssistantRecord",
     "AssistantStore",
     "AssistantStoreError",
+    "assistant_id",
     "default_store_path",
     "looks_like_assistant_token",
     "server_identity",
@@ -41,7 +42,8 @@ __all__ = [
 #: Every assistant token starts with this (so the server tells it from Jupyter's own token
 #: without a lookup, and secret scanners can recognise one).
 TOKEN_PREFIX = "cgat_"
-#: The principal id of assistant NAME is ``assistant:NAME``.
+#: The principal id of assistant NAME is ``assistant:NAME`` (a name for people: activity and
+#: audit show it; whether a principal is an assistant is its role's to say).
 ASSISTANT_PREFIX = "assistant:"
 #: Random bytes per token (256 bits; the issue asks for at least 128).
 TOKEN_BYTES = 32
@@ -61,6 +63,11 @@ def valid_name(name: str) -> bool:
     """Lower-case letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit,
     at most 48 characters (it becomes part of ``assistant:NAME`` and of file names)."""
     return isinstance(name, str) and bool(_NAME.fullmatch(name))
+
+
+def assistant_id(name: str) -> str:
+    """The principal id of assistant ``name``: ``assistant:NAME``."""
+    return f"{ASSISTANT_PREFIX}{name}"
 
 
 def looks_like_assistant_token(token: str | None) -> bool:
@@ -107,7 +114,7 @@ class AssistantRecord:
 
     @property
     def principal_id(self) -> str:
-        return f"{ASSISTANT_PREFIX}{self.name}"
+        return assistant_id(self.name)
 
     def bound_to(self, server: str) -> bool:
         """Whether this credential may authenticate on ``server``."""

@@ -85,7 +85,7 @@ async def point_lookup(ctx: ToolContext, ds: Dataset, fn: Callable[..., T], /,
     except CacheMiss:
         if ctx.layer is None:  # a handler called outside a layer has no worker lanes
             return fn(*args)
-        return await ctx.layer.workers.run(LIGHT, ctx.principal.id, fn, *args)
+        return await ctx.layer.workers.run(LIGHT, ctx.principal, fn, *args)
 
 
 #: Pages of at most this many rows may answer on the event loop (``inline_when_cached``).

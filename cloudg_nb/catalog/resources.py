@@ -20,7 +20,21 @@ from ..layer.context import ToolContext
 from ..layer.enums import Sensitivity
 from ..layer.jsonable import to_jsonable
 from ..layer.registry import Registry
-from ..workspace import DATASETS_URI, WORKSPACE_URI, summary_uri
+from ..layer.wire import (
+    ASSET_TEMPLATE,
+    COMPLIANCE_URI,
+    DATASET_ASSETS_TEMPLATE,
+    DATASET_FINDINGS_TEMPLATE,
+    DATASET_SUMMARY_TEMPLATE,
+    DATASETS_URI,
+    FINDING_TEMPLATE,
+    FINDINGS_BY_SEVERITY_TEMPLATE,
+    FINDINGS_SUMMARY_URI,
+    FRAMEWORK_TEMPLATE,
+    WORKSPACE_URI,
+    dataset_uri,
+    summary_uri,
+)
 from .completions import (
     complete_dataset,
     complete_finding_id,
@@ -67,8 +81,8 @@ def datasets_resource(ctx: ToolContext) -> dict[str, Any]:
                     "source": ds.source, "kind": ds.kind, "assets": len(ds.assets),
                     "edges": len(ds.edges), "findings": len(ds.findings),
                     "summary_uri": summary_uri(name),
-                    "assets_uri": f"cloudg://datasets/{name}/assets",
-                    "findings_uri": f"cloudg://datasets/{name}/findings"})
+                    "assets_uri": dataset_uri(name, "assets"),
+                    "findings_uri": dataset_uri(name, "findings")})
     return {"active": active, "datasets": out}
 
 
@@ -147,35 +161,35 @@ def register(registry: Registry) -> None:
                       **internal)(workspace_resource)
     registry.resource(DATASETS_URI, name="datasets", title="Loaded datasets",
                       category="workspace", **internal)(datasets_resource)
-    registry.resource("cloudg://findings/summary", name="findings-summary",
+    registry.resource(FINDINGS_SUMMARY_URI, name="findings-summary",
                       title="Findings summary (active dataset)",
                       category="findings")(findings_summary_resource)
-    registry.resource("cloudg://compliance", name="compliance",
+    registry.resource(COMPLIANCE_URI, name="compliance",
                       title="Compliance (active dataset)",
                       category="compliance")(compliance_resource)
     dataset = {"dataset": complete_dataset}
-    registry.resource_template("cloudg://datasets/{dataset}/summary", name="dataset-summary",
+    registry.resource_template(DATASET_SUMMARY_TEMPLATE, name="dataset-summary",
                                title="Dataset summary", category="workspace",
                                completions=dataset)(dataset_summary_template)
-    registry.resource_template("cloudg://datasets/{dataset}/assets", name="dataset-assets",
+    registry.resource_template(DATASET_ASSETS_TEMPLATE, name="dataset-assets",
                                title="Assets table", category="inventory",
                                completions=dataset)(dataset_assets_template)
-    registry.resource_template("cloudg://datasets/{dataset}/findings", name="dataset-findings",
+    registry.resource_template(DATASET_FINDINGS_TEMPLATE, name="dataset-findings",
                                title="Findings table", category="findings",
                                completions=dataset)(dataset_findings_template)
-    registry.resource_template("cloudg://assets/{+ref}", name="asset", title="Asset",
+    registry.resource_template(ASSET_TEMPLATE, name="asset", title="Asset",
                                category="inventory",
                                completions={"ref": complete_ref})(asset_template)
-    registry.resource_template("cloudg://findings/{finding_id}", name="finding",
+    registry.resource_template(FINDING_TEMPLATE, name="finding",
                                title="Finding", category="findings",
                                completions={"finding_id": complete_finding_id}
                                )(finding_template)
-    registry.resource_template("cloudg://findings/severity/{severity}",
+    registry.resource_template(FINDINGS_BY_SEVERITY_TEMPLATE,
                                name="findings-by-severity", title="Findings of one severity",
                                category="findings",
                                completions={"severity": complete_severity}
                                )(findings_by_severity_template)
-    registry.resource_template("cloudg://compliance/{framework}", name="framework",
+    registry.resource_template(FRAMEWORK_TEMPLATE, name="framework",
                                title="Compliance framework", category="compliance",
                                completions={"framework": complete_framework}
                                )(framework_template)

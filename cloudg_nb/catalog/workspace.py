@@ -21,7 +21,8 @@ from ..estate.samples import MAX_SCALED
 from ..layer.context import ToolContext
 from ..layer.enums import Capability, Sensitivity
 from ..layer.registry import Registry
-from ..workspace import Workspace, summary_uri
+from ..layer.wire import summary_uri
+from ..workspace import Workspace
 from .choices import one_of, read_by
 from .conventions import DatasetArg, dataset_of, progress_of, workspace_of
 from .effects import export_files

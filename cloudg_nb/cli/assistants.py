@@ -70,7 +70,7 @@ def cmd_assistants_list(args: argparse.Namespace) -> int:
 
 
 def cmd_assistants_revoke(args: argparse.Namespace) -> int:
-    from ..assistants import AssistantStoreError, valid_name
+    from ..assistants import AssistantStoreError, assistant_id, valid_name
 
     name = args.assistant
     if not valid_name(name):
@@ -87,7 +87,7 @@ def cmd_assistants_revoke(args: argparse.Namespace) -> int:
             raise UsageError(missing)
         if status != 200:
             raise UsageError(refusal(found, status, body, doing))
-        print(f"revoked assistant {name} ({body.get('principal') or 'assistant:' + name}): "
+        print(f"revoked assistant {name} ({body.get('principal') or assistant_id(name)}): "
               f"its token no longer works; {body.get('sessions_ended', 0)} open session(s) "
               f"ended, {body.get('calls_denied', 0)} waiting call(s) denied")
         return 0

@@ -131,7 +131,7 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     and print (or, for Jupyter AI, write) the configuration holding that token."""
     from pathlib import Path
 
-    from ..assistants import TOKEN_PREFIX, valid_name
+    from ..assistants import TOKEN_PREFIX, assistant_id, valid_name
     from ..client_config import (
         COMPACT_PROFILES,
         JUPYTER_AI_SETTINGS,
@@ -176,7 +176,7 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     profile = record.get("profile") or "the server's assistant profile"
     print(f"# MCP endpoint {found.url} (found from {found.found_by})", file=sys.stderr)
     print(f"# minted a credential for assistant {name}: its calls act as "
-          f"{record.get('principal') or 'assistant:' + name} under {profile}, token "
+          f"{record.get('principal') or assistant_id(name)} under {profile}, token "
           f"{record.get('token_hint') or TOKEN_PREFIX + '...'}", file=sys.stderr)
     if compact:
         print(f"# {args.client} takes only so many tools: the {compact} profile lists a "

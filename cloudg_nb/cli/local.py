@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+from ..layer.wire import ERROR_DATA_META
 from .local_layer import local_layer
 
 __all__ = ["cmd_call", "cmd_demo", "cmd_read", "cmd_tools"]
@@ -54,7 +55,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         print(exc.message, file=sys.stderr)
         return 2
     if result.is_error:
-        _print_error(args.tool, result.text, result.meta.get("cloudg/error_data"))
+        _print_error(args.tool, result.text, result.meta.get(ERROR_DATA_META))
         return 1
     if args.text or result.structured is None:
         print(result.text)

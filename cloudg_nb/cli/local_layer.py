@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..layer.wire import ERROR_DATA_META
 from .args import UsageError
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ async def _prepare_workspace(
                 "(check --registry and --policy)"
             ) from None
         if result.is_error:
-            data = result.meta.get("cloudg/error_data")
+            data = result.meta.get(ERROR_DATA_META)
             details = f" (details: {json.dumps(data, default=str)})" if data else ""
             raise UsageError(f"{option} failed: {result.text}{details}")
         if spec is not None and not spec.sample:

@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..layer.wire import API_PATH
 from .args import UsageError
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def owner_api(found: JupyterEndpoint, method: str, path: str,
     if body is not None:
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
-    request = urllib.request.Request(f"{found.server_url}cloudg/api/{path}", data=data,
+    request = urllib.request.Request(f"{found.server_url}{API_PATH}/{path}", data=data,
                                      headers=headers, method=method)
     try:
         with urllib.request.urlopen(request, timeout=15) as response:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..layer.listeners import Listeners
+from ..layer.wire import asset_uri  # re-exported: the estate's URIs are the wire's
 from .errors import ReferenceNotFoundError
 from .exposure_flags import derived_exposure, derived_only, exposed_flags
 from .frames import (
@@ -68,11 +69,6 @@ _SEVERITY_OF_RANK = np.array(
 
 def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and v != v) or v is pd.NA
-
-
-def asset_uri(asset_id: str) -> str:
-    """The resource URI of an asset (``cloudg://assets/{id}``)."""
-    return f"cloudg://assets/{asset_id}"
 
 
 #: Caches that read assets, edges or compliance only (or the finding join, which a change

@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 import pandas as pd
 
+from ..layer.wire import FINDING_URI_PREFIX, finding_uri
 from .dataset import Dataset, asset_uri
 from .exposure import exposure_levels
 from .finding_exposure import derived_rows
@@ -80,9 +81,9 @@ def _frame(ds: Dataset) -> pd.DataFrame:
         out["provider"] = from_assets("provider")
         out["in_inventory"] = known
         ids = out["id"]
-        out["uri"] = ("cloudg://findings/" + ids if isinstance(ids.dtype, pd.StringDtype) and
+        out["uri"] = (FINDING_URI_PREFIX + ids if isinstance(ids.dtype, pd.StringDtype) and
                       not ids.isna().any() else
-                      [f"cloudg://findings/{i}" for i in ids.tolist()])
+                      [finding_uri(i) for i in ids.tolist()])
         out["_rank"] = fidx.severity_rank
         return out
 
@@ -218,7 +219,7 @@ def get_finding(ds: Dataset, finding_id: str) -> dict[str, Any]:
     arow = int(ds.finding_index().asset_row[row])
     record["in_inventory"] = arow >= 0
     record["asset"] = ds.brief(arow) if arow >= 0 else None
-    record["uri"] = f"cloudg://findings/{record['id']}"
+    record["uri"] = finding_uri(record["id"])
     record["controls"] = ds.controls_of(record["id"])
     return record
 

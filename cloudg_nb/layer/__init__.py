@@ -15,6 +15,7 @@ from .lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from .bounds import InputBounds
+    from .call_record import CallRecord, CallSink
     from .content import (
         Annotations,
         AudioContent,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
         ToolResult,
     )
     from .context import ToolContext
-    from .enums import Capability, Sensitivity
+    from .enums import Capability, ChangeKind, Sensitivity
     from .errors import (
         AccessDeniedError,
         CallCancelledError,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from .middleware import (
         AuditLogMiddleware,
         CachingMiddleware,
+        CallRecorder,
         ConcurrencyLimitMiddleware,
         MetricsMiddleware,
         RetryMiddleware,
@@ -56,7 +58,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AccessDeniedError", "Annotations", "CallCancelledError", "InputBounds", "WorkerPool",
     "AudioContent", "AuditLogMiddleware",
-    "BlobResourceContents", "CachingMiddleware", "CallInfo", "Capability", "CloudGMCPLayer",
+    "BlobResourceContents", "CachingMiddleware", "CallInfo", "CallRecord", "CallRecorder",
+    "CallSink", "Capability", "ChangeKind", "CloudGMCPLayer",
     "ConcurrencyLimitMiddleware", "EmbeddedResource", "ImageContent", "InputRejectedError",
     "InvalidArgumentsError", "MCPLayerError", "MetricsMiddleware", "Middleware",
     "NotFoundError", "Principal", "PromptArgument", "PromptMessage", "PromptResult",
@@ -74,7 +77,11 @@ _WHERE: dict[str, str] = {
     'CachingMiddleware': '.middleware',
     'CallCancelledError': '.errors',
     'CallInfo': '.layer',
+    'CallRecord': '.call_record',
+    'CallRecorder': '.middleware',
+    'CallSink': '.call_record',
     'Capability': '.enums',
+    'ChangeKind': '.enums',
     'CloudGMCPLayer': '.layer',
     'ConcurrencyLimitMiddleware': '.middleware',
     'EmbeddedResource': '.content',

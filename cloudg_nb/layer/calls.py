@@ -20,9 +20,20 @@ from .plan import CallPlan
 from .specs import AnySpec
 from .workers import LIGHT
 
-__all__ = ["CallInfo", "Handler", "Middleware", "argument_work"]
+__all__ = ["ApprovalState", "CallInfo", "Handler", "Middleware", "argument_work"]
 
 T = TypeVar("T")
+
+
+class ApprovalState(Protocol):
+    """What the layer knows of the analyst's approval a call waited for (the oversight's
+    ``Approval``): its id and its state (pending, approved, denied, ...)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def state(self) -> str: ...
 
 
 @dataclass(slots=True)
@@ -47,6 +58,9 @@ class CallInfo:
     #: The arguments exceed the loop budget (``bounds.LOOP_VALUES`` / ``LOOP_CHARS``): work
     #: on them (checks, transforms, validation, hashes) runs in a worker thread.
     large: bool = False
+    #: The approval the call waited for; set by the approval middleware when it puts the call
+    #: before the analyst, read by the middleware around it (the activity feed).
+    approval: ApprovalState | None = None
 
     def __post_init__(self) -> None:
         if type(self.kind) is not RequestKind:  # the layer passes members: no work then
@@ -64,7 +78,7 @@ async def argument_work(info: CallInfo, fn: Callable[..., T], /, *args: Any) -> 
     layer = info.context.layer
     if layer is None:
         return await asyncio.to_thread(fn, *args)
-    return cast(T, await layer.workers.run(LIGHT, info.principal.id, fn, *args))
+    return cast(T, await layer.workers.run(LIGHT, info.principal, fn, *args))
 
 
 #: The rest of the chain, as a middleware calls it: ``await call_next(info)``.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, Protocol, runtime_checkable
 
+from .enums import ChangeKind
 from .pipeline import Pipeline, PseudonymVault
 from .principal import Principal
 from .specs import AnySpec
@@ -20,7 +21,7 @@ __all__ = [
 ]
 
 #: ``fn(kind, uri)``, called on every change of the workspace (or the layer's own events).
-ChangeListener = Callable[[str, "str | None"], object]
+ChangeListener = Callable[[ChangeKind, "str | None"], object]
 
 #: ``provider() -> [(key, entity, values), ...]``: identifiers to learn, once per ``key``.
 IdentifierSource = Callable[[], list[tuple[Hashable, str, Callable[[], list[str]]]]]

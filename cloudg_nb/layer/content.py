@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
+from .wire import ERROR_CODE_META
+
 __all__ = [
     "Annotations",
     "TextContent",
@@ -199,7 +201,7 @@ class ToolResult:
 
     @property
     def error_code(self) -> int | str | None:
-        return self.meta.get("cloudg/error_code")
+        return self.meta.get(ERROR_CODE_META)
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {

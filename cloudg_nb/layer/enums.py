@@ -1,5 +1,6 @@
 """Sensitivity levels (ordered) and capabilities that specs declare and policies check; the
-kinds of request the layer serves and the outcomes audit and metrics record for them.
+kinds of request the layer serves, the outcomes audit and metrics record for them, and the
+kinds of change the layer's listeners receive.
 
 All are ``StrEnum``: a member equals (and hashes, formats and serialises like) its value.
 """
@@ -8,10 +9,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Sensitivity", "Capability", "RequestKind", "Outcome", "META_PREFIX"]
+from .wire import META_PREFIX  # its home is ``wire``; kept importable from here
 
-#: Every key the layer writes into a wire ``_meta`` mapping starts with this.
-META_PREFIX = "cloudg/"
+__all__ = ["Sensitivity", "Capability", "RequestKind", "Outcome", "ChangeKind", "META_PREFIX"]
 
 
 class Sensitivity(StrEnum):
@@ -101,3 +101,14 @@ class Outcome(StrEnum):
     REJECTED = "rejected"
     CANCELLED = "cancelled"
     EXCEPTION = "exception"
+
+
+class ChangeKind(StrEnum):
+    """What changed, as ``layer.notify_change(kind, uri)`` reports it to the layer's listeners
+    (the protocol edge turns each into its MCP notification): a list of tools, prompts or
+    resources, or one resource's content (``RESOURCE``, with its URI)."""
+
+    TOOLS = "tools"
+    PROMPTS = "prompts"
+    RESOURCES = "resources"
+    RESOURCE = "resource"

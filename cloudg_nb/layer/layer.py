@@ -43,7 +43,7 @@ from .content import (
 )
 from .context import Completion, Principal, ToolContext, maybe_await
 from .defaults import PolicySource, default_parts
-from .enums import Outcome, RequestKind
+from .enums import ChangeKind, Outcome, RequestKind
 from .errors import (
     AccessDeniedError,
     CallCancelledError,
@@ -139,15 +139,15 @@ class CloudGMCPLayer:
         heavy_workers: int = 2,
         workers_per_caller: int | None = None,
         input_bounds: InputBounds | None = None,
-        is_guest: Callable[[str], bool] | None = None,
+        is_guest: Callable[[Principal], bool] | None = None,
     ) -> None:
         """``config``: the settings of the default workspace (a ``CloudGConfig``), handed to
         the registered default parts (``layer.defaults``) with whatever else is missing.
         ``light_workers``/``heavy_workers``: threads of the two worker lanes for sync
         handlers (see ``ToolSpec.lane``); ``workers_per_caller``: how many threads of a lane
         one principal may hold (default half the lane); ``input_bounds``: argument caps;
-        ``is_guest(principal_id)``: which principals are guests (assistants), whose work
-        never takes the threads kept for the others (see ``WorkerPool``)."""
+        ``is_guest(principal)``: which principals are guests (assistants: the package decides
+        by role), whose work never takes the threads kept for the others (``WorkerPool``)."""
         # A policy given as a profile name, file, document or None is loaded by the defaults.
         if (workspace is None or registry is None or policy is None
                 or isinstance(policy, str | os.PathLike | Mapping)):
@@ -280,7 +280,7 @@ class CloudGMCPLayer:
         """Call ``fn(kind, uri)`` on every change; returns a function that unsubscribes."""
         return self._listeners.add(fn)
 
-    def notify_change(self, kind: str, uri: str | None = None) -> None:
+    def notify_change(self, kind: ChangeKind, uri: str | None = None) -> None:
         """Report a change from any thread; listeners run on the serving loop's thread."""
         loop = self._loop
         if loop is not None and loop.is_running():
@@ -296,7 +296,7 @@ class CloudGMCPLayer:
                     pass
         self._dispatch_change(kind, uri)
 
-    def _dispatch_change(self, kind: str, uri: str | None) -> None:
+    def _dispatch_change(self, kind: ChangeKind, uri: str | None) -> None:
         self._listeners.emit(kind, uri)
 
     # -- contexts ------------------------------------------------------------------------
@@ -327,7 +327,7 @@ class CloudGMCPLayer:
 
     async def _check_off_loop(self, arguments: Any, principal: Principal) -> None:
         """``check_arguments`` for arguments over the loop budget, in a worker thread."""
-        await self.workers.run(LIGHT, principal.id, check_arguments, arguments,
+        await self.workers.run(LIGHT, principal, check_arguments, arguments,
                                self.input_bounds)
 
     async def _invoke(self, fn: Callable[..., Any], ctx: ToolContext, kwargs: dict,
@@ -356,7 +356,7 @@ class CloudGMCPLayer:
                     await ctx.flush_progress()
                 return result
         try:
-            result = await self.workers.run(lane, ctx.principal.id, fn, ctx, **kwargs)
+            result = await self.workers.run(lane, ctx.principal, fn, ctx, **kwargs)
         except asyncio.CancelledError:
             ctx.cancel()
             raise
@@ -373,12 +373,15 @@ class CloudGMCPLayer:
 
         The chain reflects ``self.middleware`` as it is now, so ``use(mw)`` (or editing the
         list) applies from the next request; built chains are reused while it is unchanged.
+        Adjacent recorders (audit, metrics, ...) run as one, which records each request once.
         """
         key = (terminal.__name__, *map(id, self.middleware))
         chain = self._chains.get(key)
         if chain is None:
+            from .middleware.recorder import fuse_recorders  # adjacent recorders: one record
+
             chain = terminal
-            for mw in reversed(self.middleware):
+            for mw in reversed(fuse_recorders(self.middleware)):
                 chain = _bind(mw, chain)
             if len(self._chains) > 64:
                 self._chains.clear()
@@ -581,7 +584,7 @@ class CloudGMCPLayer:
 
             try:
                 return cast(ToolResult, await self.workers.run(
-                    spec.worker_lane, ctx.principal.id, tool_result, raw, plan, ctx.links,
+                    spec.worker_lane, ctx.principal, tool_result, raw, plan, ctx.links,
                     info.started, self.max_output_chars, progress))
             except CallCancelledError as exc:  # cancelled from elsewhere while encoding
                 return _cancelled(exposed, exc, plan, info.started)

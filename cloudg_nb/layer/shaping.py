@@ -42,6 +42,7 @@ from .surfaces import (
     transform_meta,
     transform_resource_contents,
 )
+from .wire import DURATION_META, ERROR_CODE_META, ERROR_DATA_META, TRANSFORMS_META
 
 __all__ = [
     "error_result", "redacted_error", "tool_result", "resource_contents", "prompt_result",
@@ -64,13 +65,13 @@ def error_result(
         kept = payload.get("message") if isinstance(payload, dict) else None
         message = kept if isinstance(kept, str) and kept else WITHHELD
         data = payload.get("data") if isinstance(payload, dict) else None
-    meta: dict[str, Any] = {"cloudg/error_code": code}
+    meta: dict[str, Any] = {ERROR_CODE_META: code}
     if data is not None:
-        meta["cloudg/error_data"] = to_jsonable(data)
+        meta[ERROR_DATA_META] = to_jsonable(data)
     if report:
-        meta["cloudg/transforms"] = report
+        meta[TRANSFORMS_META] = report
     if started is not None:
-        meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+        meta[DURATION_META] = round((time.monotonic() - started) * 1000, 3)
     return ToolResult(content=[TextContent(message)], is_error=True, meta=meta)
 
 
@@ -141,8 +142,8 @@ def tool_result(
     if links:
         result.content.extend(_transform_links(links, plan, report))
     if report:
-        result.meta["cloudg/transforms"] = report
-    result.meta["cloudg/duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+        result.meta[TRANSFORMS_META] = report
+    result.meta[DURATION_META] = round((time.monotonic() - started) * 1000, 3)
     return result
 
 
@@ -220,7 +221,7 @@ def resource_contents(
         # indented for models.
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
         mime_out = mime or "application/json"
-    meta = {"cloudg/transforms": report} if report else None
+    meta = {TRANSFORMS_META: report} if report else None
     return [TextResourceContents(uri, text, mime_out, meta)]
 
 

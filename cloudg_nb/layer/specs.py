@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from .content import Annotations, annotations_wire
 from .enums import Capability, Sensitivity
 from .schema import arguments_model, input_schema
+from .wire import CATEGORY_META, SENSITIVITY_META, TAGS_META
 from .workers import HEAVY, LANES, LIGHT
 
 __all__ = [
@@ -64,11 +65,11 @@ def _capabilities(value: Iterable[Capability | str] | None) -> frozenset[Capabil
 
 def _meta(spec: _SpecBase) -> dict[str, Any]:
     meta: dict[str, Any] = {
-        "cloudg/category": spec.category,
-        "cloudg/sensitivity": spec.sensitivity.value,
+        CATEGORY_META: spec.category,
+        SENSITIVITY_META: spec.sensitivity.value,
     }
     if spec.tags:
-        meta["cloudg/tags"] = sorted(spec.tags)
+        meta[TAGS_META] = sorted(spec.tags)
     meta.update(spec.meta)
     return meta
 

@@ -1,13 +1,16 @@
-"""Wire constants in one place: JSON-RPC / MCP error codes, MCP header names, the error body.
+"""Wire vocabulary in one place: JSON-RPC / MCP error codes, MCP header names, the error body,
+cloudg's resource URIs (with their builders), ``_meta`` keys and the extension's URL paths.
 
 Stdlib only and free of other cloudg_nb imports, so the layer's errors, the protocol edge, the
-Jupyter extension and the notebook client all take their numbers from here rather than
-spelling them out (``tests/layer/test_wire.py`` checks them against the SDK's own constants
-and looks for copies elsewhere). The error mapping: ``MCPLayerError`` goes out as
-``INTERNAL_ERROR``, ``InvalidArgumentsError`` and ``NotFoundError`` as ``INVALID_PARAMS``,
-``AccessDeniedError`` as ``ACCESS_DENIED``, ``RateLimitedError`` as ``RATE_LIMITED``; an unknown
-resource is ``RESOURCE_NOT_FOUND`` on handshake-era requests only; an HTTP refusal at the edge
-is ``INVALID_REQUEST`` (4xx) or ``INTERNAL_ERROR`` (5xx).
+Jupyter extension and the notebook client all take their numbers and names from here rather
+than spelling them out (``tests/layer/test_wire.py`` checks them against the SDK's own
+constants and looks for copies elsewhere; ``tests/layer/test_wire_vocabulary.py`` fails on a
+``cloudg://`` or ``cloudg/`` literal outside this module). The error mapping:
+``MCPLayerError`` goes out as ``INTERNAL_ERROR``, ``InvalidArgumentsError`` and
+``NotFoundError`` as ``INVALID_PARAMS``, ``AccessDeniedError`` as ``ACCESS_DENIED``,
+``RateLimitedError`` as ``RATE_LIMITED``; an unknown resource is ``RESOURCE_NOT_FOUND`` on
+handshake-era requests only; an HTTP refusal at the edge is ``INVALID_REQUEST`` (4xx) or
+``INTERNAL_ERROR`` (5xx).
 """
 
 from __future__ import annotations
@@ -16,28 +19,69 @@ from typing import Any, Final
 
 __all__ = [
     "ACCESS_DENIED",
+    "ACTIVE_URIS",
+    "ACTIVITY_SINCE_TEMPLATE",
+    "ACTIVITY_URI",
+    "API_PATH",
+    "APPROVALS_URI",
+    "APPROVAL_PAGE_PATH",
     "ARROW_FORMAT",
+    "ASSET_TEMPLATE",
+    "ASSISTANTS_API_PATH",
+    "CACHE_META",
+    "CATEGORY_META",
     "CHANGED_SINCE_META",
     "COLUMNS_UNAVAILABLE",
-    "FORMAT_META",
-    "MAX_ROWS_META",
+    "COMPLIANCE_URI",
     "CONNECTION_CLOSED",
+    "DATASETS_URI",
+    "DATASET_ASSETS_TEMPLATE",
+    "DATASET_FINDINGS_TEMPLATE",
+    "DATASET_PARTS",
+    "DATASET_SUMMARY_TEMPLATE",
+    "DURATION_META",
+    "ENDPOINT_PATH",
+    "ERROR_CODE_META",
+    "ERROR_DATA_META",
+    "FINDINGS_BY_SEVERITY_TEMPLATE",
+    "FINDINGS_SUMMARY_URI",
+    "FINDING_TEMPLATE",
+    "FINDING_URI_PREFIX",
+    "FORMAT_META",
+    "FRAMEWORK_TEMPLATE",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "JSONRPC_VERSION",
     "LAST_EVENT_ID_HEADER",
+    "LOG_LEVEL_STATE_KEY",
+    "MAX_ROWS_META",
     "MCP_METHOD_HEADER",
     "MCP_NAME_HEADER",
     "MCP_PROTOCOL_VERSION_HEADER",
     "MCP_SESSION_ID_HEADER",
+    "META_PREFIX",
     "METHOD_NOT_FOUND",
+    "METRICS_URI",
     "NOT_FOUND_CODES",
     "PARSE_ERROR",
     "RATE_LIMITED",
     "REQUEST_CANCELLED",
     "RESOURCE_NOT_FOUND",
+    "RETRIES_META",
+    "SENSITIVITY_META",
+    "STATUS_PATH",
+    "TAGS_META",
+    "TRANSFORMS_META",
+    "URI_SCHEME",
+    "WORKSPACE_URI",
+    "activity_since_uri",
+    "asset_uri",
+    "dataset_uri",
+    "dataset_uris",
     "error_response",
+    "finding_uri",
+    "summary_uri",
 ]
 
 JSONRPC_VERSION: Final = "2.0"
@@ -77,7 +121,11 @@ MCP_METHOD_HEADER: Final = "mcp-method"
 MCP_NAME_HEADER: Final = "mcp-name"
 LAST_EVENT_ID_HEADER: Final = "last-event-id"
 
-# -- cloudg's request ``_meta`` keys (what the notebook client asks list tools for) ------------
+# -- cloudg's ``_meta`` keys -------------------------------------------------------------------
+#: Every key cloudg writes into (or reads from) a wire ``_meta`` mapping starts with this.
+META_PREFIX: Final = "cloudg/"
+
+# Request keys (what the notebook client asks list tools for).
 #: The ``delta_base`` of a result the caller holds: answer only the rows changed since.
 CHANGED_SINCE_META: Final = "cloudg/changed_since"
 #: ``ARROW_FORMAT``: the whole result (up to ``MAX_ROWS_META`` rows) as Arrow IPC columns.
@@ -86,6 +134,95 @@ MAX_ROWS_META: Final = "cloudg/max_rows"
 ARROW_FORMAT: Final = "arrow"
 #: The error code of a columns request the policy cannot serve (the caller reads pages).
 COLUMNS_UNAVAILABLE: Final = "columns_unavailable"
+
+# Result keys.
+#: An error result's code (``tool_error``, ``invalid_arguments``, ...) and its details.
+ERROR_CODE_META: Final = "cloudg/error_code"
+ERROR_DATA_META: Final = "cloudg/error_data"
+#: The privacy transforms' report: what was redacted, masked, pseudonymised (never a value).
+TRANSFORMS_META: Final = "cloudg/transforms"
+DURATION_META: Final = "cloudg/duration_ms"
+#: ``"hit"`` on a result the cache answered.
+CACHE_META: Final = "cloudg/cache"
+#: How many times the retry middleware ran the call again.
+RETRIES_META: Final = "cloudg/retries"
+
+# Listing keys (a tool's entry in ``tools/list``).
+CATEGORY_META: Final = "cloudg/category"
+SENSITIVITY_META: Final = "cloudg/sensitivity"
+TAGS_META: Final = "cloudg/tags"
+
+#: Where a handshake-era connection's ``logging/setLevel`` choice is kept (SDK connection state).
+LOG_LEVEL_STATE_KEY: Final = "cloudg/log_level"
+
+# -- resource URIs -----------------------------------------------------------------------------
+URI_SCHEME: Final = "cloudg://"
+WORKSPACE_URI: Final = "cloudg://workspace"
+DATASETS_URI: Final = "cloudg://datasets"
+#: The static resources that follow the active dataset.
+FINDINGS_SUMMARY_URI: Final = "cloudg://findings/summary"
+COMPLIANCE_URI: Final = "cloudg://compliance"
+ACTIVE_URIS: Final = (FINDINGS_SUMMARY_URI, COMPLIANCE_URI)
+#: The oversight resources: the activity feed and the calls waiting for approval.
+ACTIVITY_URI: Final = "cloudg://activity"
+APPROVALS_URI: Final = "cloudg://approvals"
+METRICS_URI: Final = "cloudg://metrics"
+
+# Templates (RFC 6570, as the registry matches them).
+#: The parts of one dataset, each a resource: ``cloudg://datasets/{name}/{part}``.
+DATASET_PARTS: Final = ("summary", "assets", "findings")
+DATASET_SUMMARY_TEMPLATE: Final = "cloudg://datasets/{dataset}/summary"
+DATASET_ASSETS_TEMPLATE: Final = "cloudg://datasets/{dataset}/assets"
+DATASET_FINDINGS_TEMPLATE: Final = "cloudg://datasets/{dataset}/findings"
+ASSET_TEMPLATE: Final = "cloudg://assets/{+ref}"
+FINDING_TEMPLATE: Final = "cloudg://findings/{finding_id}"
+FINDINGS_BY_SEVERITY_TEMPLATE: Final = "cloudg://findings/severity/{severity}"
+FRAMEWORK_TEMPLATE: Final = "cloudg://compliance/{framework}"
+ACTIVITY_SINCE_TEMPLATE: Final = "cloudg://activity/since/{seq}"
+#: A finding's URI is this and its id (a prefix, for building a column of them at once).
+FINDING_URI_PREFIX: Final = "cloudg://findings/"
+
+
+def dataset_uri(name: str, part: str) -> str:
+    """The URI of ``part`` (one of ``DATASET_PARTS``) of dataset ``name``."""
+    return f"{DATASETS_URI}/{name}/{part}"
+
+
+def summary_uri(name: str) -> str:
+    """The URI of dataset ``name``'s summary."""
+    return dataset_uri(name, "summary")
+
+
+def dataset_uris(name: str) -> tuple[str, str, str]:
+    """The resources showing one dataset: its summary, assets table and findings table."""
+    summary, assets, findings = (dataset_uri(name, part) for part in DATASET_PARTS)
+    return summary, assets, findings
+
+
+def asset_uri(asset_id: str) -> str:
+    """The resource URI of an asset (``cloudg://assets/{id}``)."""
+    return f"{URI_SCHEME}assets/{asset_id}"
+
+
+def finding_uri(finding_id: object) -> str:
+    """The resource URI of a finding (``cloudg://findings/{id}``)."""
+    return f"{FINDING_URI_PREFIX}{finding_id}"
+
+
+def activity_since_uri(seq: int) -> str:
+    """The activity feed's entries after sequence number ``seq``."""
+    return f"{ACTIVITY_URI}/since/{seq}"
+
+
+# -- the Jupyter extension's URL paths (relative to the server's ``base_url``) -----------------
+#: The MCP endpoint assistants and notebooks connect to.
+ENDPOINT_PATH: Final = "cloudg/mcp"
+#: The extension's REST API (the analyst's): ``{API_PATH}/status``, ``.../assistants[/NAME]``.
+API_PATH: Final = "cloudg/api"
+STATUS_PATH: Final = "cloudg/api/status"
+ASSISTANTS_API_PATH: Final = "cloudg/api/assistants"
+#: The analyst's approval page of one waiting call: ``{APPROVAL_PAGE_PATH}/{id}``.
+APPROVAL_PAGE_PATH: Final = "cloudg/approvals"
 
 
 def error_response(code: int, message: str, data: Any = None, *,

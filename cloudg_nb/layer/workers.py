@@ -1,11 +1,12 @@
 """Bounded worker lanes for sync handlers: daemon threads, per-caller fairness, two lanes.
 
-``WorkerPool.run(lane, owner, fn, *args)`` runs ``fn`` in a thread of ``lane`` (``light`` or
-``heavy``) and awaits its result on the calling loop. Each lane has at most ``size`` threads;
-one owner (a principal id) holds at most ``per_owner`` of them, guests (``is_guest``: the
-assistants) together at most ``size - reserved``, and queued jobs are served owners' first,
-then round-robin across owners. Threads are daemon threads that exit when idle, so a stuck
-handler never blocks interpreter exit (``ThreadPoolExecutor`` joins its threads at exit).
+``WorkerPool.run(lane, principal, fn, *args)`` runs ``fn`` in a thread of ``lane`` (``light``
+or ``heavy``) and awaits its result on the calling loop. Each lane has at most ``size``
+threads; one owner (keyed by principal id) holds at most ``per_owner`` of them, guests
+(``is_guest(principal)``: the assistants) together at most ``size - reserved``, and queued
+jobs are served owners' first, then round-robin across owners. Threads are daemon threads
+that exit when idle, so a stuck handler never blocks interpreter exit (``ThreadPoolExecutor``
+joins its threads at exit).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .principal import Principal
 
 __all__ = ["LIGHT", "HEAVY", "LANES", "WorkerPool", "LaneStats", "RunInWorker"]
 
@@ -248,7 +251,7 @@ class WorkerPool:
     loop and the light lane). ``per_owner``: how many of a
     lane's threads one owner may hold at once (default: half the heavy lane, all but one
     thread of the light lane; at least 1), so another caller always finds a thread free.
-    ``is_guest(owner)``: which owners are guests (None: nobody). Guests together hold at
+    ``is_guest(principal)``: which principals are guests (None: nobody). Guests together hold at
     most ``size - reserved`` threads of a lane (``reserved`` default: half of each lane,
     never all of it), and owners' queued jobs go before theirs: the analyst never waits for
     a thread behind an assistant's work, and on a 2-core box an assistant's CPU-bound work
@@ -257,7 +260,7 @@ class WorkerPool:
 
     def __init__(self, *, light_workers: int = 4, heavy_workers: int = 2,
                  per_owner: int | None = None, idle_seconds: float = IDLE_SECONDS,
-                 is_guest: Callable[[str], bool] | None = None,
+                 is_guest: Callable[[Principal], bool] | None = None,
                  reserved: int | None = None) -> None:
         for label, value in (("light_workers", light_workers), ("heavy_workers", heavy_workers)):
             if not isinstance(value, int) or value < 1:
@@ -288,16 +291,16 @@ class WorkerPool:
                           for n, lane in self.lanes.items())
         return f"WorkerPool({sizes})"
 
-    async def run(self, lane: str, owner: str, fn: Callable[..., Any], /, *args: Any,
-                  **kwargs: Any) -> Any:
-        """``fn(*args, **kwargs)`` in a thread of ``lane`` for ``owner``; cancelling the
+    async def run(self, lane: str, principal: Principal, fn: Callable[..., Any], /,
+                  *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` in a thread of ``lane`` for ``principal``; cancelling the
         await drops a queued job (a running one runs on: it must check for cancellation)."""
         target = self.lanes.get(lane)
         if target is None:
             raise ValueError(f"Unknown worker lane {lane!r}; use one of {', '.join(LANES)}")
         loop = asyncio.get_running_loop()
-        guest = self.is_guest is not None and bool(self.is_guest(owner))
-        job = _Job(owner, fn, args, kwargs, loop, loop.create_future(), guest)
+        guest = self.is_guest is not None and bool(self.is_guest(principal))
+        job = _Job(principal.id, fn, args, kwargs, loop, loop.create_future(), guest)
         target.submit(job)
         try:
             return await job.waiter

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..layer.wire import ERROR_CODE_META, ERROR_DATA_META, TRANSFORMS_META
+
 if TYPE_CHECKING:
     import pandas
 
@@ -101,8 +103,8 @@ class Result:
         is_error = bool(wire.get("isError"))
         error = None
         if is_error:
-            data = meta.get("cloudg/error_data")
-            error = ErrorInfo(code=meta.get("cloudg/error_code", "tool_error"),
+            data = meta.get(ERROR_DATA_META)
+            error = ErrorInfo(code=meta.get(ERROR_CODE_META, "tool_error"),
                               message=text or "The tool reported an error.",
                               hints=hints_from(data), data=_as_dict(data))
         return cls(tool=tool, arguments=dict(arguments), data=wire.get("structuredContent"),
@@ -196,7 +198,7 @@ class Result:
     def transform_note(self) -> str | None:
         """What the policy changed (counts by kind), e.g. "redacted 2 (secret) · pseudonymized
         5 (account_id)"; None when nothing was changed."""
-        report = self.meta.get("cloudg/transforms")
+        report = self.meta.get(TRANSFORMS_META)
         if not isinstance(report, Mapping):
             return None
         notes: list[str] = []

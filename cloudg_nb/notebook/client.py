@@ -20,7 +20,14 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..layer.wire import ARROW_FORMAT, COLUMNS_UNAVAILABLE, FORMAT_META, INVALID_PARAMS
+from ..layer.wire import (
+    ARROW_FORMAT,
+    COLUMNS_UNAVAILABLE,
+    DATASETS_URI,
+    FORMAT_META,
+    INVALID_PARAMS,
+    WORKSPACE_URI,
+)
 from . import connection, warmup
 from .backends import Backend, ProgressFn
 from .call_result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
@@ -267,7 +274,7 @@ class Client(DisplayFactories, OversightCalls):
         """The loaded datasets (from ``cloudg://datasets``)."""
         import pandas
 
-        value = await self.aread("cloudg://datasets")
+        value = await self.aread(DATASETS_URI)
         rows = value.get("datasets", value.get("items")) if isinstance(value, dict) else value
         return pandas.DataFrame.from_records(rows or [])
 
@@ -278,7 +285,7 @@ class Client(DisplayFactories, OversightCalls):
         """Mode, connection description, session id (remote) and the workspace summary."""
         status = dict(self._backend.status())
         try:
-            status["workspace"] = await self.aread("cloudg://workspace")
+            status["workspace"] = await self.aread(WORKSPACE_URI)
         except CloudGError as exc:
             status["workspace_error"] = str(exc.error)
         with contextlib.suppress(CloudGError):  # served where assistants connect (remote)

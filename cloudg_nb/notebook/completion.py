@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..layer.wire import CATEGORY_META
 from .magic_args import parse_value, split_partial
 
 if TYPE_CHECKING:
@@ -234,7 +235,7 @@ class MagicCompleter:
             return []
 
     def _categories(self) -> list[str]:
-        found = [str((t.get("_meta") or {}).get("cloudg/category") or "") for t in self._tools()]
+        found = [str((t.get("_meta") or {}).get(CATEGORY_META) or "") for t in self._tools()]
         return sorted({c for c in found if c})
 
     def _properties(self, tool: str) -> dict[str, Any]:

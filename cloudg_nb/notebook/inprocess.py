@@ -13,6 +13,7 @@ from typing import Any
 
 from ..assembly import build_layer
 from ..layer import CloudGMCPLayer, MCPLayerError, NotFoundError
+from ..layer.enums import ChangeKind
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
 from .call_result import CloudGError, ErrorInfo, Result, error_result, hints_from
 
@@ -84,8 +85,8 @@ class LocalBackend:
         else:
             loop.call_soon_threadsafe(fn, *args)
 
-    def _on_layer_change(self, kind: str, uri: str | None) -> None:
-        if kind == "tools" and self.tools_changed is not None:
+    def _on_layer_change(self, kind: ChangeKind, uri: str | None) -> None:
+        if kind == ChangeKind.TOOLS and self.tools_changed is not None:
             self._on_loop(self.tools_changed)
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
@@ -147,8 +148,8 @@ class LocalBackend:
         return self._layer().tools_wire()
 
     async def subscribe(self, uri: str, fn: ChangeFn) -> Callable[[], Awaitable[None]]:
-        def listener(kind: str, changed: str | None) -> None:
-            if kind == "resource" and changed == uri:
+        def listener(kind: ChangeKind, changed: str | None) -> None:
+            if kind == ChangeKind.RESOURCE and changed == uri:
                 self._on_loop(fn, uri)
 
         remove = self._layer().on_change(listener)

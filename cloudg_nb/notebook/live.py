@@ -25,6 +25,8 @@ from ..layer.wire import (
     COLUMNS_UNAVAILABLE,
     FORMAT_META,
     MAX_ROWS_META,
+    WORKSPACE_URI,
+    dataset_uris,
 )
 from .call_result import CloudGError, ErrorInfo
 from .follow import Follower, ago
@@ -56,16 +58,11 @@ CHANGED_SINCE = CHANGED_SINCE_META
 TABLE_ROWS = 50
 #: Rows a LiveFrame reads at most (pages stop there).
 MAX_ROWS = 1_000_000
-WORKSPACE_URI = "cloudg://workspace"
 
 
 def _columns_unavailable(result: Result) -> bool:
     return result.is_error and result.error is not None and \
         result.error.code == COLUMNS_UNAVAILABLE
-
-
-def dataset_uris(name: str) -> list[str]:
-    return [f"cloudg://datasets/{name}/{part}" for part in ("summary", "assets", "findings")]
 
 
 def _tick_after(age: float) -> float:
@@ -287,7 +284,7 @@ class LiveFrame(Follower):
 
     async def _follow_dataset(self, name: str | None) -> None:
         """Subscribe to what the frame's content depends on (and drop what it no longer does)."""
-        wanted = dataset_uris(name) if name else []
+        wanted = list(dataset_uris(name)) if name else []
         if not self.arguments.get("dataset"):
             wanted.append(WORKSPACE_URI)
         await self._follow(wanted)

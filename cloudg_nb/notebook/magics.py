@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
+from ..layer.wire import CATEGORY_META, WORKSPACE_URI
 from .call_result import CloudGError, ErrorInfo, Result, close_matches
 from .completion import MagicCompleter
 from .magic_args import (
@@ -50,7 +51,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("tools [CATEGORY]", "list the tools (of one category)"),
     "describe": ("describe TOOL", "a tool's description and argument table"),
     "call": ("call TOOL key=value ... [-o VAR]", "call a tool; -o stores the result"),
-    "read": ("read URI [-o VAR]", "read a resource, e.g. cloudg://workspace"),
+    "read": ("read URI [-o VAR]", f"read a resource, e.g. {WORKSPACE_URI}"),
     "prompt": ("prompt NAME key=value ... [-o VAR]", "show a prompt's messages"),
     "datasets": ("datasets [-o VAR]", "the loaded datasets"),
     "use": ("use NAME", "make a loaded dataset the active one"),
@@ -264,7 +265,7 @@ class CloudGMagics(Magics):
         words = self._words(parsed, SUBCOMMANDS["tools"][0], 0, 1)
         self._no_arguments(parsed, SUBCOMMANDS["tools"][0])
         rows = [{"name": t.get("name"),
-                 "category": (t.get("_meta") or {}).get("cloudg/category", ""),
+                 "category": (t.get("_meta") or {}).get(CATEGORY_META, ""),
                  "title": t.get("title") or "",
                  "description": _first_sentence(str(t.get("description") or ""))}
                 for t in self.client.tools()]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..layer.wire import NOT_FOUND_CODES
+from ..layer.wire import ACTIVITY_URI, APPROVALS_URI, NOT_FOUND_CODES, activity_since_uri
 from .call_result import CloudGError, ErrorInfo, Result, error_result
 from .twins import blocking, on_loop
 
@@ -28,8 +28,6 @@ __all__ = ["ACTIVITY_COLUMNS", "ACTIVITY_URI", "APPROVALS_URI", "ASSISTANT_COLUM
            "LOCAL_MODE", "OversightCalls", "activity_frame", "assistants_frame", "decide",
            "read_oversight", "since_uri"]
 
-ACTIVITY_URI = "cloudg://activity"
-APPROVALS_URI = "cloudg://approvals"
 #: The columns of ``client.activity()`` (and of ``ActivityFeed.df``), in this order.
 ACTIVITY_COLUMNS = ["seq", "time", "principal", "assistant", "kind", "name", "outcome",
                     "duration_ms", "redacted", "approval", "error_code"]
@@ -42,7 +40,7 @@ LOCAL_MODE = ("This is a local (in-process) workspace: assistants connect to the
 
 def since_uri(seq: int) -> str:
     """The entries after number ``seq``."""
-    return f"{ACTIVITY_URI}/since/{seq}"
+    return activity_since_uri(seq)
 
 
 def _local_error() -> ErrorInfo:

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..layer.wire import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND
+from ..layer.wire import CONNECTION_CLOSED, ENDPOINT_PATH, INVALID_REQUEST, METHOD_NOT_FOUND
 from .backends import ChangeFn, ProgressFn, parse_contents, templates_for_argument
 from .call_result import CloudGError, ErrorInfo, Result, hints_from
 
@@ -129,7 +129,7 @@ class RemoteBackend:
 
     @property
     def server(self) -> str:
-        return self.url.removesuffix("cloudg/mcp")
+        return self.url.removesuffix(ENDPOINT_PATH)
 
     def __repr__(self) -> str:  # never shows the token
         return f"RemoteBackend({self.url!r})"

@@ -1,6 +1,6 @@
 """ActivityLog: what every caller did, live — one entry per finished request, never a value.
 
-``ActivityMiddleware`` (outermost in the chain) records each tool call, resource read and
+``ActivityMiddleware`` (a ``CallRecorder``'s sink) records each tool call, resource read and
 prompt: when, who, what, outcome, duration, how many values the policy redacted, and the
 analyst's approval decision when one was needed. Entries hold names and counts only, never
 arguments or results. The log keeps the last ``size`` entries and tells the layer that
@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..layer.calls import CallInfo, Handler
-from ..layer.content import ToolResult
-from ..layer.errors import MCPLayerError
-from ..layer.middleware.outcome import outcome_of
+from ..layer.call_record import CallRecord
+from ..layer.enums import ChangeKind, Outcome, RequestKind
+from ..layer.middleware.recorder import RecordingMiddleware
+from ..layer.wire import ACTIVITY_URI, APPROVALS_URI
 
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
@@ -27,9 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["ACTIVITY_URI", "ActivityEntry", "ActivityLog", "ActivityMiddleware",
            "redaction_count"]
 
-ACTIVITY_URI = "cloudg://activity"
 #: Resources whose reads are not recorded (reading the feed must not feed the feed).
-QUIET_URIS = frozenset({ACTIVITY_URI, "cloudg://approvals"})
+QUIET_URIS = frozenset({ACTIVITY_URI, APPROVALS_URI})
 #: So are reads of the feed's templates (``cloudg://activity/since/{seq}``).
 QUIET_PREFIX = ACTIVITY_URI + "/"
 #: Report keys of the privacy transforms that replaced a value (``transforms.strategies``).
@@ -98,7 +97,7 @@ class ActivityLog:
 
     def attach(self, layer: CloudGMCPLayer) -> None:
         """Send change notices as ``resource`` events for ``cloudg://activity``."""
-        self.notify = lambda: layer.notify_change("resource", ACTIVITY_URI)
+        self.notify = lambda: layer.notify_change(ChangeKind.RESOURCE, ACTIVITY_URI)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -154,21 +153,17 @@ class ActivityLog:
             self._pending = None
 
 
-def _result_report(result: Any) -> Any:
-    if isinstance(result, ToolResult):
-        return result.meta.get("cloudg/transforms")
-    return None
-
-
-class ActivityMiddleware:
+class ActivityMiddleware(RecordingMiddleware):
     """Record every finished tool call, resource read and prompt in ``log``.
 
-    ``is_assistant(principal)`` marks entries made by assistants. Put it first in the chain
-    (``layer.middleware.insert(0, ...)``) so durations include any wait for approval.
+    ``is_assistant(principal)`` marks entries made by assistants. A ``CallSink`` of the
+    ``CallRecorder`` first in the chain, or, on its own, put first in the chain
+    (``layer.middleware.insert(0, ...)``), so durations include any wait for approval.
     """
 
     def __init__(self, log: ActivityLog,
                  is_assistant: Callable[[Any], bool] = lambda principal: False) -> None:
+        super().__init__()
         self.log = log
         self.is_assistant = is_assistant
 
@@ -176,33 +171,22 @@ class ActivityMiddleware:
         if self.log.notify is None:
             self.log.attach(layer)
 
-    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
-        if info.kind == "completion" or (info.kind == "resource" and (
-                info.name in QUIET_URIS or info.name.startswith(QUIET_PREFIX))):
-            return await call_next(info)
-        try:
-            result = await call_next(info)
-        except BaseException as exc:
-            self._record(info, None, exc)
-            raise
-        self._record(info, result, None)
-        return result
-
-    def _record(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
-        approval = info.context.meta.get("cloudg/approval")
-        code = result.error_code if isinstance(result, ToolResult) and result.is_error else (
-            getattr(error, "code", None) if error is not None else None)
-        outcome = str(outcome_of(info, result, error))
-        if outcome == "exception" and isinstance(error, MCPLayerError):
+    def record(self, call: CallRecord) -> None:
+        if call.kind == RequestKind.COMPLETION or (call.kind == RequestKind.RESOURCE and (
+                call.name in QUIET_URIS or call.name.startswith(QUIET_PREFIX))):
+            return
+        outcome = str(call.outcome)
+        if call.outcome == Outcome.EXCEPTION and call.layer_error:
             outcome = "error"  # a layer error the caller gets as an error result
+        code = call.error_code
         self.log.add(
-            principal=info.principal.id,
-            assistant=bool(self.is_assistant(info.principal)),
-            kind=str(info.kind),
-            name=info.name,
+            principal=call.principal.id,
+            assistant=bool(self.is_assistant(call.principal)),
+            kind=str(call.kind),
+            name=call.name,
             outcome=outcome,
-            duration_ms=round((time.monotonic() - info.started) * 1000, 1),
-            redacted=redaction_count(_result_report(result)),
-            approval=getattr(approval, "state", None),
+            duration_ms=round(call.duration_ms, 1),
+            redacted=redaction_count(call.transforms),
+            approval=call.approval,
             error_code=code if isinstance(code, str | int) else None,
         )

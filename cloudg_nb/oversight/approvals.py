@@ -29,9 +29,11 @@ from typing import TYPE_CHECKING, Any, cast
 from ..acting import acting
 from ..catalog.effects import EffectNotShowable, EffectPlan, plan_call, plans_effects
 from ..layer.calls import CallInfo, Handler, argument_work
+from ..layer.enums import ChangeKind
 from ..layer.errors import AccessDeniedError, MCPLayerError, NotFoundError, RateLimitedError
 from ..layer.jsonable import to_jsonable
 from ..layer.schema import validate_arguments
+from ..layer.wire import APPROVALS_URI
 
 if TYPE_CHECKING:
     from ..layer.context import Principal
@@ -43,7 +45,6 @@ __all__ = ["APPROVALS_URI", "Approval", "ApprovalDesk", "ApprovalGate", "DEFAULT
 
 logger = logging.getLogger("cloudg.oversight")
 
-APPROVALS_URI = "cloudg://approvals"
 #: Seconds a call waits for the analyst unless the profile or the server says otherwise.
 DEFAULT_TIMEOUT = 120.0
 #: Decided requests the desk still shows (newest last).
@@ -130,7 +131,7 @@ class ApprovalDesk:
 
     def attach(self, layer: CloudGMCPLayer) -> None:
         if self.on_change is None:
-            self.on_change = lambda: layer.notify_change("resource", APPROVALS_URI)
+            self.on_change = lambda: layer.notify_change(ChangeKind.RESOURCE, APPROVALS_URI)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -158,7 +159,7 @@ class ApprovalDesk:
             raise RateLimitedError(
                 f"{waiting} of your calls already wait for the analyst's approval (at most "
                 f"{self.max_pending} may), so this one was refused without asking. Wait until "
-                "the analyst decides them (cloudg://approvals lists yours), then call again.",
+                f"the analyst decides them ({APPROVALS_URI} lists yours), then call again.",
                 data={"reason": "approvals-pending", "pending": waiting,
                       "max_pending": self.max_pending, "retry_after": 10.0})
         shown = _shown(view)
@@ -324,7 +325,7 @@ class ApprovalGate:
             view, _ = await argument_work(info, transform, view)
         approval = self.desk.open(info.principal.id, info.name, view,
                                   rule.timeout or self.timeout)
-        info.context.meta["cloudg/approval"] = approval
+        info.approval = approval
         if self.url_for is not None:
             with contextlib.suppress(Exception):
                 approval.url = self.url_for(approval, info.principal)

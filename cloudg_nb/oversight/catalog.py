@@ -18,9 +18,10 @@ from ..layer.context import ToolContext
 from ..layer.enums import Capability, Sensitivity
 from ..layer.errors import AccessDeniedError, InvalidArgumentsError, NotFoundError
 from ..layer.registry import Registry
+from ..layer.wire import ACTIVITY_SINCE_TEMPLATE, ACTIVITY_URI, APPROVALS_URI
 from ..policy.router import OWNER_ONLY
-from .activity import ACTIVITY_URI, ActivityLog
-from .approvals import APPROVALS_URI, ApprovalDesk
+from .activity import ActivityLog
+from .approvals import ApprovalDesk
 
 __all__ = ["ManagesAssistants", "register"]
 
@@ -81,7 +82,7 @@ def register(registry: Registry, *, activity: ActivityLog, desk: ApprovalDesk,
     async def decide_approval(
         ctx: ToolContext,
         approval_id: Annotated[str, Field(min_length=1, max_length=64, description=(
-            "The id of a waiting call (cloudg://approvals lists them)"))],
+            f"The id of a waiting call ({APPROVALS_URI} lists them)"))],
         decision: Annotated[Literal["approve", "deny"], Field(description=(
             "approve lets the call run; deny ends it with an error"))],
         reason: Annotated[str | None, Field(max_length=300, description=(
@@ -94,7 +95,7 @@ def register(registry: Registry, *, activity: ActivityLog, desk: ApprovalDesk,
 
     registry.resource(ACTIVITY_URI, name="activity", title="Activity feed",
                       category=CATEGORY, sensitivity=Sensitivity.INTERNAL)(activity_resource)
-    registry.resource_template("cloudg://activity/since/{seq}", name="activity-since",
+    registry.resource_template(ACTIVITY_SINCE_TEMPLATE, name="activity-since",
                                title="New activity", category=CATEGORY,
                                sensitivity=Sensitivity.INTERNAL)(activity_since)
     registry.resource(APPROVALS_URI, name="approvals", title="Calls waiting for approval",

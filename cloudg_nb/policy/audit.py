@@ -1,5 +1,9 @@
 """The policy's in-memory audit ring: recent decisions, argument values only as keyed hashes.
 
+Not a sink of the layer's call record (``layer.call_record``): the policy writes a decision
+where it makes it, for requests that never become calls too (unknown names), and an allowed
+call's entry before its handler runs (``privacy_audit_log`` reads the ring during a call).
+
 Names a caller chose freely are stored only when they are identifier-like: an argument name,
 an unknown tool/prompt name or a resource URI that is not becomes a keyed hash (``#…``; a URI
 keeps its scheme and first segment), so nothing a caller typed is kept verbatim.

@@ -21,6 +21,7 @@ from pydantic_core import to_jsonable_python
 from ..layer.bounds import check_uri
 from ..layer.context import Principal
 from ..layer.errors import MCPLayerError, NotFoundError
+from ..layer.wire import ERROR_DATA_META
 from .fanout import ChangeFanout
 from .intake import leave_turn
 from .principal import PrincipalResolver
@@ -76,8 +77,8 @@ def _error_without_server_paths(wire: dict[str, Any]) -> dict[str, Any]:
         for block in wire.get("content") or []
     ]
     meta = wire.get("_meta")
-    if isinstance(meta, dict) and "cloudg/error_data" in meta:
-        out["_meta"] = {**meta, "cloudg/error_data": hide_server_paths(meta["cloudg/error_data"])}
+    if isinstance(meta, dict) and ERROR_DATA_META in meta:
+        out["_meta"] = {**meta, ERROR_DATA_META: hide_server_paths(meta[ERROR_DATA_META])}
     return out
 
 

@@ -28,6 +28,8 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 
+from ..layer.enums import ChangeKind
+
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
 
@@ -36,17 +38,17 @@ __all__ = ["ChangeFanout", "CHANGE_KINDS"]
 logger = logging.getLogger("cloudg.mcp.protocol")
 
 #: Change kinds the layer reports, and the MCP notification each becomes.
-CHANGE_KINDS: dict[str, str] = {
-    "tools": "notifications/tools/list_changed",
-    "prompts": "notifications/prompts/list_changed",
-    "resources": "notifications/resources/list_changed",
-    "resource": "notifications/resources/updated",
+CHANGE_KINDS: dict[ChangeKind, str] = {
+    ChangeKind.TOOLS: "notifications/tools/list_changed",
+    ChangeKind.PROMPTS: "notifications/prompts/list_changed",
+    ChangeKind.RESOURCES: "notifications/resources/list_changed",
+    ChangeKind.RESOURCE: "notifications/resources/updated",
 }
 
-_EVENTS: dict[str, ServerEvent] = {
-    "tools": ToolsListChanged(),
-    "prompts": PromptsListChanged(),
-    "resources": ResourcesListChanged(),
+_EVENTS: dict[ChangeKind, ServerEvent] = {
+    ChangeKind.TOOLS: ToolsListChanged(),
+    ChangeKind.PROMPTS: PromptsListChanged(),
+    ChangeKind.RESOURCES: ResourcesListChanged(),
 }
 
 #: A notification that cannot be written within this many seconds counts as a failed send.
@@ -173,9 +175,10 @@ class ChangeFanout:
 
     def publish(self, kind: str, uri: str | None = None) -> None:
         """Report a change from any thread; delivery happens on the serving loop, in order."""
-        if kind not in CHANGE_KINDS or (kind == "resource" and not uri):
+        if kind not in CHANGE_KINDS or (kind == ChangeKind.RESOURCE and not uri):
             logger.debug("ignored change event %r", kind)
             return
+        kind = ChangeKind(kind)
         loop = self._loop
         if loop is None or loop.is_closed():
             return  # nothing is being served yet: no session could receive it
@@ -189,7 +192,7 @@ class ChangeFanout:
             with contextlib.suppress(RuntimeError):  # loop closed between check and call
                 loop.call_soon_threadsafe(self._enqueue, kind, uri)
 
-    def _enqueue(self, kind: str, uri: str | None) -> None:
+    def _enqueue(self, kind: ChangeKind, uri: str | None) -> None:
         previous = self._tail
         task = asyncio.ensure_future(self._deliver_after(previous, kind, uri))
         self._tail = task
@@ -197,7 +200,7 @@ class ChangeFanout:
         task.add_done_callback(self._tasks.discard)
 
     async def _deliver_after(
-        self, previous: asyncio.Future[Any] | None, kind: str, uri: str | None
+        self, previous: asyncio.Future[Any] | None, kind: ChangeKind, uri: str | None
     ) -> None:
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
@@ -206,14 +209,14 @@ class ChangeFanout:
         except Exception:
             logger.exception("change notification %s failed", kind)
 
-    async def deliver(self, kind: str, uri: str | None = None) -> None:
+    async def deliver(self, kind: ChangeKind, uri: str | None = None) -> None:
         """Send one change event now (on the serving loop)."""
         method = CHANGE_KINDS[kind]
-        params = {"uri": uri} if kind == "resource" else None
+        params = {"uri": uri} if kind == ChangeKind.RESOURCE else None
         with self._lock:
             targets = [
                 conn for conn, subs in self._sessions.items()
-                if kind != "resource" or uri in subs
+                if kind != ChangeKind.RESOURCE or uri in subs
             ]
         for connection in targets:
             try:

@@ -22,7 +22,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from ..layer.context import Principal, ToolContext
 from ..layer.errors import MCPLayerError, NotFoundError
 from ..layer.jsonable import to_jsonable
-from ..layer.wire import INTERNAL_ERROR, RESOURCE_NOT_FOUND
+from ..layer.wire import INTERNAL_ERROR, LOG_LEVEL_STATE_KEY, META_PREFIX, RESOURCE_NOT_FOUND
 from .sdk_internals import connection_of
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ logger = logging.getLogger("cloudg.mcp.protocol")
 #: Severity-ascending MCP log levels (RFC 5424), from the SDK's own literal.
 LOG_LEVEL_ORDER: tuple[str, ...] = get_args(types.LoggingLevel)
 DEFAULT_LOG_LEVEL = "info"
-_LOG_LEVEL_STATE_KEY = "cloudg/log_level"
+
 
 def is_modern(sdk_ctx: Any) -> bool:
     return getattr(sdk_ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
@@ -55,7 +55,7 @@ def set_log_level(sdk_ctx: Any, level: str) -> None:
     """Remember a handshake-era connection's ``logging/setLevel`` choice."""
     connection = connection_of(sdk_ctx)
     if connection is not None:
-        connection.state[_LOG_LEVEL_STATE_KEY] = level
+        connection.state[LOG_LEVEL_STATE_KEY] = level
 
 
 def _log_allowed(sdk_ctx: Any, level: str) -> bool:
@@ -63,7 +63,7 @@ def _log_allowed(sdk_ctx: Any, level: str) -> bool:
     if version in MODERN_PROTOCOL_VERSIONS:
         return level in allowed_log_levels(version, sdk_ctx.meta)
     connection = connection_of(sdk_ctx)
-    floor = (connection.state.get(_LOG_LEVEL_STATE_KEY) if connection else None) \
+    floor = (connection.state.get(LOG_LEVEL_STATE_KEY) if connection else None) \
         or DEFAULT_LOG_LEVEL
     return LOG_LEVEL_ORDER.index(level) >= LOG_LEVEL_ORDER.index(floor)
 
@@ -146,7 +146,7 @@ def request_meta(sdk_ctx: Any) -> dict[str, Any]:
     meta = getattr(sdk_ctx, "meta", None)
     if not isinstance(meta, dict):
         return {}
-    return {k: v for k, v in meta.items() if isinstance(k, str) and k.startswith("cloudg/")}
+    return {k: v for k, v in meta.items() if isinstance(k, str) and k.startswith(META_PREFIX)}
 
 
 #: A multi-segment absolute POSIX path in text (not part of a URI or a relative path).

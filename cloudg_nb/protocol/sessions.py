@@ -73,8 +73,9 @@ class SessionLimits:
     ``max_sessions`` bounds the whole server, ``per_principal`` each token principal and
     ``anonymous`` all anonymous callers together (None: no cap). ``principal_key`` names a
     request's owner (None for anonymous); the default reads the bearer token's client id.
-    ``is_guest(owner)`` picks guests (assistants; None: nobody): together they hold at most
-    ``guest_sessions``, and making room for one never closes another owner's session.
+    ``is_guest(scope)`` picks the requests of guests (assistants; None: nobody): together
+    they hold at most ``guest_sessions``, and making room for one never closes another
+    owner's session.
     ``turns_per_caller``: how many of one owner's POSTs are read and routed at once (``Intake``).
     """
 
@@ -83,7 +84,7 @@ class SessionLimits:
     per_principal: int | None = 100
     anonymous: int | None = 200
     principal_key: Callable[[Scope], str | None] = token_principal_key
-    is_guest: Callable[[str], bool] | None = None
+    is_guest: Callable[[Scope], bool] | None = None
     guest_sessions: int | None = None
     turns_per_caller: int = DEFAULT_TURNS_PER_CALLER
 
@@ -104,7 +105,17 @@ class _RequestNote:
     """What the screen knows about the request being handled (read by ``admit_session``)."""
 
     owner: str | None
+    #: The request's ASGI scope, for ``guest`` (asked only of requests that open a session).
+    scope: Scope = field(default_factory=dict, repr=False)
     session_id: str | None = None
+    _guest: bool | None = field(default=None, repr=False)
+
+    def guest(self, limits: SessionLimits) -> bool:
+        """Whether the request's caller is a guest (``limits.is_guest``; anonymous: never)."""
+        if self._guest is None:
+            test = limits.is_guest
+            self._guest = self.owner is not None and test is not None and bool(test(self.scope))
+        return self._guest
 
 
 @dataclass
@@ -115,11 +126,15 @@ class _SessionBook:
     last_active: dict[str, float] = field(default_factory=dict)
     busy: dict[str, int] = field(default_factory=dict)
     by_owner: dict[str | None, set[str]] = field(default_factory=dict)
+    #: The sessions opened by guests.
+    guests: set[str] = field(default_factory=set)
 
-    def add(self, session_id: str, owner: str | None) -> None:
+    def add(self, session_id: str, owner: str | None, guest: bool = False) -> None:
         self.owner[session_id] = owner
         self.last_active[session_id] = time.monotonic()
         self.by_owner.setdefault(owner, set()).add(session_id)
+        if guest:
+            self.guests.add(session_id)
 
     def remove(self, session_id: str) -> None:
         if session_id not in self.owner:
@@ -127,6 +142,7 @@ class _SessionBook:
         owner = self.owner.pop(session_id)
         self.last_active.pop(session_id, None)
         self.busy.pop(session_id, None)
+        self.guests.discard(session_id)
         members = self.by_owner.get(owner)
         if members is not None:
             members.discard(session_id)
@@ -245,10 +261,10 @@ class LimitedSessionManager(SessionManagerInternals):
         if self._closing:
             await _json_error(send, 503, INTERNAL_ERROR, _SHUTTING_DOWN)
             return
-        note = _RequestNote(owner=self.limits.principal_key(scope))
+        note = _RequestNote(owner=self.limits.principal_key(scope), scope=scope)
         if session_id is None and _opens_session(scope):
             async with self.admission_lock:
-                refusal = self._make_room(note.owner)
+                refusal = self._make_room(note.owner, note.guest(self.limits))
             if refusal is not None:
                 logger.warning("Refusing a new session: %s", refusal)
                 await _json_error(send, 503, INTERNAL_ERROR, refusal)
@@ -279,20 +295,22 @@ class LimitedSessionManager(SessionManagerInternals):
     ) -> StreamableHTTPServerTransport | None:
         note = _current.get()
         owner = note.owner if note is not None else None
-        if self._make_room(owner) is not None:  # lost a race with other new sessions
+        guest = note.guest(self.limits) if note is not None else False
+        if self._make_room(owner, guest) is not None:  # lost a race with other new sessions
             return None
         transport = super().admit_session(requestor)
         if transport is not None and transport.mcp_session_id is not None:
-            self._book.add(transport.mcp_session_id, owner)
+            self._book.add(transport.mcp_session_id, owner, guest)
             if note is not None:
                 note.session_id = transport.mcp_session_id
                 self._book.enter(transport.mcp_session_id)
         return transport
 
-    def _make_room(self, owner: str | None) -> str | None:
-        """Make room for one more session of ``owner``: at its cap (or the guests', or the
-        server's) close the longest-idle session in the way — for a guest only guests'
-        sessions, for anyone else a guest's first. None when there is room, else why not."""
+    def _make_room(self, owner: str | None, guest: bool = False) -> str | None:
+        """Make room for one more session of ``owner`` (a ``guest``, or not): at its cap (or
+        the guests', or the server's) close the longest-idle session in the way — for a guest
+        only guests' sessions, for anyone else a guest's first. None when there is room, else
+        why not."""
         limits = self.limits
         cap = limits.anonymous if owner is None else limits.per_principal
         who = "anonymous callers" if owner is None else "this caller"
@@ -301,8 +319,7 @@ class LimitedSessionManager(SessionManagerInternals):
             return (f"Too many open sessions for {who} ({cap}, all busy). Close sessions you "
                     "no longer use (HTTP DELETE with their Mcp-Session-Id), or wait for a "
                     "call to finish, then initialize again.")
-        guests = self._guest_sessions()
-        guest = owner is not None and limits.is_guest is not None and limits.is_guest(owner)
+        guests = set(self._book.guests)
         if guest and limits.guest_sessions is not None and \
                 len(guests) >= limits.guest_sessions and not self._reclaim(guests):
             return (f"Assistants hold their maximum of {limits.guest_sessions} sessions, all "
@@ -314,14 +331,6 @@ class LimitedSessionManager(SessionManagerInternals):
             return (f"The server has its maximum of {total} sessions open, all busy. Retry "
                     "in a minute; close sessions you no longer use (HTTP DELETE).")
         return None
-
-    def _guest_sessions(self) -> set[str]:
-        """The open sessions of guests (none without an ``is_guest`` test)."""
-        is_guest = self.limits.is_guest
-        if is_guest is None:
-            return set()
-        return {sid for owner, ids in self._book.by_owner.items()
-                if owner is not None and is_guest(owner) for sid in ids}
 
     def _reclaim(self, candidates: set[str] | None = None) -> bool:
         session_id = self._book.longest_idle(candidates)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..layer.wire import URI_SCHEME
 from .kinds import KINDS
 from .strategies import STRATEGIES
 from .vendor_tokens import LOWER, LOWER_TRIGGERS, MIXED, vendors
@@ -801,8 +802,8 @@ BUILTIN_DETECTORS: tuple[Detector, ...] = (
 #: a secret finding inside one of their matches is dropped; they report nothing themselves.
 SHIELDS: tuple[Detector, ...] = (
     _d(
-        "cloudg_uri", "identifier", r"cloudg://[^\s\"'<>\x00\\]+",
-        "cloudg:// resource URIs (they carry asset ids)", literal=True, shield=True,
+        "cloudg_uri", "identifier", re.escape(URI_SCHEME) + r"[^\s\"'<>\x00\\]+",
+        f"{URI_SCHEME} resource URIs (they carry asset ids)", literal=True, shield=True,
         shield_only=True,
     ),
     _d(

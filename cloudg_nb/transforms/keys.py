@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..layer.wire import URI_SCHEME
+
 __all__ = ["KeyDecision", "KeyRules", "REFERENCE", "SECRET_ENTITIES", "key_words"]
 
 #: A whole value that only refers to a secret (an ARN, a Secrets Manager / SSM / Key Vault /
@@ -28,7 +30,7 @@ REFERENCE = re.compile(
     r"(?:/versions/[A-Za-z0-9_-]+)?"
     r"|@Microsoft\.KeyVault\([^()\s]+\)|https://[a-z0-9-]+\.vault\.azure\.net/secrets/\S+"
     r"|\{\{resolve:(?:ssm|ssm-secure|secretsmanager):[^\s{}]+\}\}"
-    r"|cloudg://\S+)"
+    r"|" + re.escape(URI_SCHEME) + r"\S+)"
 )
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")

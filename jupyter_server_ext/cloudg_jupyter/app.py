@@ -20,6 +20,14 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
 from traitlets import Bool, Dict, Float, Int, List, Unicode
 
+from cloudg_nb.layer.wire import (
+    ACTIVITY_URI,
+    APPROVAL_PAGE_PATH,
+    ASSISTANTS_API_PATH,
+    ENDPOINT_PATH,
+    STATUS_PATH,
+)
+
 from .assistant_auth import guard_routes
 from .endpoint import Endpoint, end_event_streams, stop_sse_watchers
 from .handlers import MCPHandler, NotFoundHandler, StatusHandler
@@ -32,6 +40,7 @@ from .server_internals import stop_on_sigint
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from cloudg_nb.layer import Principal
     from cloudg_nb.layer.middleware import ConcurrencyLimitMiddleware
 
 __all__ = ["CloudGExtension"]
@@ -127,7 +136,7 @@ class CloudGExtension(ExtensionApp):
     assistant_max_assets = Int(200_000, config=True, help=(
         "Assets each assistant's datasets may hold together (0: no cap of its own)."))
     activity_size = Int(1000, config=True, help=(
-        "Calls the live activity feed (cloudg://activity) keeps."))
+        f"Calls the live activity feed ({ACTIVITY_URI}) keeps."))
     public_url = Unicode("", config=True, help=(
         "The URL analysts open this server at (ending with its base_url), e.g. behind a "
         "proxy: https://notebooks.example.org/user/alice/. Approval links and the endpoint "
@@ -168,11 +177,11 @@ class CloudGExtension(ExtensionApp):
                "credentials": endpoint.credentials}
         pages = {"endpoint": endpoint, "identity": identity}
         self.handlers.extend([
-            ("cloudg/mcp", MCPHandler, mcp),
-            ("cloudg/api/status", StatusHandler, pages),
-            ("cloudg/api/assistants", AssistantsHandler, mcp),
-            (r"cloudg/api/assistants/([a-z0-9][a-z0-9._-]{0,47})", AssistantsHandler, mcp),
-            (r"cloudg/approvals/([A-Za-z0-9_-]{1,32})", ApprovalPageHandler, pages),
+            (ENDPOINT_PATH, MCPHandler, mcp),
+            (STATUS_PATH, StatusHandler, pages),
+            (ASSISTANTS_API_PATH, AssistantsHandler, mcp),
+            (ASSISTANTS_API_PATH + r"/([a-z0-9][a-z0-9._-]{0,47})", AssistantsHandler, mcp),
+            (APPROVAL_PAGE_PATH + r"/([A-Za-z0-9_-]{1,32})", ApprovalPageHandler, pages),
         ])
         # Keep last: every other path under cloudg/ answers 404 with cloudg's security
         # headers (routes added after this one are never reached).
@@ -180,7 +189,7 @@ class CloudGExtension(ExtensionApp):
         web_app = getattr(self.serverapp, "web_app", None)
         if web_app is not None:  # assistant tokens: refused on every route but the endpoint
             base_url = getattr(self.serverapp, "base_url", "/")
-            guard_routes(web_app, url_path_join(base_url, "cloudg/mcp"))
+            guard_routes(web_app, url_path_join(base_url, ENDPOINT_PATH))
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
         endpoint = self.endpoint
@@ -214,7 +223,7 @@ class CloudGExtension(ExtensionApp):
         return EndpointSettings(root_dir=Path(root).expanduser().resolve(),
                                 base_url=getattr(self.serverapp, "base_url", "/"), **values)
 
-    def concurrency_limit(self, is_assistant: Callable[[str], bool]
+    def concurrency_limit(self, is_assistant: Callable[[Principal], bool]
                           ) -> ConcurrencyLimitMiddleware | None:
         """The fair share of tool-call slots these settings make (``served_layer``)."""
         return concurrency_limit(self.endpoint_settings(), is_assistant)

@@ -133,7 +133,7 @@ class AssistantCredentials:
                                                   server=self.server_identity)
         if replaced:
             self.serving.run_in_background(
-                self._end_assistant(record.principal_id, "its credential was replaced"))
+                self._end_assistant(record.name, "its credential was replaced"))
         self._known.add(record.name)
         self.serving.record_event({"event": "assistant.minted",
                                    "assistant": record.principal_id, "client": record.client,
@@ -165,8 +165,7 @@ class AssistantCredentials:
         if not removed:
             return None
         record = removed[0]
-        ended, denied = await self._end_assistant(record.principal_id,
-                                                  "its credential was revoked")
+        ended, denied = await self._end_assistant(record.name, "its credential was revoked")
         self.serving.record_event({"event": "assistant.revoked",
                                    "assistant": record.principal_id, "by": by,
                                    "sessions_ended": ended, "calls_denied": denied})
@@ -188,11 +187,14 @@ class AssistantCredentials:
 
     # -- ending a credential's use -----------------------------------------------------------
 
-    async def _end_assistant(self, principal_id: str, reason: str) -> tuple[int, int]:
+    async def _end_assistant(self, name: str, reason: str) -> tuple[int, int]:
+        from cloudg_nb.assistants import assistant_id
+
+        principal_id = assistant_id(name)
         self.identity.forget(principal_id)
         denied = self.serving.cancel_waiting_calls(principal_id, reason)
         ended = await self.serving.close_sessions_of(principal_id)
-        self._known.discard(principal_id.partition(":")[2])
+        self._known.discard(name)
         return ended, denied
 
     async def watch_store(self, every: float = STORE_POLL) -> None:
@@ -203,6 +205,8 @@ class AssistantCredentials:
         A ``stat`` of the file per look (about 2 µs; the file is read again only when it
         changed), rather than inotify: no dependency, and it works on every file system (on
         a network one, the client's attribute cache may delay it)."""
+        from cloudg_nb.assistants import assistant_id
+
         seen = -1
         while True:
             await asyncio.sleep(every)
@@ -220,9 +224,8 @@ class AssistantCredentials:
                 self.log.debug("cloudg: reading the assistant store failed", exc_info=True)
                 continue
             for name in sorted(self._known - live):
-                ended, denied = await self._end_assistant(f"assistant:{name}",
-                                                          "its credential was revoked")
+                ended, denied = await self._end_assistant(name, "its credential was revoked")
                 self.serving.record_event({"event": "assistant.revoked",
-                                           "assistant": f"assistant:{name}",
+                                           "assistant": assistant_id(name),
                                            "by": "store file", "sessions_ended": ended,
                                            "calls_denied": denied})

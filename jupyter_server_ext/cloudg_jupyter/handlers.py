@@ -26,6 +26,7 @@ from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
 from cloudg_nb.layer.wire import (
+    ENDPOINT_PATH,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     LAST_EVENT_ID_HEADER,
@@ -297,6 +298,6 @@ class NotFoundHandler(SecurityHeaders, InactiveAPIHandler):
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         self.set_header("Content-Type", "application/json")
         message = ("Nothing is served at this address. The cloudg MCP endpoint is "
-                   f"{self.base_url}cloudg/mcp." if status_code == 404
+                   f"{self.base_url}{ENDPOINT_PATH}." if status_code == 404
                    else HTTPStatus(status_code).phrase)
         self.finish(json.dumps({"message": message}))

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from cloudg_nb.layer import Principal
     from cloudg_nb.protocol import RequestInfo
 
-__all__ = ["PRINCIPAL_SCOPE_KEY", "Identity", "owner_name", "scope_owner", "scope_principal",
-           "shared_secret_auth"]
+__all__ = ["PRINCIPAL_SCOPE_KEY", "Identity", "owner_name", "scope_is_assistant", "scope_owner",
+           "scope_principal", "shared_secret_auth"]
 
 #: ASGI scope key carrying the caller's ``Principal`` to the binding's resolver.
 PRINCIPAL_SCOPE_KEY = "cloudg.principal"
@@ -50,6 +50,16 @@ def scope_owner(scope: Any) -> str | None:
     """Whose session a request opens (session caps count per Jupyter user)."""
     principal = scope.get(PRINCIPAL_SCOPE_KEY) if isinstance(scope, dict) else None
     return getattr(principal, "id", None)
+
+
+def scope_is_assistant(scope: Any) -> bool:
+    """Whether a request is an assistant's (its principal has the assistant role): assistants
+    share a cap of sessions of their own."""
+    from cloudg_nb.assistants import is_assistant
+    from cloudg_nb.layer.principal import Principal
+
+    principal = scope.get(PRINCIPAL_SCOPE_KEY) if isinstance(scope, dict) else None
+    return isinstance(principal, Principal) and is_assistant(principal)
 
 
 def scope_principal(info: RequestInfo) -> Principal | None:

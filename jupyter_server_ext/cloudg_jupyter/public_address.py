@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 from jupyter_server.utils import url_path_join
 
+from cloudg_nb.layer.wire import APPROVAL_PAGE_PATH, ENDPOINT_PATH
+
 if TYPE_CHECKING:
     from cloudg_nb.layer import Principal
     from cloudg_nb.oversight import Approval
@@ -87,9 +89,9 @@ class PublicAddress:
 
     def endpoint_url(self) -> str:
         """The MCP endpoint's address."""
-        return url_path_join(self.base(), "cloudg/mcp")
+        return url_path_join(self.base(), ENDPOINT_PATH)
 
     def approval_url(self, approval: Approval, principal: Principal) -> str:
         """The approval page at the server's configured address (whoever asks, and however
         they reached the server)."""
-        return url_path_join(self.base(), "cloudg/approvals", approval.id)
+        return url_path_join(self.base(), APPROVAL_PAGE_PATH, approval.id)

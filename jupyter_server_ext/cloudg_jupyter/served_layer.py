@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from jupyter_core.paths import jupyter_data_dir
 
 from .call_log import CallLogMiddleware
-from .identity import scope_owner
+from .identity import scope_is_assistant, scope_owner
 
 if TYPE_CHECKING:
     from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry
+    from cloudg_nb.layer.call_record import CallSink
     from cloudg_nb.layer.middleware import AuditLogMiddleware, ConcurrencyLimitMiddleware
     from cloudg_nb.oversight import ActivityLog, Approval, ApprovalDesk
     from cloudg_nb.oversight.catalog import ManagesAssistants
@@ -181,18 +182,19 @@ def add_middleware(layer: CloudGMCPLayer, settings: EndpointSettings, *,
                    audit: AuditLogMiddleware | None,
                    approval_url: Callable[[Approval, Principal], str],
                    log: logging.Logger | logging.LoggerAdapter[Any]) -> None:
-    """Activity (outermost: its durations include waits), call log, audit, the approval
-    gate, then the concurrency limit (a call waiting for the analyst holds no slot;
-    assistants get their fair share, never the analyst's slots) and the cache."""
+    """One recorder (outermost: its durations include waits) for the audit log, the call log
+    and the activity feed; the approval gate, then the concurrency limit (a call waiting for
+    the analyst holds no slot; assistants get their fair share, never the analyst's slots)
+    and the cache."""
     from cloudg_nb.assistants import is_assistant
-    from cloudg_nb.layer.middleware import CachingMiddleware
+    from cloudg_nb.layer.middleware import CachingMiddleware, CallRecorder
     from cloudg_nb.oversight import ACTIVITY_URI, APPROVALS_URI, ActivityMiddleware
     from cloudg_nb.oversight.approvals import ApprovalGate
 
-    layer.use(ActivityMiddleware(activity, is_assistant))
-    layer.use(CallLogMiddleware(log))
-    if audit is not None:
-        layer.use(audit)
+    # In the order the three middlewares they replace recorded a call (innermost first).
+    sinks: list[CallSink] = [] if audit is None else [audit]
+    sinks += [CallLogMiddleware(log), ActivityMiddleware(activity, is_assistant)]
+    layer.use(CallRecorder(*sinks))
     layer.use(ApprovalGate(desk, router.approval_rule, timeout=settings.approval_timeout,
                            url_for=approval_url))
     limiter = concurrency_limit(settings, is_assistant)
@@ -203,7 +205,7 @@ def add_middleware(layer: CloudGMCPLayer, settings: EndpointSettings, *,
                                     keep_on=(ACTIVITY_URI, APPROVALS_URI)))
 
 
-def concurrency_limit(settings: EndpointSettings, is_assistant: Callable[[str], bool]
+def concurrency_limit(settings: EndpointSettings, is_assistant: Callable[[Principal], bool]
                       ) -> ConcurrencyLimitMiddleware | None:
     """The fair share of tool-call slots: ``max_concurrency`` in all (0: no overall bound),
     ``reserved_concurrency`` of them kept for Jupyter users (at most all but one), each
@@ -224,13 +226,12 @@ def concurrency_limit(settings: EndpointSettings, is_assistant: Callable[[str], 
 
 def session_limits(settings: EndpointSettings) -> SessionLimits:
     """Sessions per Jupyter user (idle ones end), and all assistants' share of the server's."""
-    from cloudg_nb.assistants import is_assistant
     from cloudg_nb.protocol.sessions import SessionLimits
 
     return SessionLimits(
         idle_timeout=settings.session_idle_timeout or None,
         per_principal=settings.max_sessions_per_user or None,
         principal_key=scope_owner,
-        is_guest=is_assistant,
+        is_guest=scope_is_assistant,
         guest_sessions=MAX_ASSISTANT_SESSIONS,
     )

@@ -9,7 +9,7 @@ import asyncio
 
 from cloudg_jupyter.app import CloudGExtension
 
-from cloudg_nb.assistants import is_assistant
+from cloudg_nb.assistants import ASSISTANT_ROLE, is_assistant
 from cloudg_nb.layer import CloudGMCPLayer, Principal, Registry
 from cloudg_nb.layer.errors import RateLimitedError
 from cloudg_nb.layer.middleware import ConcurrencyLimitMiddleware
@@ -27,11 +27,12 @@ def test_by_default_half_the_slots_are_kept_for_the_analyst() -> None:
     assert (lim.per_guest, lim.guest_queue, lim.per_principal) == (2, 2, None)
 
 
-def test_assistants_are_told_from_jupyter_users_by_their_principal() -> None:
+def test_assistants_are_told_from_jupyter_users_by_their_principals_role() -> None:
     lim = limiter()
     assert lim.is_guest is not None
-    assert lim.is_guest("assistant:claude-code")
-    assert not lim.is_guest("alice")
+    assert lim.is_guest(Principal("assistant:claude-code", frozenset({ASSISTANT_ROLE})))
+    assert not lim.is_guest(Principal("alice"))
+    assert not lim.is_guest(Principal("assistant:alice"))  # an id alone makes no assistant
 
 
 def test_reserving_every_slot_still_leaves_assistants_one() -> None:
@@ -52,7 +53,7 @@ def test_with_no_overall_limit_each_assistant_is_still_capped() -> None:
             return {}
 
         layer = CloudGMCPLayer(registry=reg, policy="open", middleware=[lim])
-        bot, me = Principal("assistant:bot"), Principal("alice")
+        bot, me = Principal("assistant:bot", frozenset({ASSISTANT_ROLE})), Principal("alice")
         calls = [layer.call_tool("nap", principal=bot) for _ in range(6)]
         calls += [layer.call_tool("nap", principal=me) for _ in range(10)]
         results = await asyncio.gather(*calls)

@@ -14,6 +14,7 @@ from cloudg_jupyter.identity import (
     PRINCIPAL_SCOPE_KEY,
     Identity,
     owner_name,
+    scope_is_assistant,
     scope_owner,
     scope_principal,
 )
@@ -89,6 +90,16 @@ def test_an_assistants_scope_is_its_credentials_principal(record: AssistantRecor
     assert scope[PRINCIPAL_SCOPE_KEY].claims["profile"] == "strict"
     assert scope["user"].access_token.client_id == "assistant:bot"
     assert record.token_sha256[:16] in scope["user"].access_token.token
+
+
+def test_a_request_is_an_assistants_by_its_principals_role_not_its_name(
+        record: AssistantRecord) -> None:
+    identity = Identity(HubProvider(), {}, [])
+    lookalike = User(username="assistant:eve", name="Eve")  # a hub user, named oddly
+    assert scope_is_assistant(identity.assistant_scope(record))
+    assert not scope_is_assistant(identity.request_scope(lookalike))
+    assert not scope_is_assistant(identity.request_scope(alice()))
+    assert not scope_is_assistant({})
 
 
 def test_forgetting_a_principal_drops_its_scope_and_keeps_the_others(

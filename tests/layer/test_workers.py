@@ -48,10 +48,11 @@ async def test_one_owner_holds_at_most_its_share_of_a_lane() -> None:
         a_running.set()
         release.wait(5)
 
-    first = asyncio.ensure_future(pool.run(HEAVY, "a", block))
-    second = asyncio.ensure_future(pool.run(HEAVY, "a", block))
+    first = asyncio.ensure_future(pool.run(HEAVY, Principal("a"), block))
+    second = asyncio.ensure_future(pool.run(HEAVY, Principal("a"), block))
     await _started(a_running)
-    await pool.run(HEAVY, "b", b_ran.set)  # the lane's other thread, though "a" queued first
+    # the lane's other thread, though "a" queued first
+    await pool.run(HEAVY, Principal("b"), b_ran.set)
     assert b_ran.is_set()
     deadline = time.monotonic() + 5  # "b"'s thread books its end just after answering
     while pool.stats()[HEAVY].running != {"a": 1} and time.monotonic() < deadline:
@@ -72,9 +73,9 @@ async def test_queued_jobs_are_served_round_robin_across_owners() -> None:
         running.set()
         release.wait(5)
 
-    blocker = asyncio.ensure_future(pool.run(HEAVY, "x", block))
+    blocker = asyncio.ensure_future(pool.run(HEAVY, Principal("x"), block))
     await _started(running)
-    jobs = [asyncio.ensure_future(pool.run(HEAVY, owner, order.append, f"{owner}{i}"))
+    jobs = [asyncio.ensure_future(pool.run(HEAVY, Principal(owner), order.append, f"{owner}{i}"))
             for owner, i in (("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 2))]
     await asyncio.sleep(0.05)
     release.set()
@@ -91,11 +92,11 @@ async def test_light_lane_answers_while_the_heavy_lane_is_full() -> None:
         busy.release()
         release.wait(5)
 
-    heavy = [asyncio.ensure_future(pool.run(HEAVY, "a", block)) for _ in range(3)]
+    heavy = [asyncio.ensure_future(pool.run(HEAVY, Principal("a"), block)) for _ in range(3)]
     for _ in range(2):  # both heavy threads are busy, one job queued
         assert await asyncio.to_thread(busy.acquire, True, 5)
     started = time.monotonic()
-    assert await pool.run(LIGHT, "a", lambda: "cheap") == "cheap"
+    assert await pool.run(LIGHT, Principal("a"), lambda: "cheap") == "cheap"
     assert time.monotonic() - started < 2
     release.set()
     await asyncio.gather(*heavy)
@@ -111,9 +112,9 @@ async def test_a_call_cancelled_while_queued_never_runs() -> None:
         running.set()
         release.wait(5)
 
-    blocker = asyncio.ensure_future(pool.run(HEAVY, "a", block))
+    blocker = asyncio.ensure_future(pool.run(HEAVY, Principal("a"), block))
     await _started(running)
-    queued = asyncio.ensure_future(pool.run(HEAVY, "a", ran.append, "queued"))
+    queued = asyncio.ensure_future(pool.run(HEAVY, Principal("a"), ran.append, "queued"))
     await asyncio.sleep(0.02)
     queued.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -121,7 +122,7 @@ async def test_a_call_cancelled_while_queued_never_runs() -> None:
     assert pool.stats()[HEAVY].queued == {}
     release.set()
     await blocker
-    await pool.run(HEAVY, "a", ran.append, "after")
+    await pool.run(HEAVY, Principal("a"), ran.append, "after")
     assert ran == ["after"]
 
 
@@ -132,17 +133,17 @@ async def test_handler_exceptions_reach_the_caller() -> None:
         raise KeyError("missing")
 
     with pytest.raises(KeyError):
-        await pool.run(LIGHT, "a", fail)
+        await pool.run(LIGHT, Principal("a"), fail)
 
 
 async def test_idle_threads_exit() -> None:
     pool = WorkerPool(idle_seconds=0.05)
-    await pool.run(LIGHT, "a", lambda: None)
+    await pool.run(LIGHT, Principal("a"), lambda: None)
     deadline = time.monotonic() + 5
     while pool.stats()[LIGHT].threads and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert pool.stats()[LIGHT].threads == 0
-    assert await pool.run(LIGHT, "a", lambda: 7) == 7  # a new thread starts on demand
+    assert await pool.run(LIGHT, Principal("a"), lambda: 7) == 7  # a new thread starts on demand
 
 
 def test_lane_sizes_must_be_positive() -> None:
@@ -242,9 +243,9 @@ async def test_heavy_lane_returns_freed_memory_when_it_falls_idle(
         running.set()
         release.wait(5)
 
-    slow = asyncio.ensure_future(pool.run(HEAVY, "a", block))
+    slow = asyncio.ensure_future(pool.run(HEAVY, Principal("a"), block))
     await _started(running)
-    await pool.run(HEAVY, "a", lambda: None)  # ends while the slow job still runs
+    await pool.run(HEAVY, Principal("a"), lambda: None)  # ends while the slow job still runs
     await asyncio.sleep(0.05)
     assert trims == []  # never while heavy work is in flight
     release.set()
@@ -253,7 +254,7 @@ async def test_heavy_lane_returns_freed_memory_when_it_falls_idle(
     while not trims and time.monotonic() < deadline:
         await asyncio.sleep(0.005)
     assert trims == [0]
-    await pool.run(LIGHT, "a", lambda: None)
+    await pool.run(LIGHT, Principal("a"), lambda: None)
     await asyncio.sleep(0.05)
     assert trims == [0]  # the light lane's small jobs never trim
 
@@ -261,8 +262,8 @@ async def test_heavy_lane_returns_freed_memory_when_it_falls_idle(
 # -- threads kept for owners (guests: assistants) ----------------------------------------------
 
 
-def _is_bot(owner: str) -> bool:
-    return owner.startswith("bot:")
+def _is_bot(principal: Principal) -> bool:
+    return principal.id.startswith("bot:")
 
 
 async def test_guests_never_hold_the_threads_kept_for_owners() -> None:
@@ -274,13 +275,13 @@ async def test_guests_never_hold_the_threads_kept_for_owners() -> None:
         busy.release()
         release.wait(5)
 
-    bots = [asyncio.ensure_future(pool.run(HEAVY, owner, block))
+    bots = [asyncio.ensure_future(pool.run(HEAVY, Principal(owner), block))
             for owner in ("bot:a", "bot:a", "bot:b")]
     assert await asyncio.to_thread(busy.acquire, True, 5)
     await asyncio.sleep(0.05)
     assert sum(pool.stats()[HEAVY].running.values()) == 1  # one of two threads: the other kept
     started = time.monotonic()
-    assert await pool.run(HEAVY, "analyst", lambda: "answered") == "answered"
+    assert await pool.run(HEAVY, Principal("analyst"), lambda: "answered") == "answered"
     assert time.monotonic() - started < 2  # the kept thread, not behind the guests' work
     release.set()
     await asyncio.gather(*bots)
@@ -296,12 +297,13 @@ async def test_queued_owner_jobs_go_before_queued_guest_jobs() -> None:
         busy.release()
         release.wait(5)
 
-    blockers = [asyncio.ensure_future(pool.run(HEAVY, "analyst", block)) for _ in range(2)]
+    blockers = [asyncio.ensure_future(pool.run(HEAVY, Principal("analyst"), block))
+                for _ in range(2)]
     for _ in range(2):
         assert await asyncio.to_thread(busy.acquire, True, 5)
-    guest = asyncio.ensure_future(pool.run(HEAVY, "bot:a", order.append, "bot"))
+    guest = asyncio.ensure_future(pool.run(HEAVY, Principal("bot:a"), order.append, "bot"))
     await asyncio.sleep(0.02)
-    owner = asyncio.ensure_future(pool.run(HEAVY, "colleague", order.append, "owner"))
+    owner = asyncio.ensure_future(pool.run(HEAVY, Principal("colleague"), order.append, "owner"))
     await asyncio.sleep(0.02)
     release.set()
     await asyncio.gather(*blockers, guest, owner)

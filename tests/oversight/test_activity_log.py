@@ -11,6 +11,7 @@ import time
 
 from cloudg_nb import Principal
 from cloudg_nb.assembly import build_layer
+from cloudg_nb.assistants import is_assistant
 from cloudg_nb.catalog import default_registry
 from cloudg_nb.layer.registry import Registry
 from cloudg_nb.oversight import ACTIVITY_URI, ActivityLog, ActivityMiddleware, ApprovalDesk
@@ -34,7 +35,7 @@ def _layer(log: ActivityLog):
     register(registry, activity=log, desk=ApprovalDesk())
     layer = build_layer(policy="standard", registry=registry)
     layer.policy = PolicyRouter(layer.policy)  # type: ignore[arg-type]
-    layer.middleware.insert(0, ActivityMiddleware(log, lambda p: p.id.startswith("assistant:")))
+    layer.middleware.insert(0, ActivityMiddleware(log, is_assistant))
     log.attach(layer)
     return layer
 

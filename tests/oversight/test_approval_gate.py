@@ -13,6 +13,7 @@ import pytest
 
 from cloudg_nb import Principal
 from cloudg_nb.assembly import build_layer
+from cloudg_nb.assistants import is_assistant
 from cloudg_nb.catalog import default_registry
 from cloudg_nb.layer.errors import AccessDeniedError, NotFoundError
 from cloudg_nb.oversight import ActivityLog, ActivityMiddleware, ApprovalDesk, ApprovalGate
@@ -33,7 +34,7 @@ class Setup:
         self.layer = build_layer(policy="standard", registry=registry)
         self.router = PolicyRouter(self.layer.policy)  # type: ignore[arg-type]
         self.layer.policy = self.router
-        self.layer.use(ActivityMiddleware(self.activity, lambda p: p.id.startswith("assist")))
+        self.layer.use(ActivityMiddleware(self.activity, is_assistant))
         self.layer.use(ApprovalGate(self.desk, self.router.approval_rule, timeout=timeout,
                                     url_for=lambda a, p: f"http://x/cloudg/approvals/{a.id}"))
 
@@ -314,3 +315,26 @@ async def test_resources_follow_the_assistants_own_active_dataset(
                                                       principal=who)
         assert json.loads(contents.text)["dataset"] == expected
     assert setup.layer.workspace.active == "demo"
+
+
+async def test_the_gate_hands_its_approval_to_outer_middleware_on_the_call_info(
+        setup: Setup) -> None:
+    seen: list[tuple[Any, dict[str, Any]]] = []
+
+    async def outer(info: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(info)
+        finally:
+            seen.append((info.approval, dict(info.context.meta)))
+
+    setup.layer.middleware.insert(0, outer)
+    call = asyncio.create_task(setup.layer.call_tool("unload_dataset", {"name": "demo"},
+                                                     principal=BOT))
+    approval = await setup.pending()
+    setup.desk.decide(approval.id, True, "alice")
+    await asyncio.wait_for(call, 5)
+    (given, meta), = seen
+    assert given is approval and given.state == "approved"
+    assert not any(key.startswith("cloudg/") for key in meta)  # no side channel in ``meta``
+    await setup.layer.call_tool("list_datasets", {}, principal=BOT)
+    assert seen[-1][0] is None  # a call that needed no approval carries none

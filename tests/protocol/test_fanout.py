@@ -21,7 +21,7 @@ from mcp.server.connection import Connection
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 
-from cloudg_nb.layer import CloudGMCPLayer, Registry
+from cloudg_nb.layer import ChangeKind, CloudGMCPLayer, Registry
 from cloudg_nb.protocol import ChangeFanout
 from cloudg_nb.protocol import fanout as fanout_module
 
@@ -171,3 +171,12 @@ def test_layer_holds_the_fanout_weakly() -> None:
     gc.collect()
     assert ref() is None
     layer.notify_change("tools")  # the orphaned listener removes itself quietly
+
+
+def test_every_change_kind_becomes_its_mcp_notification() -> None:
+    assert fanout_module.CHANGE_KINDS == {
+        ChangeKind.TOOLS: "notifications/tools/list_changed",
+        ChangeKind.PROMPTS: "notifications/prompts/list_changed",
+        ChangeKind.RESOURCES: "notifications/resources/list_changed",
+        ChangeKind.RESOURCE: "notifications/resources/updated",
+    }

@@ -38,7 +38,8 @@ def _who(scope: dict) -> str | None:
 @contextlib.contextmanager
 def served(max_sessions: int, guest_sessions: int | None) -> Iterator[Served]:
     limits = SessionLimits(max_sessions=max_sessions, per_principal=None,
-                           principal_key=_who, is_guest=lambda who: who.startswith("bot"),
+                           principal_key=_who,
+                           is_guest=lambda scope: (_who(scope) or "").startswith("bot"),
                            guest_sessions=guest_sessions)
     app = build_http_app(CloudGMCPLayer(registry=registry, policy="open"),
                          session_limits=limits)

@@ -1,15 +1,14 @@
 """AuditLogMiddleware: one JSON line per request, argument values only as keyed hashes.
 
-Lines go to a JSONL file (created with mode 0600), a text stream, or the ``cloudg.audit``
-logger. A write failure is logged at DEBUG and never breaks the request. The line of a
-request with large arguments (``CallInfo.large``) is made in a worker thread, its hashes fed
-piece by piece (the C encoder would hold the GIL, and so the loop, for the whole value).
+A ``CallSink`` (of a ``CallRecorder``), or a middleware on its own. Lines go to a JSONL file
+(created with mode 0600), a text stream, or the ``cloudg.audit`` logger. A write failure is
+logged at DEBUG and never breaks the request. The line of a request with large arguments
+(``CallRecord.large``) is made in a worker thread, its hashes fed piece by piece (the C
+encoder would hold the GIL, and so the loop, for the whole value).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import hashlib
 import hmac
@@ -20,11 +19,10 @@ import secrets
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
-from ..calls import CallInfo, Handler, argument_work
-from ..content import ToolResult
-from .outcome import outcome_of
+from ..call_record import CallRecord
+from .recorder import RecordingMiddleware
 
 __all__ = ["AuditLogMiddleware", "SALT_ENV"]
 
@@ -40,10 +38,11 @@ _LINE = json.JSONEncoder(default=str)
 _stamp: tuple[int, str] = (0, "")
 
 
-def _timestamp() -> str:
-    """UTC ISO-8601 to the second, formatted once per second (audit lines are frequent)."""
+def _timestamp(at: float | None = None) -> str:
+    """UTC ISO-8601 to the second of ``at`` (epoch seconds; default now), formatted once per
+    second (audit lines are frequent)."""
     global _stamp
-    now = int(time.time())
+    now = int(time.time() if at is None else at)
     if _stamp[0] != now:
         _stamp = (now, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)))
     return _stamp[1]
@@ -59,8 +58,10 @@ def _sorted_roles(roles: Any) -> tuple[str, ...]:
     return _roles_sorted(roles) if isinstance(roles, frozenset) else tuple(sorted(roles))
 
 
-class AuditLogMiddleware:
+class AuditLogMiddleware(RecordingMiddleware):
     """Write an audit line for every tool, resource, prompt and completion request."""
+
+    grows_with_arguments: ClassVar[bool] = True  # the keyed hashes of every argument
 
     def __init__(
         self,
@@ -69,6 +70,7 @@ class AuditLogMiddleware:
         salt: str | bytes | None = None,
         hash_values: bool = True,
     ) -> None:
+        super().__init__()
         salt = salt if salt is not None else os.environ.get(SALT_ENV)
         if salt is None:
             salt = secrets.token_bytes(32)
@@ -109,70 +111,46 @@ class AuditLogMiddleware:
         mac.update(canonical.encode())
         return mac.hexdigest()[:16]
 
-    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
+    def record(self, call: CallRecord) -> None:
+        """Write the line of one finished request."""
         try:
-            result = await call_next(info)
-        except Exception as exc:
-            if info.large:
-                await argument_work(info, self._write, info, None, exc)
-            else:
-                self._write(info, None, exc)
-            raise
-        except BaseException as exc:  # cancelled: the line is written without awaiting it
-            if info.large:
-                with contextlib.suppress(RuntimeError):  # the loop's executor has shut down
-                    asyncio.get_running_loop().run_in_executor(None, self._write, info, None,
-                                                               exc)
-            else:
-                self._write(info, None, exc)
-            raise
-        if info.large:
-            await argument_work(info, self._write, info, result, None)
-        else:
-            self._write(info, result, None)
-        return result
+            line = self._line(call)
+        except Exception:
+            logger.debug("audit write failed", exc_info=True)
+            return
+        self._emit(line)
 
-    def _line(self, info: CallInfo, result: Any, error: BaseException | None) -> dict[str, Any]:
-        args = info.arguments or {}
-        principal = info.principal
+    def _line(self, call: CallRecord) -> dict[str, Any]:
+        args = call.arguments
+        principal = call.principal
         line: dict[str, Any] = {
-            "ts": _timestamp(),
+            "ts": _timestamp(call.ended_at),
             "event": "mcp.call",
-            "kind": info.kind,
-            "name": info.name,
+            "kind": call.kind,
+            "name": call.name,
             "principal": {"id": principal.id, "roles": _sorted_roles(principal.roles)},
-            "request_id": info.context.request_id,
+            "request_id": call.request_id,
             "argument_keys": sorted(str(k) for k in args),
-            "duration_ms": round((time.monotonic() - info.started) * 1000, 3),
-            "outcome": outcome_of(info, result, error),
-            "sensitivity": info.spec.sensitivity.value,
+            "duration_ms": round(call.duration_ms, 3),
+            "outcome": call.outcome,
+            "sensitivity": call.sensitivity,  # a StrEnum: written as its value
         }
         if self.hash_values:
-            large = info.large
+            large = call.large
             line["argument_hashes"] = {str(k): self.hash_value(v, in_pieces=large)
                                        for k, v in args.items()}
-        if error is not None:
-            line["error"] = {"type": type(error).__name__, "code": getattr(error, "code", None)}
-        elif isinstance(result, ToolResult):
-            if result.is_error:
-                line["error"] = {"code": result.meta.get("cloudg/error_code")}
-            transforms = result.meta.get("cloudg/transforms")
-            if transforms:
-                line["transforms"] = transforms
+        if call.error_type is not None:
+            line["error"] = {"type": call.error_type, "code": call.error_code}
+        elif call.error_result:
+            line["error"] = {"code": call.error_code}
+        if call.transforms:
+            line["transforms"] = call.transforms
         return line
 
     def record_event(self, fields: dict[str, Any]) -> None:
         """Write one line that is not a request (an approval decision, a revoked credential):
         ``fields`` plus the time; names and ids only, never argument values."""
         self._emit({"ts": _timestamp(), **fields})
-
-    def _write(self, info: CallInfo, result: Any, error: BaseException | None) -> None:
-        try:
-            line = self._line(info, result, error)
-        except Exception:
-            logger.debug("audit write failed", exc_info=True)
-            return
-        self._emit(line)
 
     def _emit(self, line: dict[str, Any]) -> None:
         try:

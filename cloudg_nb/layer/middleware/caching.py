@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..calls import CallInfo, Handler
 from ..content import BlobResourceContents, TextResourceContents, ToolResult
+from ..enums import ChangeKind
 from ..specs import ToolSpec
+from ..wire import CACHE_META
 
 if TYPE_CHECKING:
     from ..layer import CloudGMCPLayer
@@ -54,8 +56,8 @@ class CachingMiddleware:
         with self._lock:
             self._entries.clear()
 
-    def _on_change(self, kind: str, uri: str | None = None) -> None:
-        if kind == "resource" and uri in self.keep_on:
+    def _on_change(self, kind: ChangeKind, uri: str | None = None) -> None:
+        if kind == ChangeKind.RESOURCE and uri in self.keep_on:
             return
         self.clear()
 
@@ -121,9 +123,9 @@ class CachingMiddleware:
     @staticmethod
     def _mark_hit(result: Any) -> Any:
         if isinstance(result, ToolResult):
-            result.meta["cloudg/cache"] = "hit"
+            result.meta[CACHE_META] = "hit"
         elif isinstance(result, list):
             for item in result:
                 if isinstance(item, (TextResourceContents, BlobResourceContents)):
-                    item.meta = {**(item.meta or {}), "cloudg/cache": "hit"}
+                    item.meta = {**(item.meta or {}), CACHE_META: "hit"}
         return result

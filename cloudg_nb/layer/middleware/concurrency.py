@@ -21,6 +21,7 @@ from typing import Any
 
 from ..calls import CallInfo, Handler
 from ..errors import RateLimitedError
+from ..principal import Principal
 
 __all__ = ["ConcurrencyLimitMiddleware"]
 
@@ -71,7 +72,7 @@ class ConcurrencyLimitMiddleware:
 
     ``limit``: calls running at once (None: no overall bound). ``per_principal``: running
     calls one owner may hold (None: no cap). ``queue_timeout``: seconds a call may wait for
-    a slot before it is refused. ``is_guest(principal_id)``: which principals are guests
+    a slot before it is refused. ``is_guest(principal)``: which principals are guests
     (None: nobody); guests together hold at most ``limit - reserved`` slots, each at most
     ``per_guest`` (default ``per_principal``) running and ``guest_queue`` waiting.
 
@@ -96,7 +97,7 @@ class ConcurrencyLimitMiddleware:
         queue_timeout: float = 30.0,
         kinds: Iterable[str] = ("tool",),
         *,
-        is_guest: Callable[[str], bool] | None = None,
+        is_guest: Callable[[Principal], bool] | None = None,
         reserved: int = 0,
         per_guest: int | None = None,
         guest_queue: int = 0,
@@ -146,7 +147,7 @@ class ConcurrencyLimitMiddleware:
         slots = last[1] if last is not None and last[0]() is loop else self._slots(loop)
         caller = slots.callers.get(info.principal.id)
         if caller is None:
-            caller = self._caller(slots, info.principal.id)
+            caller = self._caller(slots, info.principal)
         if self._free(slots, caller):
             self._start(slots, caller)  # a free slot: no future, no timer, no extra loop turn
         else:
@@ -172,10 +173,11 @@ class ConcurrencyLimitMiddleware:
         self._last = (weakref.ref(loop), slots)
         return slots
 
-    def _caller(self, slots: _Slots, key: str) -> _Caller:
+    def _caller(self, slots: _Slots, principal: Principal) -> _Caller:
+        key = principal.id
         if len(slots.callers) >= MAX_CALLERS:  # forget idle callers
             slots.callers = {k: c for k, c in slots.callers.items() if c.running or c.waiters}
-        guest = self.is_guest is not None and bool(self.is_guest(key))
+        guest = self.is_guest is not None and bool(self.is_guest(principal))
         caller = _Caller(key, guest, self.per_guest if guest else self.per_principal,
                          self.guest_burst)
         slots.callers[key] = caller

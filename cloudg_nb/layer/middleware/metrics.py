@@ -1,29 +1,29 @@
 """MetricsMiddleware: per ``kind:name`` call counts, errors, refusals and latency.
 
-Latency figures (avg, p95, max in ms) cover the last 256 requests of each name. ``attach``
-adds the ``cloudg://metrics`` resource to the layer's registry (when it has none).
+A ``CallSink`` (of a ``CallRecorder``), or a middleware on its own. Latency figures (avg,
+p95, max in ms) cover the last 256 requests of each name. ``attach`` adds the
+``cloudg://metrics`` resource to the layer's registry (when it has none).
 """
 
 from __future__ import annotations
 
 import math
 import threading
-import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from ..calls import CallInfo, Handler
+from ..call_record import REFUSALS, CallRecord
 from ..context import ToolContext
-from ..enums import Sensitivity
+from ..enums import Outcome, Sensitivity
 from ..specs import ResourceSpec
-from .outcome import REFUSALS, outcome_of
+from ..wire import METRICS_URI
+from .recorder import RecordingMiddleware
 
 if TYPE_CHECKING:
     from ..layer import CloudGMCPLayer
 
 __all__ = ["MetricsMiddleware", "METRICS_URI"]
 
-METRICS_URI = "cloudg://metrics"
 WINDOW = 256
 
 
@@ -51,25 +51,17 @@ class _Series:
         }
 
 
-class MetricsMiddleware:
+class MetricsMiddleware(RecordingMiddleware):
     """Count requests and time them, per kind and name."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._series: dict[str, _Series] = {}
         self._lock = threading.Lock()
 
-    async def __call__(self, info: CallInfo, call_next: Handler) -> Any:
-        try:
-            result = await call_next(info)
-        except BaseException as exc:
-            self._record(info, outcome_of(info, None, exc))
-            raise
-        self._record(info, outcome_of(info, result, None))
-        return result
-
-    def _record(self, info: CallInfo, outcome: str) -> None:
-        elapsed = (time.monotonic() - info.started) * 1000
-        key = f"{info.kind}:{info.name}"
+    def record(self, call: CallRecord) -> None:
+        key = f"{call.kind}:{call.name}"
+        outcome = call.outcome
         with self._lock:
             series = self._series.get(key)
             if series is None:
@@ -77,10 +69,10 @@ class MetricsMiddleware:
             series.calls += 1
             if outcome in REFUSALS:
                 series.rejected += 1
-            elif outcome != "ok":
+            elif outcome != Outcome.OK:
                 series.errors += 1
-            series.durations.append(elapsed)
-            series.last_call = time.time()
+            series.durations.append(call.duration_ms)
+            series.last_call = call.ended_at
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         """Figures per ``kind:name``, sorted by key."""

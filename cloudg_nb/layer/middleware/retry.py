@@ -13,6 +13,7 @@ from typing import Any
 from ..calls import CallInfo, Handler
 from ..content import ToolResult
 from ..specs import ToolSpec
+from ..wire import ERROR_CODE_META, RETRIES_META
 
 __all__ = ["RetryMiddleware"]
 
@@ -47,11 +48,11 @@ class RetryMiddleware:
             failed = (
                 isinstance(result, ToolResult)
                 and result.is_error
-                and result.meta.get("cloudg/error_code") in self.retry_on
+                and result.meta.get(ERROR_CODE_META) in self.retry_on
             )
             if not failed or attempt >= self.retries:
                 if attempt and isinstance(result, ToolResult):
-                    result.meta["cloudg/retries"] = attempt
+                    result.meta[RETRIES_META] = attempt
                 return result
             await asyncio.sleep(min(self.max_backoff, self.backoff * (2**attempt)))
             attempt += 1

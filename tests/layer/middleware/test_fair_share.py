@@ -27,8 +27,8 @@ OWNER = Principal("analyst")
 BOT, BOT2, BOT3 = (Principal(f"bot:{n}") for n in ("a", "b", "c"))
 
 
-def is_bot(principal_id: str) -> bool:
-    return principal_id.startswith("bot:")
+def is_bot(principal: Principal) -> bool:
+    return principal.id.startswith("bot:")
 
 
 class Gates:
