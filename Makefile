@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean browser-deps client-deps labextension
+.PHONY: demo test test-fast lint typecheck bench clean browser-deps client-deps labextension
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -96,8 +96,17 @@ $(LABEXT)/node_modules/.installed: $(LABEXT)/package.json $(LABEXT)/package-lock
 labextension: $(LABEXT)/node_modules/.installed
 	cd $(LABEXT) && npm run build
 
+# The whole suite in TEST_WORKERS processes (pytest-xdist), each taking whole test modules, so
+# a module's shared server stays in one process; TEST_WORKERS=0 runs it in this one.
+TEST_WORKERS ?= 2
 test: lint typecheck browser-deps client-deps
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+# The fast lane: the in-process tests only, none that starts a Jupyter server, kernel, browser
+# or MCP client framework (their markers; tests/lanes.py). `make test` runs everything.
+FAST_LANE := not server and not kernel and not browser and not clients
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "$(FAST_LANE)"
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/layer_overhead.py

@@ -23,6 +23,9 @@ import pytest
 
 from tests.jupyter.server import free_port
 
+#: What it starts (JupyterLab from a fresh binder install): tests/lanes.py.
+pytestmark = pytest.mark.server
+
 ROOT = Path(__file__).resolve().parents[1]
 BASE_URL = "/user/analyst-x1y2/"
 QUICKSTART = "notebooks/01-quickstart.ipynb"

@@ -82,6 +82,7 @@ def _stdio_call(argv: list[str], tool: str) -> dict:
     return anyio.run(run)
 
 
+@pytest.mark.server
 def test_serve_loads_the_sample_and_datasets_before_serving(tmp_path: Path) -> None:
     estate = tmp_path / "prod.json"
     estate.write_text("{}")
@@ -139,6 +140,7 @@ def test_serve_on_a_port_in_use_exits_2(capsys) -> None:
 # -- config --------------------------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_config_claude_code_prints_a_command_that_registers_a_working_server(capsys) -> None:
     assert main(["--registry", CLI_REGISTRY, "config", "--client", "claude-code"]) == 0
     argv = shlex.split(capsys.readouterr().out.strip())

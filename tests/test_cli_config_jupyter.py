@@ -25,6 +25,7 @@ from cloudg_nb.catalog import default_registry
 from cloudg_nb.cli import main
 from cloudg_nb.policy import Policy
 from tests.jupyter.server import JupyterServer, jupyter_server
+from tests.lanes import starts
 from tests.protocol.harness import open_session
 
 TOKEN = "s3cr3t-jupyter-token"
@@ -45,6 +46,7 @@ def _unused_port() -> int:
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def alice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     """A real Jupyter server with the extension under /user/alice/."""
     with jupyter_server(tmp_path_factory.mktemp("alice"), base_url=BASE,
@@ -213,6 +215,7 @@ def test_jupyter_ai_entry_is_merged_into_the_servers_workspace_settings(
     assert not (elsewhere / ".jupyter").exists()
 
 
+@pytest.mark.server
 def test_a_jupyter_ai_settings_file_that_is_not_json_is_left_alone_and_nothing_is_minted(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     with jupyter_server(tmp_path_factory.mktemp("broken-ai"), other_extensions=False) as server:

@@ -259,6 +259,7 @@ def test_importing_discovery_starts_nothing_and_imports_no_server_code() -> None
     assert out.strip() == "[]"
 
 
+@pytest.mark.server
 def test_a_kernel_of_a_real_server_finds_its_endpoint_and_it_answers(tmp_path: Path) -> None:
     from tests.jupyter.server import jupyter_server
     from tests.protocol.harness import open_session

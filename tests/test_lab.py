@@ -27,6 +27,9 @@ import pytest
 from cloudg_nb.lab import _pick_port
 from tests.protocol.harness import open_session
 
+#: What it starts (`make demo` and `cloudg-nb lab` start JupyterLab): tests/lanes.py.
+pytestmark = pytest.mark.server
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The acceptance bound: served within 60 s of the install finishing.
 READY_WITHIN = 60.0
@@ -189,6 +192,7 @@ def test_the_endpoint_refuses_a_client_without_the_token(make_demo: Launched) ->
     assert refused.value.code in (401, 403)
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_ctrl_c_stops_jupyterlab_and_frees_its_port(tmp_path: Path) -> None:
     env = isolated_home(tmp_path)
     argv = [sys.executable, "-m", "cloudg_nb", "lab", "--port", "0",

@@ -8,6 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: What it starts (the benchmark starts MCP server processes): tests/lanes.py.
+pytestmark = pytest.mark.server
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "call_cost.py"
 TOOLS = {"get_asset", "get_finding", "neighbors", "list_findings", "find_assets"}

@@ -8,7 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.bench.script_runs import run_without
+
+#: What it starts (the benchmark starts Jupyter servers): tests/lanes.py.
+pytestmark = pytest.mark.server
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "endpoint.py"

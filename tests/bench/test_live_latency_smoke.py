@@ -9,6 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: What it starts (the benchmark starts a Jupyter server and kernels): tests/lanes.py.
+pytestmark = [pytest.mark.server, pytest.mark.kernel]
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "live_latency.py"
 ARGS = ["--rows", "100", "300", "--repeats", "1", "--magic-repeats", "2"]

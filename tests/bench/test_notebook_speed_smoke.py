@@ -10,6 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: What it starts (the benchmark starts a Jupyter server and kernels): tests/lanes.py.
+pytestmark = [pytest.mark.server, pytest.mark.kernel]
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "notebook_speed.py"
 ARGS = ["--load-rows", "500", "1200", "--change-rows", "100", "--rounds", "2", "--repeats", "1",

@@ -8,6 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: What it starts (the benchmark starts an MCP server process): tests/lanes.py.
+pytestmark = pytest.mark.server
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "soak.py"
 

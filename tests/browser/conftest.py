@@ -14,12 +14,14 @@ import pytest
 from selenium import webdriver
 
 from tests.jupyter.server import JupyterServer
+from tests.lanes import starts
 
 from .chrome import ARTIFACTS, LabPage, headless_chromium
 from .lab import jupyter_lab
 
 
 @pytest.fixture(scope="module")
+@starts("server", "kernel")
 def lab(request: pytest.FixtureRequest,
         tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     notebooks = getattr(request.module, "NOTEBOOKS", {})
@@ -30,6 +32,7 @@ def lab(request: pytest.FixtureRequest,
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
     with headless_chromium(tmp_path_factory.mktemp("chromium")) as driver:
         yield driver

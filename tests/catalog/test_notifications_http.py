@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 from mcp.types import ResourceListChangedNotification, ResourceUpdatedNotification
-from protocol.harness import ServerProcess, open_session
+
+from tests.protocol.harness import ServerProcess, open_session
+
+pytestmark = pytest.mark.server
 
 WORKSPACE = "cloudg://workspace"
 

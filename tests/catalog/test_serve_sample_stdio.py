@@ -7,7 +7,10 @@ import sys
 import warnings
 from pathlib import Path
 
+import pytest
 from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.server
 
 ROOT = Path(__file__).resolve().parents[2]
 

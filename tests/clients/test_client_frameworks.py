@@ -21,6 +21,8 @@ from cloudg_nb.catalog import default_registry
 from cloudg_nb.client_config import client_config
 from tests.jupyter.server import JupyterServer, jupyter_server
 
+pytestmark = [pytest.mark.server, pytest.mark.clients]
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 DRIVERS = HERE / "python"

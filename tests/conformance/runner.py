@@ -9,6 +9,7 @@ MODULE:ATTR]`` prints the per-scenario table.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import re
 import shutil
@@ -65,20 +66,23 @@ def _installed(cache: Path) -> bool:
 
 def ensure_suite(cache: Path = CACHE) -> tuple[Path, Path]:
     """Install the suite and Node 22 into ``cache`` unless already there; return
-    (node binary, suite entry point)."""
-    if not _installed(cache):
-        npm = shutil.which("npm")
-        if npm is None:
-            raise RuntimeError("npm is needed to install the conformance suite")
-        cache.mkdir(parents=True, exist_ok=True)
-        (cache / "package.json").write_text('{"private": true}\n')
-        subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error",
-             SUITE_PACKAGE, NODE_PACKAGE],
-            cwd=cache, check=True, timeout=600, stdout=subprocess.DEVNULL,
-        )
+    (node binary, suite entry point). One process installs at a time (``cache/.lock``): the
+    suite's test processes may ask at once."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if not _installed(cache):
-            raise RuntimeError("the conformance suite or Node 22 did not install correctly")
+            npm = shutil.which("npm")
+            if npm is None:
+                raise RuntimeError("npm is needed to install the conformance suite")
+            (cache / "package.json").write_text('{"private": true}\n')
+            subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--loglevel=error",
+                 SUITE_PACKAGE, NODE_PACKAGE],
+                cwd=cache, check=True, timeout=600, stdout=subprocess.DEVNULL,
+            )
+            if not _installed(cache):
+                raise RuntimeError("the conformance suite or Node 22 did not install correctly")
     return _suite_paths(cache)
 
 

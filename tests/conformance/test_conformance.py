@@ -21,6 +21,8 @@ from .runner import (
     run_suite,
 )
 
+pytestmark = [pytest.mark.server, pytest.mark.clients]
+
 DEFAULT_CATALOG_SCENARIOS = (
     "server-initialize", "ping", "logging-set-level", "tools-list", "resources-list",
     "prompts-list", "dns-rebinding-protection",

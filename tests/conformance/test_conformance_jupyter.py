@@ -22,6 +22,8 @@ from .runner import (
 )
 from .test_conformance import DEFAULT_CATALOG_SCENARIOS
 
+pytestmark = [pytest.mark.server, pytest.mark.clients]
+
 
 @pytest.fixture(scope="module")
 def suite() -> tuple[Path, Path]:

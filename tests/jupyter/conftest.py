@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from protocol.harness import ClientSession, open_session
+
+from tests.lanes import starts
+from tests.protocol.harness import ClientSession, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 
@@ -19,6 +21,7 @@ ERAS = ("2025", "2026")
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
     with jupyter_server(tmp_path_factory.mktemp("jupyter"), extra_args=[FIXTURE_REGISTRY]) \
             as server:

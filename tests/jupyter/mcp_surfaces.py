@@ -18,7 +18,8 @@ from typing import Any
 
 from mcp import MCPError
 from mcp_types import PromptReference, ResourceTemplateReference
-from protocol.harness import ClientSession
+
+from tests.protocol.harness import ClientSession
 
 #: Tools that change the workspace, wait for an approval or need a caller's own value.
 SKIPPED_TOOLS = frozenset((

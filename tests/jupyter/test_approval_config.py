@@ -8,12 +8,13 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from protocol.harness import open_session
+
+from tests.protocol.harness import open_session
 
 from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer, mint, request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 OWN_PROFILE = """
 name: trusted-bot

@@ -20,13 +20,14 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_assistants import _in_background, _pending, bearer, mint, owner
 from .test_auth import request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 PROXY = "https://notebooks.example.org/user/alice/"

@@ -15,13 +15,14 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .fixture_registry import PLANTED_DSN
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_auth import INITIALIZE, MCP_HEADERS, browser_login, request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 
@@ -138,6 +139,7 @@ def test_a_file_cannot_be_written_with_the_token(server: JupyterServer) -> None:
     assert not (server.root_dir / "planted.txt").exists()
 
 
+@pytest.mark.kernel
 def test_the_kernel_websocket_refuses_the_token(server: JupyterServer) -> None:
     status, _, raw = request(server, "POST", f"{BASE}api/kernels", {"name": "python3"},
                              {**owner(server), "Content-Type": "application/json"})

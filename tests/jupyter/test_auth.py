@@ -15,11 +15,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 INITIALIZE = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.lanes import starts
+
 from .server import JupyterServer, isolated_env, jupyter_server
 from .test_auth import mcp
 
@@ -61,6 +63,7 @@ BAD_SETTINGS = {
 }
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("case", BAD_SETTINGS)
 def test_bad_setting_is_one_log_line_and_a_clear_503(tmp_path: Path, case: str) -> None:
     name, value = BAD_SETTINGS[case]
@@ -85,6 +88,7 @@ def test_bad_setting_is_one_log_line_and_a_clear_503(tmp_path: Path, case: str) 
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def odd_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """Datasets from under the root dir, from outside it and from nowhere, next to the demo;
     the real token shown; no audit log."""
@@ -138,6 +142,7 @@ def test_show_token_prints_the_real_token_in_the_client_command(
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def jupyter_default(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     with jupyter_server(tmp_path_factory.mktemp("default"), other_extensions=False) as server:
         yield server
@@ -152,6 +157,7 @@ def test_audit_log_goes_to_the_jupyter_data_dir_with_owner_only_access(
     assert audit.stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.server
 def test_disabled_extension_serves_no_endpoint(tmp_path: Path) -> None:
     with jupyter_server(tmp_path, extra_args=["--CloudGExtension.enabled=False"],
                         wait_for_extension=False, other_extensions=False) as server:
@@ -160,6 +166,7 @@ def test_disabled_extension_serves_no_endpoint(tmp_path: Path) -> None:
         assert "MCP endpoint disabled" in server.log()
 
 
+@pytest.mark.server
 def test_session_cap_per_user_reclaims_that_users_longest_idle_session(tmp_path: Path) -> None:
     with jupyter_server(tmp_path, extra_args=["--CloudGExtension.max_sessions_per_user=2"],
                         other_extensions=False) as server:

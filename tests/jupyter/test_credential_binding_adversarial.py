@@ -26,14 +26,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_assistants import _in_background, _pending, bearer, mint, owner
 from .test_auth import INITIALIZE, MCP_HEADERS, request
 from .test_framing_adversarial import open_stream
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 ARGS = [FIXTURE_REGISTRY, "--CloudGExtension.approval_timeout=30"]

@@ -11,7 +11,8 @@ import time
 
 import pytest
 from mcp_types import PromptReference, ResourceTemplateReference
-from protocol.harness import MODERN, ClientSession, open_session
+
+from tests.protocol.harness import MODERN, ClientSession, open_session
 
 from .server import JupyterServer
 

@@ -68,11 +68,17 @@ def test_without_a_server_the_root_is_the_current_folder(
 
 @pytest.fixture
 def unfrozen() -> Iterator[None]:
-    """The endpoint freezes the collector's view of startup objects: undone for other tests."""
+    """The endpoint freezes the collector's view of startup objects, and stopping it tells
+    sse-starlette that the process is stopping: both undone for other tests (an in-process
+    server of a later test would otherwise end every event stream at once)."""
+    from sse_starlette.sse import AppStatus
+
+    exiting = AppStatus.should_exit
     try:
         yield
     finally:
         gc.unfreeze()
+        AppStatus.should_exit = exiting
 
 
 def _endpoint(tmp_path: Path, **settings: object) -> Endpoint:

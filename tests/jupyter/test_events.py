@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.types import ResourceListChangedNotification, ResourceUpdatedNotification
-from protocol.harness import ClientSession, make_client
+
+from tests.protocol.harness import ClientSession, make_client
 
 from .server import JupyterServer
 

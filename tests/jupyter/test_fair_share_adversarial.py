@@ -22,13 +22,14 @@ import anyio
 import httpx2
 import pytest
 from mcp.client.streamable_http import streamable_http_client
-from protocol.harness import make_client
+
+from tests.protocol.harness import make_client
 
 from .fixture_registry import ALL_ASSISTANTS
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_auth import mcp
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 ERAS = ("2025", "2026")
 #: The default share of one assistant: calls running, calls waiting.

@@ -17,14 +17,15 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .browser_headers import framing_allowed, policies
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_assistants import _in_background, _pending, bearer, mint, owner
 from .test_auth import INITIALIZE, MCP_HEADERS, browser_login, request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 PORTAL = "https://portal.example.org"

@@ -13,15 +13,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from protocol.harness import TIMEOUT, open_session
 
 from cloudg_nb.estate import demo, write_inventory_map
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer, mint
 from .test_auth import browser_login, request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 

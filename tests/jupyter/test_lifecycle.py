@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from protocol.harness import MODERN, TIMEOUT, open_session
+
+from tests.protocol.harness import MODERN, TIMEOUT, open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 #: Lines a clean stop never logs.
 NOISE = ("Task was destroyed", "cancel scope", "Exception in callback", "Traceback",
@@ -138,7 +139,8 @@ class RawMCP:
 
 
 @pytest.fixture
-def busy_server(tmp_path: Path) -> Iterator[tuple[JupyterServer, RawMCP]]:
+def busy_server(tmp_path: Path,
+                sigint_default: None) -> Iterator[tuple[JupyterServer, RawMCP]]:
     """A fresh server with an open GET stream, a listen stream and calls in flight (async,
     sync sleeping, sync checking for cancellation: it writes ``tmp_path/marker`` once
     cancelled).

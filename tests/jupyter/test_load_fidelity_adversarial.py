@@ -25,7 +25,7 @@ from tests.protocol.harness import TIMEOUT, ClientSession, open_session
 
 from .server import JupyterServer, jupyter_server
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "estate" / "data" / "prowler-examples"
 EXAMPLE_PROVIDERS = {"aws": "AWS", "azure": "AZURE", "gcp": "GCP", "kubernetes": "KUBERNETES"}

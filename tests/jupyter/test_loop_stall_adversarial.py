@@ -22,13 +22,14 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import MCPError
-from protocol.harness import TIMEOUT, open_session
+
+from tests.protocol.harness import TIMEOUT, open_session
 
 from .loop_probe import LoopProbe
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_assistants import mint as mint_token
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/alice/"
 MODERN = "2026-07-28"

@@ -14,23 +14,20 @@ every one of them (so the check can fail).
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol.harness import ClientSession, open_session
+
+from tests.protocol.harness import ClientSession, open_session
+from tests.transforms.leak_oracle import leaks, readable, visible
+from tests.transforms.privacy_classes_corpus import ASSETS, PLANTS, SECRETS, asset_id, write_estate
 
 from .mcp_surfaces import collect
 from .server import JupyterServer, jupyter_server
 from .test_auth import request
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "transforms"))
-from leak_oracle import leaks, readable, visible
-from privacy_classes_corpus import ASSETS, PLANTS, SECRETS, asset_id, write_estate
-
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 BASE = "/user/analyst/"
 DATASET = "planted"

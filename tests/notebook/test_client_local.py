@@ -285,6 +285,7 @@ def test_local_policy_profile_applies_and_results_note_what_it_changed() -> None
     assert result.transform_note is not None and "pseudonymized" in result.transform_note
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_interrupt_cancels_a_local_call_and_the_next_call_works(tmp_path: Path) -> None:
     from cloudg_nb import CloudGMCPLayer
     from cloudg_nb.notebook.inprocess import LocalBackend

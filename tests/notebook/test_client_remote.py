@@ -98,6 +98,7 @@ def test_remote_subscribe_hears_another_client_suppress_a_finding(
         stop()
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_interrupt_cancels_a_remote_call_and_the_next_call_works(
         client: Client, tmp_path: Path) -> None:
     marker = tmp_path / "cancelled"
@@ -218,6 +219,7 @@ async def test_cancelling_an_async_call_cancels_it_on_the_server(
     assert not (await client.acall("find_assets", limit=1, progress=False)).is_error
 
 
+@pytest.mark.server
 def test_a_call_after_the_server_stopped_is_a_connection_error_result(
         tmp_path: Path) -> None:
     with jupyter_server(tmp_path, other_extensions=False) as running:

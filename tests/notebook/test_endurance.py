@@ -21,7 +21,7 @@ from tests.protocol.harness import ClientSession, open_session
 from .tcp_proxy import TcpProxy, tcp_proxy
 from .waiting import wait_for
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 IDLE_TIMEOUT = 0.5
 #: 8 hours of the default 600 s idle timeout.

@@ -18,7 +18,6 @@ from tests.jupyter.server import JupyterServer
 from tests.notebook.kernel import (
     ServerKernel,
     WidgetModel,
-    notebook_server,
     server_kernel,
     widget_view_ids,
 )
@@ -30,22 +29,16 @@ PROGRESS_MODELS = ("FloatProgressModel", "IntProgressModel")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    with notebook_server(tmp_path_factory.mktemp("kernel-acceptance")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def assistant(server: JupyterServer) -> Iterator[ClientSession]:
-    """A separate mcp.Client on the same server, as an AI assistant would connect."""
-    with open_session(server.endpoint, "2025", headers=server.headers) as session:
+def assistant(kernel_server: JupyterServer) -> Iterator[ClientSession]:
+    """A separate mcp.Client on the same kernel_server, as an AI assistant would connect."""
+    with open_session(kernel_server.endpoint, "2025", headers=kernel_server.headers) as session:
         yield session
 
 
 @pytest.fixture
-def kernel(server: JupyterServer) -> Iterator[ServerKernel]:
+def kernel(kernel_server: JupyterServer) -> Iterator[ServerKernel]:
     """A fresh server-started kernel with ``%load_ext cloudg_nb`` run."""
-    with server_kernel(server) as started:
+    with server_kernel(kernel_server) as started:
         loaded = started.execute("%load_ext cloudg_nb")
         assert loaded.ok, loaded.text
         yield started
@@ -64,7 +57,7 @@ def assert_no_traceback(result: Any) -> None:
 
 
 def test_call_magic_in_a_server_kernel_stores_the_servers_exposed_assets(
-        kernel: ServerKernel, assistant: ClientSession, server: JupyterServer) -> None:
+        kernel: ServerKernel, assistant: ClientSession, kernel_server: JupyterServer) -> None:
     expected = structured(assistant, "find_assets", internet_exposed=True)
     result = kernel.execute("%cloudg call find_assets internet_exposed=true -o df")
     assert_no_traceback(result)
@@ -76,13 +69,13 @@ def test_call_magic_in_a_server_kernel_stores_the_servers_exposed_assets(
 
 
 def test_server_status_shows_the_kernels_mcp_session(kernel: ServerKernel,
-                                                     server: JupyterServer) -> None:
+                                                     kernel_server: JupyterServer) -> None:
     result = kernel.execute("%cloudg call find_assets internet_exposed=true -o df")
     assert_no_traceback(result)
     mine = kernel.value("__import__('cloudg_nb.notebook.client', fromlist=['x'])"
                         ".default_client().status()")
     assert mine["mode"] == "remote" and mine["session_id"], mine
-    status, body = server.get_json(server.status_url)
+    status, body = kernel_server.get_json(kernel_server.status_url)
     assert status == 200
     sessions = [(c["client"], c["session"]) for c in body["clients"]]
     assert (KERNEL_CLIENT, mine["session_id"][:8]) in sessions, (mine, body["clients"])
@@ -187,8 +180,8 @@ def test_live_frame_follows_a_suppression_by_another_client_in_place(
     assert captions and f"{len(remaining)} rows" in str(captions[0].state["value"])
 
 
-def audit_lines(server: JupyterServer) -> list[dict[str, Any]]:
-    path = Path(server.env["JUPYTER_DATA_DIR"]) / "cloudg" / "audit.jsonl"
+def audit_lines(kernel_server: JupyterServer) -> list[dict[str, Any]]:
+    path = Path(kernel_server.env["JUPYTER_DATA_DIR"]) / "cloudg" / "audit.jsonl"
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -203,7 +196,7 @@ def wait_for(predicate: Any, timeout: float = 15.0) -> Any:
 
 
 def test_interrupt_cancels_a_long_call_within_2_s_and_the_next_call_works(
-        kernel: ServerKernel, server: JupyterServer, tmp_path: Path) -> None:
+        kernel: ServerKernel, kernel_server: JupyterServer, tmp_path: Path) -> None:
     warm = kernel.execute("%cloudg call find_assets internet_exposed=true")
     assert_no_traceback(warm)
     started, marker = tmp_path / "started", tmp_path / "marker"
@@ -216,11 +209,11 @@ def test_interrupt_cancels_a_long_call_within_2_s_and_the_next_call_works(
     assert stopped.seconds <= 2.0, f"control came back after {stopped.seconds:.2f} s"
 
     wait_for(lambda: marker.exists() and marker.read_text(encoding="utf-8") == "cancelled")
-    logged = wait_for(lambda: [line for line in audit_lines(server)
+    logged = wait_for(lambda: [line for line in audit_lines(kernel_server)
                                if line["name"] == "work_until_cancelled"])
     assert [line["outcome"] for line in logged] == ["cancelled"]
-    assert wait_for(lambda: "cloudg: tool work_until_cancelled by " in server.log()
-                    and "ended early" in server.log())
+    assert wait_for(lambda: "cloudg: tool work_until_cancelled by " in kernel_server.log()
+                    and "ended early" in kernel_server.log())
 
     after = kernel.execute("%cloudg call find_assets internet_exposed=true -o df")
     assert_no_traceback(after)

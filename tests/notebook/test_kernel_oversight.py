@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.jupyter.server import JupyterServer
-from tests.notebook.kernel import ServerKernel, WidgetModel, notebook_server, server_kernel
+from tests.notebook.kernel import ServerKernel, WidgetModel, server_kernel
 from tests.protocol.harness import ClientSession
 
 from .assistants import Background, assistant
@@ -20,15 +20,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    with notebook_server(tmp_path_factory.mktemp("kernel-oversight")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def kernel(server: JupyterServer) -> Iterator[ServerKernel]:
+def kernel(kernel_server: JupyterServer) -> Iterator[ServerKernel]:
     """One server-started kernel with the extension loaded and ``c``, its (remote) client."""
-    with server_kernel(server) as started:
+    with server_kernel(kernel_server) as started:
         ready = started.execute("%load_ext cloudg_nb\n"
                                 "from cloudg_nb.notebook.client import default_client\n"
                                 "c = default_client()\nassert c.mode == 'remote', c")
@@ -37,9 +31,9 @@ def kernel(server: JupyterServer) -> Iterator[ServerKernel]:
 
 
 @pytest.fixture(scope="module")
-def busy(server: JupyterServer) -> Iterator[ClientSession]:
+def busy(kernel_server: JupyterServer) -> Iterator[ClientSession]:
     """Another assistant whose ordinary calls must flow while a call waits."""
-    with assistant(server, "busy", era="2026") as session:
+    with assistant(kernel_server, "busy", era="2026") as session:
         yield session
 
 
@@ -67,13 +61,13 @@ def dataset_names(kernel: ServerKernel) -> list[str]:
 
 
 def test_an_assistants_unload_waits_until_the_kernel_approves_while_others_flow(
-        server: JupyterServer, kernel: ServerKernel, busy: ClientSession) -> None:
+        kernel_server: JupyterServer, kernel: ServerKernel, busy: ClientSession) -> None:
     loaded = kernel.execute("c.call('sample_estate', name='drifted', dataset_name='spare', "
                             "progress=False)\nc.call('select_dataset', name='demo', "
                             "progress=False)")
     assert loaded.ok, loaded.text
     assert "spare" in dataset_names(kernel)
-    with assistant(server, "tidy") as bot:
+    with assistant(kernel_server, "tidy") as bot:
         call = Background(lambda: bot.call_tool("unload_dataset", {"name": "spare"}))
         approval_id = waiting_id(kernel, "assistant:tidy")
         others_flow(busy, kernel, call)
@@ -90,8 +84,8 @@ def test_an_assistants_unload_waits_until_the_kernel_approves_while_others_flow(
 
 
 def test_a_denied_unload_is_an_error_for_the_assistant_and_unloads_nothing(
-        server: JupyterServer, kernel: ServerKernel, busy: ClientSession) -> None:
-    with assistant(server, "eager") as bot:
+        kernel_server: JupyterServer, kernel: ServerKernel, busy: ClientSession) -> None:
+    with assistant(kernel_server, "eager") as bot:
         call = Background(lambda: bot.call_tool("unload_dataset", {"name": "demo"}))
         approval_id = waiting_id(kernel, "assistant:eager")
         others_flow(busy, kernel, call)
@@ -119,7 +113,7 @@ def approve_button_for(kernel: ServerKernel, approval_id: str, since: int,
 
 
 def test_the_panels_approve_button_clicked_from_the_frontend_lets_the_call_run(
-        server: JupyterServer, kernel: ServerKernel, busy: ClientSession) -> None:
+        kernel_server: JupyterServer, kernel: ServerKernel, busy: ClientSession) -> None:
     since = kernel.mark()
     shown = kernel.execute("%cloudg approvals -o panel")
     assert shown.ok and "Traceback" not in shown.text, shown.text
@@ -128,7 +122,7 @@ def test_the_panels_approve_button_clicked_from_the_frontend_lets_the_call_run(
               if "cloudg-approvals" in m.state.get("_dom_classes", ())]
     assert len(panels) == 1
     try:
-        with assistant(server, "clicked") as bot:
+        with assistant(kernel_server, "clicked") as bot:
             call = Background(lambda: bot.call_tool(
                 "suppress_findings", {"ids": ["f-003"], "reason": "accepted risk"}))
             approval_id = waiting_id(kernel, "assistant:clicked")

@@ -37,6 +37,7 @@ def test_run_raises_the_coroutines_exception(loop_thread: LoopThread) -> None:
         loop_thread.run(fail())
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_interrupt_cancels_the_coroutine_and_reraises(loop_thread: LoopThread) -> None:
     cancelled = threading.Event()
 
@@ -56,6 +57,7 @@ def test_interrupt_cancels_the_coroutine_and_reraises(loop_thread: LoopThread) -
     assert loop_thread.run(asyncio.sleep(0, result="next")) == "next"
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_interrupt_waits_for_the_cancelled_coroutine_to_unwind(loop_thread: LoopThread) -> None:
     unwound = threading.Event()
 

@@ -15,6 +15,8 @@ from tests.jupyter.server import JupyterServer, jupyter_server
 
 from .magics_shell import magics, run_cell
 
+pytestmark = pytest.mark.server
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:

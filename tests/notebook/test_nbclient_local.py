@@ -16,6 +16,8 @@ from nbclient import NotebookClient
 from cloudg_nb import CloudGMCPLayer
 from tests.notebook.kernel import install_kernelspec
 
+pytestmark = pytest.mark.kernel
+
 #: Variables that would point the kernel at a server.
 SERVER_HINTS = ("CLOUDG_MCP_URL", "CLOUDG_MCP_TOKEN", "JUPYTERHUB_API_TOKEN",
                 "JUPYTERHUB_SERVICE_PREFIX", "JUPYTERHUB_API_URL", "BINDER_SERVICE_HOST",

@@ -168,6 +168,7 @@ def test_severity_bars_from_a_findings_frame_count_only_open_findings(
     assert heights["HIGH"] == int(((frame["severity"] == "HIGH") & ~frame["is_suppressed"]).sum())
 
 
+@pytest.mark.kernel
 def test_a_kernel_shows_a_returned_figure_once_as_png(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("data", "runtime", "config"):

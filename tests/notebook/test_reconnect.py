@@ -22,7 +22,7 @@ from .magics_shell import run_cell, shell_with_extension
 from .tcp_proxy import TcpProxy, tcp_proxy
 from .waiting import wait_for
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 IDLE_TIMEOUT = 4
 #: The sessions of one server: the status API names each by the first 8 characters.

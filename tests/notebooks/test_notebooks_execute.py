@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from .execute import EXPECTS_ERROR, NOTEBOOKS, cell_text, execute_notebook, problems
 
@@ -63,6 +64,7 @@ def test_an_error_output_or_an_untagged_cloudg_error_display_fails_the_run() -> 
                                                        "cell 2 ('x')"]
 
 
+@pytest.mark.kernel
 def test_quickstart_runs_locally_without_errors_and_draws_its_pictures(tmp_path: Path) -> None:
     notebook = execute_notebook(NOTEBOOKS / "01-quickstart.ipynb", tmp_path)
 
@@ -81,6 +83,7 @@ def test_quickstart_runs_locally_without_errors_and_draws_its_pictures(tmp_path:
     assert "dataset demo" in cell_text(live)
 
 
+@pytest.mark.kernel
 def test_assistant_notebook_runs_locally_and_its_live_table_follows_the_stand_in(
         tmp_path: Path) -> None:
     notebook = execute_notebook(NOTEBOOKS / "02-with-an-ai-assistant.ipynb", tmp_path)
@@ -103,6 +106,7 @@ def test_assistant_notebook_runs_locally_and_its_live_table_follows_the_stand_in
     assert "demo" in cell_text(tidy) and "drifted" not in cell_text(tidy)
 
 
+@pytest.mark.kernel
 def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: Path) -> None:
     notebook = execute_notebook(NOTEBOOKS / "03-privacy-and-policy.ipynb", tmp_path)
 
@@ -124,6 +128,7 @@ def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: 
     assert "⟦untrusted⟧" in seen and "111122223333" not in seen
 
 
+@pytest.mark.kernel
 def test_own_data_notebook_loads_prowler_and_tables_and_a_bad_file_changes_nothing(
         tmp_path: Path) -> None:
     notebook = execute_notebook(NOTEBOOKS / "04-bring-your-own-data.ipynb", tmp_path)

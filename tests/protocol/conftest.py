@@ -11,18 +11,22 @@ from typing import Any
 
 import pytest
 
+from tests.lanes import starts
+
 from .harness import ClientSession, ServerProcess, open_session
 
 SESSIONS = ("stdio-2025", "stdio-2026", "http-2025", "http-2026")
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def http_server() -> Iterator[ServerProcess]:
     with ServerProcess() as server:
         yield server
 
 
 @pytest.fixture(scope="module", params=SESSIONS)
+@starts("server")
 def session(request: Any) -> Iterator[ClientSession]:
     transport, era = request.param.split("-")
     target = "stdio" if transport == "stdio" else request.getfixturevalue("http_server").url

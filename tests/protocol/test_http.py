@@ -17,7 +17,7 @@ from mcp.types import ResourceUpdatedNotification
 
 from .harness import TIMEOUT, ServerProcess, open_session
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 ALICE = "alice-token-0123"
 BOB = "bob-token-4567"

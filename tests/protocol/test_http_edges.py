@@ -18,6 +18,7 @@ import pytest
 from mcp import MCPError
 
 from cloudg_nb.protocol.request import hide_server_paths
+from tests.lanes import starts
 
 from .harness import ClientSession, ServerProcess, open_session
 from .raw_http import initialize, post, session_headers, sse_json
@@ -28,6 +29,7 @@ BAD_LINES = ("Traceback", "ERROR", "Exception in ASGI")
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def server() -> Iterator[ServerProcess]:
     with ServerProcess() as started:
         yield started
@@ -114,6 +116,7 @@ def test_remote_resource_error_shows_no_absolute_server_paths(server: ServerProc
     assert raised.value.error.data["roots"] == ["./data", "<server>/estates"]
 
 
+@pytest.mark.server
 def test_local_stdio_caller_sees_the_paths_as_they_are() -> None:
     with open_session("stdio", "2025") as client:
         shown = _error_text(client)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from cloudg_nb.protocol.sessions import SessionLimits
+from tests.lanes import starts
 
 from .harness import ServerProcess, open_session
 from .raw_http import (
@@ -46,6 +47,7 @@ def rss_kib(pid: int) -> int:
 # -- idle expiry and caps -----------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_idle_session_expires_and_then_answers_404() -> None:
     with ServerProcess("--session-idle-timeout", "1") as server:
         session_id = initialize(server)
@@ -54,6 +56,7 @@ def test_idle_session_expires_and_then_answers_404() -> None:
         assert ping(server, session_id) == 404
 
 
+@pytest.mark.server
 def test_session_with_an_open_stream_does_not_expire() -> None:
     with ServerProcess("--session-idle-timeout", "1") as server:
         session_id = initialize(server)
@@ -62,6 +65,7 @@ def test_session_with_an_open_stream_does_not_expire() -> None:
             assert ping(server, session_id) == 200
 
 
+@pytest.mark.server
 def test_caller_at_its_cap_gets_room_by_closing_its_longest_idle_session() -> None:
     with ServerProcess("--max-sessions-per-caller", "2") as server:
         oldest = initialize(server)
@@ -72,6 +76,7 @@ def test_caller_at_its_cap_gets_room_by_closing_its_longest_idle_session() -> No
         assert ping(server, newest) == 200
 
 
+@pytest.mark.server
 def test_caller_whose_sessions_are_all_busy_gets_a_503_saying_what_to_do() -> None:
     with ServerProcess("--max-sessions-per-caller", "2") as server:
         streams = [open_get_stream(server, initialize(server)) for _ in range(2)]
@@ -86,6 +91,7 @@ def test_caller_whose_sessions_are_all_busy_gets_a_503_saying_what_to_do() -> No
     assert "DELETE" in error["message"]
 
 
+@pytest.mark.server
 def test_one_callers_cap_leaves_other_callers_sessions_alone() -> None:
     with ServerProcess("--auth-token", f"{ALICE}:default:alice",
                        "--auth-token", f"{BOB}:default:bob",
@@ -109,6 +115,7 @@ def test_session_limits_refuse_a_nonpositive_cap() -> None:
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def flooded() -> Iterator[dict]:
     """One server flooded with 10,000 initialize-only sessions (2 s idle expiry)."""
     with ServerProcess("--session-idle-timeout", "2") as server:

@@ -21,7 +21,7 @@ import pytest
 from .harness import ROOT, TIMEOUT, ServerProcess, open_session, serve_argv
 from .raw_http import initialize, open_get_stream
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 #: The acceptance bound, measured from the signal to the process's exit.
 EXIT_WITHIN = 2.0
@@ -81,6 +81,7 @@ def calls_in_flight(server: ServerProcess, count: int,
     yield
 
 
+@pytest.mark.usefixtures("sigint_default")
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_http_server_with_open_streams_and_a_busy_call_exits_quietly_within_2s(
         sig: signal.Signals) -> None:
@@ -96,6 +97,7 @@ def test_http_server_with_open_streams_and_a_busy_call_exits_quietly_within_2s(
     assert not bad_lines(logged), logged
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_http_call_that_never_checks_for_cancellation_does_not_hold_exit() -> None:
     with ServerProcess() as server:
         assert server.proc is not None
@@ -166,6 +168,7 @@ def answer(stdout: IO[bytes], ident: int) -> dict[str, Any]:
     raise AssertionError(f"stdout ended before the answer to {ident}")
 
 
+@pytest.mark.usefixtures("sigint_default")
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_stdio_server_with_stdin_open_and_a_busy_call_exits_quietly_within_2s(
         sig: signal.Signals) -> None:

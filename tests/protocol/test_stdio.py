@@ -14,7 +14,7 @@ import pytest
 
 from .harness import ClientSession, open_session
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 
 @pytest.fixture(scope="module", params=("2025", "2026"))

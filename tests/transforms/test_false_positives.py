@@ -7,10 +7,11 @@ text."""
 from __future__ import annotations
 
 import pytest
-from false_positive_corpus import KEYED_ONLY, NON_SECRETS, estate_arns
-from prowler_id_estate import RESOURCES as PROWLER_RESOURCES
 
 from cloudg_nb import CloudGMCPLayer, Registry
+
+from .false_positive_corpus import KEYED_ONLY, NON_SECRETS, estate_arns
+from .prowler_id_estate import RESOURCES as PROWLER_RESOURCES
 
 _ARNS = estate_arns()
 CORPUS: dict[str, tuple[str, str]] = {

@@ -7,19 +7,17 @@ one-way redacted; strict pseudonyms come back as the real ids), on the demo esta
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from prowler_id_estate import RESOURCES, write_scan
 
 from cloudg_nb import CloudGMCPLayer
 from cloudg_nb.policy.document import load_document
 from cloudg_nb.policy.engine import Policy
+from tests.catalog.support import make_layer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from catalog.support import make_layer
+from .prowler_id_estate import RESOURCES, write_scan
 
 
 def _policy(name: str) -> Policy:

@@ -4,10 +4,10 @@ find every fenced text among many."""
 
 from __future__ import annotations
 
-from injection_corpus import INJECTIONS
-
 from cloudg_nb.transforms.injection import INJECTION_TRIGGERS, reads_as_injection
 from cloudg_nb.transforms.sanitize import skeleton
+
+from .injection_corpus import INJECTIONS
 
 
 def test_a_strong_phrase_reads_as_an_injection_without_an_addressee() -> None:

@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from injection_corpus import INJECTIONS, ORDINARY, ORDINARY_TAGS, SPLIT_TAGS, ZW
 
 from cloudg_nb import CloudGMCPLayer
 from cloudg_nb.transforms.sanitize import FENCE_CLOSE, FENCE_OPEN, Sanitizer
+from tests.catalog.support import make_layer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from catalog.support import make_layer
+from .injection_corpus import INJECTIONS, ORDINARY, ORDINARY_TAGS, SPLIT_TAGS, ZW
 
 LABELS = sorted(INJECTIONS)
 _FENCED_SPAN = re.compile(re.escape(FENCE_OPEN) + ".*?" + re.escape(FENCE_CLOSE), re.DOTALL)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import logging
 
 import pytest
-from planted_corpus import KINDS, PLANTED, collect_outputs, leaks, planted_registry
 
 from cloudg_nb import CloudGMCPLayer
+
+from .planted_corpus import KINDS, PLANTED, collect_outputs, leaks, planted_registry
 
 
 @pytest.fixture(autouse=True)

@@ -9,10 +9,11 @@ import json
 from typing import Any
 
 import pytest
-from leak_oracle import leaks, visible
-from privacy_classes_corpus import PLANTS, record
 
 from cloudg_nb import CloudGMCPLayer, Registry
+
+from .leak_oracle import leaks, visible
+from .privacy_classes_corpus import PLANTS, record
 
 
 def _layer(policy: str) -> CloudGMCPLayer:

@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from estate_surfaces import collect_surfaces
-from prowler_id_estate import AWS_ACCOUNT, AZURE_SUBSCRIPTION, FILE, GCP_PROJECT, records
 
 from cloudg_nb import CloudGMCPLayer
 from cloudg_nb.policy.document import load_document
 from cloudg_nb.policy.engine import Policy
+from tests.catalog.support import make_layer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from catalog.support import make_layer
+from .estate_surfaces import collect_surfaces
+from .prowler_id_estate import AWS_ACCOUNT, AZURE_SUBSCRIPTION, FILE, GCP_PROJECT, records
 
 BUCKET = f"{GCP_PROJECT}-backups-7d3f9a"
 #: Planted in finding details: where a scan's text names private places and people.

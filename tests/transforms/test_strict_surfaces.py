@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-from estate_surfaces import collect_surfaces
 
 from cloudg_nb import CloudGMCPLayer
 from cloudg_nb.estate.samples import AZ_SUB, GCP_PROJECT, PARTNER, PROD, SHARED
 from cloudg_nb.policy.document import load_document
 from cloudg_nb.policy.engine import Policy
+from tests.catalog.support import make_layer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from catalog.support import make_layer
+from .estate_surfaces import collect_surfaces
 
 ACCOUNT = "210987654321"
 TRUSTED_ACCOUNT = "358811223344"

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from prowler_scans import SCANS, write_csv
-from test_prowler_csv import _BAD_ROWS, COLUMNS, ROWS, SG, _csv, _row
 
 from cloudg_nb.estate import DatasetLoadError
 from cloudg_nb.estate.formats import prowler_csv_columns, prowler_csv_scan
 from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv, read_prowler_csv_by_row
 from cloudg_nb.estate.formats.prowler_csv_columns import PYTHON_SPACES, read_columns
+
+from .prowler_scans import SCANS, write_csv
+from .test_prowler_csv import _BAD_ROWS, COLUMNS, ROWS, SG, _csv, _row
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "loaders.py"

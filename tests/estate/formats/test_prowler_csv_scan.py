@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_prowler_csv import COLUMNS, ROWS, _csv
 
 from cloudg_nb.estate import DatasetLoadError
 from cloudg_nb.estate.formats import prowler_csv_scan
@@ -15,6 +14,8 @@ from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv, read_prowler_
 from cloudg_nb.estate.formats.prowler_csv_columns import read_columns
 from cloudg_nb.estate.formats.prowler_csv_parse import read_cells
 from cloudg_nb.estate.formats.prowler_csv_scan import scan, utf8_from
+
+from .test_prowler_csv import COLUMNS, ROWS, _csv
 
 
 @pytest.fixture(params=[1 << 20, 61, 2])

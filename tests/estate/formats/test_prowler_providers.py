@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prowler_scans import SCANS, csv_rows, ocsf, write_csv
 
 from cloudg_nb.estate import (
     Dataset,
@@ -27,6 +26,8 @@ from cloudg_nb.estate import (
     load_path,
 )
 from cloudg_nb.estate.formats.prowler_csv import read_prowler_csv_by_row
+
+from .prowler_scans import SCANS, csv_rows, ocsf, write_csv
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXAMPLES = DATA / "prowler-examples"
