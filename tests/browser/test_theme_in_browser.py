@@ -248,21 +248,21 @@ def test_the_widgets_backgrounds_follow_a_switch_between_light_and_dark(
     switch_theme(page, DARK)  # no re-run: the widgets on the page follow
     dark = settled(lambda: backgrounds(page), lambda now: all(
         now[n]["luminance"] <= DARK_AT_MOST for n in WIDGETS))
+    assert settled(lambda: grid_theme(page), lambda now: now == "Pro Dark") == "Pro Dark"
     shoot(page, "switched-to-dark")
     assert {n: b for n, b in light.items() if b["luminance"] < LIGHT_AT_LEAST} == {}
     assert {n: b for n, b in dark.items() if b["luminance"] > DARK_AT_MOST} == {}
-    assert grid_theme(page) == "Pro Dark"
     switch_theme(page, LIGHT)  # and back
+    assert settled(lambda: grid_theme(page), lambda now: now == "Pro Light") == "Pro Light"
     assert settled(lambda: backgrounds(page), lambda now: now == light) == light
-    assert grid_theme(page) == "Pro Light"
 
 
 @pytest.mark.parametrize("theme", [LIGHT, DARK])
 def test_text_in_every_widget_reads_at_least_4_5_to_1_in_the_theme(
         page: LabPage, lab: JupyterServer, theme: str) -> None:
     open_and_run(page, theme)
-    wait_for(lambda: grid_theme(page) == ("Pro Light" if theme == LIGHT else "Pro Dark"),
-             "the grid in the theme's perspective theme")
+    perspective = "Pro Light" if theme == LIGHT else "Pro Dark"
+    assert settled(lambda: grid_theme(page), lambda now: now == perspective) == perspective
     label = "light" if theme == LIGHT else "dark"
     shoot(page, label)
     faint: dict[str, list[dict[str, Any]]] = {}

@@ -181,11 +181,12 @@ function render({ model, el }) {
   title.textContent = model.get("title") || "";
   hint();
 
+  const colours = themeColours(el); // (the page's once el is on the page: see restyle)
   const cy = cytoscape({
     container: canvas,
     elements: elements(model),
     layout: { name: "preset", fit: true, padding: 30 },
-    style: stylesheet(themeColours(el)),
+    style: stylesheet(colours),
     minZoom: 0.1,
     maxZoom: 4,
     boxSelectionEnabled: false,
@@ -224,16 +225,16 @@ function render({ model, el }) {
     refit();
   });
   // A theme switch (JupyterLab's Settings > Theme, VS Code's) restyles the canvas in place.
-  let shownOn = null;
+  let shownOn = el.isConnected ? JSON.stringify(colours) : null;
   const restyle = () => {
     if (!el.isConnected) {
       return;
     }
-    const colours = themeColours(el);
-    const key = JSON.stringify(colours);
+    const now = themeColours(el);
+    const key = JSON.stringify(now);
     if (key !== shownOn) {
       shownOn = key;
-      cy.style(stylesheet(colours));
+      cy.style(stylesheet(now));
     }
   };
   const themeWatch = new MutationObserver(() => requestAnimationFrame(restyle));
