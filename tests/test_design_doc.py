@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "DESIGN.md"
 EXTENSION = ROOT / "jupyter_server_ext" / "cloudg_jupyter"
 #: A repository path in backticks: `cloudg_nb/layer/`, `tests/notebook/test_mcp_http.py`.
-PATH = re.compile(r"`((?:cloudg_nb|jupyter_server_ext|tests|docs|bench)/[\w./-]*)`")
+PATH = re.compile(r"`((?:cloudg_nb|jupyter_server_ext|labextension|tests|docs|bench)/[\w./-]*)`")
 
 
 def _text() -> str:
