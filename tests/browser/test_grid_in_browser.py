@@ -296,14 +296,26 @@ def test_attack_paths_and_blast_radius_show_as_graphs_whose_nodes_show_their_att
     names = {n["name"] for n in paths["nodes"]}
     assert {"Internet", "web-alb", "customers-db"} <= names and paths["edges"] >= 6
     assert paths["canvases"] >= 1 and paths["width"] > 300 and paths["height"] > 200
-    target = next(n for n in paths["nodes"] if n["name"] == "customers-db")
     canvas = area.find_element("css selector", ".cloudg-graph-canvas")
-    rect = canvas.rect
-    ActionChains(page.driver).move_to_element_with_offset(
-        canvas, int(target["x"] - rect["width"] / 2), int(target["y"] - rect["height"] / 2)
-    ).click().perform()
     side = area.find_element("css selector", ".cloudg-graph-side")
-    wait_for(lambda: "RDS_INSTANCE" in side.text, "the clicked node's attributes")
+
+    def click_customers_db() -> bool:
+        """Click the node where it is drawn now (on a loaded machine the layout and the
+        notebook's scrolling may still move it after the graph first appears)."""
+        now = graph_in(page, area) or paths
+        target = next(n for n in now["nodes"] if n["name"] == "customers-db")
+        rect = canvas.rect
+        ActionChains(page.driver).move_to_element_with_offset(
+            canvas, int(target["x"] - rect["width"] / 2), int(target["y"] - rect["height"] / 2)
+        ).click().perform()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if "RDS_INSTANCE" in side.text:
+                return True
+            time.sleep(0.25)
+        return False
+
+    wait_for(click_customers_db, "a click on customers-db to show its attributes")
     assert "customers-db" in side.text and "aws-rds-customers" in side.text
     assert "111122223333" in side.text
     page.screenshot("graph-attack-paths-clicked")
