@@ -84,6 +84,13 @@ def approve_through_the_notification(page: LabPage, lab: JupyterServer, name: st
         notified = time.monotonic() - started
         assert pending_count(page) == "1"
         assert "1 pending" in page.driver.find_element(By.CSS_SELECTOR, ".cloudg-Status").text
+        page.driver.execute_script(
+            "window.jupyterapp.commands.execute('cloudg-nb:open', {section: 'approvals'});"
+            " return true;")
+        wait_for(lambda: page.driver.find_elements(By.CSS_SELECTOR, "#cloudg-sidebar")
+                 and "suppress_findings" in str(page.driver.find_element(
+                     By.CSS_SELECTOR, "#cloudg-sidebar").get_attribute("textContent")),
+                 "the waiting call in the sidebar")
         page.screenshot(f"notification-{name}")
         click_action(page, toast, "Approve")
         clicked = time.monotonic()
