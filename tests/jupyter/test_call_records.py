@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol.harness import open_session
+
+from tests.protocol.harness import open_session
 
 from .server import FIXTURE_REGISTRY, JupyterServer, jupyter_server
 from .test_auth import request
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+#: What it starts (a Jupyter server, one per module): tests/lanes.py.
+pytestmark = [pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning"), pytest.mark.server]
 
 #: (tool, arguments, the outcome of its audit line, of its activity entry)
 CALLS: list[tuple[str, dict[str, Any], str, str]] = [
