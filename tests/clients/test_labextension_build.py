@@ -16,7 +16,8 @@ import pytest
 
 from tests.test_labextension_bundle import PREBUILT, REBUILD, SOURCE, SOURCE_DIRS, SOURCE_FILES
 
-pytestmark = pytest.mark.npm
+#: What it starts (npm, Node): tests/lanes.py.
+pytestmark = [pytest.mark.npm, pytest.mark.clients]
 
 #: npm ci of ~220 packages with a cold cache on a slow line, then the build.
 TIMEOUT = 600
