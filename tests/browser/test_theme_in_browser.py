@@ -204,8 +204,18 @@ def ran(page: LabPage) -> bool:
         cell["count"] is not None for cell in state["cells"] if cell["type"] == "code")
 
 
+#: The theme the grid's viewer shows: its own and its plugins' (the datagrid's) ``theme``.
+_GRID_THEME = """
+const viewer = arguments[0];
+const themes = new Set([viewer, ...viewer.querySelectorAll('[theme]')]
+  .map((el) => el.getAttribute('theme')));
+return [...themes].join(' and ');
+"""
+
+
 def grid_theme(page: LabPage) -> str:
-    return str(widget(page, "grid").get_attribute("theme"))
+    """The grid's perspective theme ("Pro Light", "Pro Dark"; two named while it switches)."""
+    return str(page.driver.execute_script(_GRID_THEME, widget(page, "grid")))
 
 
 def backgrounds(page: LabPage) -> dict[str, dict[str, Any]]:

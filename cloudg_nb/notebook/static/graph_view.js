@@ -242,6 +242,17 @@ function render({ model, el }) {
     attributes: true,
     attributeFilter: ["data-jp-theme-light", "data-jp-theme-name", "class"],
   });
+  // cytoscape caches where its canvas is on the page and forgets it when an ancestor scrolls,
+  // but it listens only to the ancestors it had when made (none: the widget is put on the
+  // page after render), so a click after the notebook scrolled missed its node. Any scroll
+  // on the page forgets it now.
+  const renderer = cy.renderer();
+  const scrolled = () => {
+    if (renderer && typeof renderer.invalidateContainerClientCoordsCache === "function") {
+      renderer.invalidateContainerClientCoordsCache();
+    }
+  };
+  document.addEventListener("scroll", scrolled, { capture: true, passive: true });
   // The element may be laid out only after render: fit once it has a size.
   let fitted = false;
   const observer = new ResizeObserver(() => {
@@ -258,6 +269,7 @@ function render({ model, el }) {
   return () => {
     observer.disconnect();
     themeWatch.disconnect();
+    document.removeEventListener("scroll", scrolled, { capture: true });
     model.off("change:nodes", onData);
     model.off("change:edges", onData);
     model.off("change:title", onTitle);

@@ -17,6 +17,9 @@ function cloudgPageIsDark() {
 }
 
 function cloudgFollowTheme(widget) {
+  if (typeof widget === "function") { // anywidget's other form: a function giving the widget
+    return async (...args) => cloudgFollowTheme(await widget(...args));
+  }
   const ours = new Set(Object.values(cloudgGridThemes));
   return {
     ...widget,
@@ -29,21 +32,46 @@ function cloudgFollowTheme(widget) {
         if ((!shown || ours.has(shown)) && shown !== theme) {
           model.set("theme", theme);
           model.save_changes();
+          return true;
         }
+        return false;
       };
       follow();
-      const watch = new MutationObserver(follow);
+      // The page's theme switched: follow it. The model's theme was set back (the kernel's
+      // initial state arriving after the view, the viewer's default on load): the page's
+      // again, a few times at most (two pages in different themes showing one grid must not
+      // trade its theme back and forth for ever).
+      let corrections = 0;
+      let dark = cloudgPageIsDark();
+      const onPage = () => {
+        if (cloudgPageIsDark() !== dark) {
+          dark = !dark;
+          corrections = 0;
+          follow();
+        }
+      };
+      const onModel = () => {
+        if (corrections < 3 && follow()) {
+          corrections += 1;
+        }
+      };
+      const watch = new MutationObserver(onPage);
       watch.observe(document.body, {
         attributes: true,
         attributeFilter: ["data-jp-theme-light", "class"],
       });
-      return Promise.resolve(widget.render(props)).then((cleanup) => () => {
+      model.on("change:theme", onModel);
+      const stop = () => {
         watch.disconnect();
+        model.off("change:theme", onModel);
+      };
+      return Promise.resolve(widget.render(props)).then((cleanup) => () => {
+        stop();
         if (typeof cleanup === "function") {
           cleanup();
         }
       }, (error) => {
-        watch.disconnect();
+        stop();
         throw error;
       });
     },
