@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Any
 
-from protocol.harness import open_session
+from tests.protocol.harness import open_session
 
 from .server import JupyterServer
 from .test_assistants import bearer, mint

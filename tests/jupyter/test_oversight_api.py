@@ -12,14 +12,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from protocol.harness import open_session
+
+from tests.protocol.harness import open_session
 
 from .oversight_client import BASE, FINDING, OWNER, Waiting, api, unsuppress
 from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer, mint
 from .test_auth import browser_login
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
-from protocol.harness import open_session
 from tornado.httpclient import HTTPClientError
+
+from tests.protocol.harness import open_session
 
 from .event_stream import subscribe
 from .oversight_client import BASE, Waiting, api
@@ -21,7 +22,7 @@ from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer
 from .test_auth import browser_login
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 
 @pytest.fixture(scope="module")

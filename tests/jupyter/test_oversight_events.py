@@ -13,19 +13,19 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from protocol.harness import open_session
 
 from cloudg_nb.layer.wire import (
     ACTIVITY_EVENT_SCHEMA,
     APPROVALS_EVENT_SCHEMA,
     ASSISTANTS_EVENT_SCHEMA,
 )
+from tests.protocol.harness import open_session
 
 from .event_stream import Event, subscribe
 from .oversight_client import BASE, OWNER, PLANTED, Waiting, api, unsuppress
 from .server import JupyterServer, jupyter_server
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 #: What the acceptance allows: the announcement of a waiting call, and a decision's way to
 #: the assistant.
