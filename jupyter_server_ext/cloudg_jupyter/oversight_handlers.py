@@ -190,8 +190,10 @@ class ApprovalPageHandler(SecurityHeaders, OwnerOnly, JupyterHandler):
                         "have been decided or timed out).</p>")
             return
         waiting = approval.state == "pending"
+        ended = ("expired: nobody decided it in time" if approval.state == "expired"
+                 else f"was {approval.state}")
         state = note or (f"Waiting for your decision (for {approval.public()['expires_in']:g} "
-                         "s more)." if waiting else f"This call was {approval.state}"
+                         "s more)." if waiting else f"This call {ended}"
                          + (f" by {approval.decided_by}." if approval.decided_by else "."))
         public = approval.public()
         self.finish(_PAGE.format(
