@@ -37,7 +37,7 @@ ROWS_MAX = 8
 #: Node findings sent for the panel (the rest are counted).
 FINDINGS_SHOWN = 10
 #: Pixels between hops (x), between the columns of one hop, and between rows (y).
-_DX, _DX_SUB, _DY = 220.0, 190.0, 100.0
+_DX, _DX_SUB, _DY = 205.0, 180.0, 100.0
 #: Room under a node for its label (two lines of 12 px text and margins).
 _LABEL_ROOM = 52.0
 _INTERNET = "INTERNET"

@@ -93,6 +93,9 @@ $dark_pages {
 .cloudg-graph-swatch-ring { border-width: 3px; border-style: solid;
   background: var(--cloudg-graph-background); }
 .cloudg-graph-swatch-mark { border: 2px dashed var(--cloudg-graph-text); }
+.cloudg-graph-mark-group { border: 2px solid var(--cloudg-graph-text); border-radius: 3px; }
+.cloudg-graph-mark-sensitive { border-width: 0; border-radius: 0; width: auto; height: auto;
+  font-weight: bold; }
 .cloudg-graph-swatch-edge { color: var(--cloudg-graph-text); font-weight: bold; }
 .cloudg-graph-swatch-edge.virtual { text-decoration: underline dashed; }
 .cloudg-graph-button { font-size: 12px; cursor: pointer; margin: 4px 0;
@@ -211,7 +214,8 @@ class GraphView(anywidget.AnyWidget):
 
 
 def _height(nodes: Sequence[Mapping[str, Any]]) -> str:
-    """Tall enough for the tallest column of nodes (within 360..680 px)."""
+    """Tall enough for the tallest column of nodes (within 360..600 px: with the legend under
+    it, the graph fits a laptop's window)."""
     ys = [float(n.get("y") or 0) for n in nodes]
     span = (max(ys) - min(ys)) if ys else 0.0
-    return f"{int(max(360, min(680, span * 1.1 + 200)))}px"
+    return f"{int(max(360, min(600, span * 1.1 + 200)))}px"

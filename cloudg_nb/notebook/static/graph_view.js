@@ -81,10 +81,7 @@ function stylesheet(colours) {
         "min-zoomed-font-size": 6,
       },
     },
-    {
-      selector: "node.group",
-      style: { "border-style": "double", "font-weight": "bold", "text-max-width": 170 },
-    },
+    { selector: "node.group", style: { "font-weight": "bold", "text-max-width": 170 } },
     {
       selector: "node.entry",
       style: {
@@ -129,7 +126,7 @@ function stylesheet(colours) {
 }
 
 //: Below this zoom, labels are too small to read: the first view never goes below it.
-const READABLE_ZOOM = 0.75;
+const READABLE_ZOOM = 0.6;
 //: Edge labels are drawn when there are this few edges; else on a selected node's edges.
 const LABELLED_EDGES = 30;
 
@@ -185,6 +182,9 @@ function swatch(kind, key) {
     s.style.background = `var(--cloudg-graph-fill-${key})`;
   } else if (kind === "ring") {
     s.style.borderColor = `var(--cloudg-graph-ring-${key})`;
+  } else if (kind === "mark") {
+    s.classList.add(`cloudg-graph-mark-${key}`);
+    s.textContent = key === "sensitive" ? "Aa" : "";
   }
   return s;
 }
@@ -413,6 +413,10 @@ function render({ model, el }) {
         || n.id() === opened || n.id() === `${opened}:more`) : null;
       opened = null;
       if (members && members.nonempty()) {
+        const drawnOnes = members.filter((n) => n.data("kind") === "asset").length;
+        side.replaceChildren(element("p", "cloudg-graph-hint",
+          `Drew ${drawnOnes} of the group's assets (worst findings first). Click one for `
+          + "its findings; click \u201cmore\u201d for more of them."));
         cy.resize();
         cy.fit(members, 40);
         cy.zoom(Math.min(Math.max(cy.zoom(), READABLE_ZOOM), 1.2));
