@@ -19,6 +19,9 @@ __all__ = ["MAX_FETCHED", "GraphModel", "blast_radius_paths", "complete_items", 
 #: it left out.
 MAX_FETCHED = 50_000
 _ASSET_FIELDS = ("id", "name", "type", "provider", "region", "account_id")
+#: The largest page the tools give (``estate.paging.MAX_LIMIT``; not imported: the kernel
+#: side does not load the estate package for a constant).
+_PAGE = 500
 
 
 @dataclass
@@ -79,6 +82,7 @@ def complete_items(result: Any, client: Any) -> tuple[Mapping[str, Any], str | N
     if isinstance(total, int) and total > MAX_FETCHED:
         return data, f"{total:,} assets: only the first page is drawn (over {MAX_FETCHED:,})"
     args = {k: v for k, v in dict(arguments).items() if k not in ("cursor", "limit")}
+    args["limit"] = _PAGE  # the largest page a tool gives: fewer round trips
     try:
         frame = client.frame(tool, progress=False, **args)
     except Exception as exc:  # the first page still makes a graph

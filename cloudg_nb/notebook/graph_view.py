@@ -83,12 +83,17 @@ def graph_view(result: Any, findings: Any = None, *, height: str | None = None,
     ``Client``), a paged blast radius is fetched whole and, when ``findings`` is None, the
     dataset's open findings are fetched to ring the nodes and fill their panels."""
     note = None
-    if client is not None and getattr(result, "next_cursor", None):
-        result, note = complete_items(result, client)
-    model = model_of(result)
-    if findings is None and client is not None:
-        findings, why = fetch_findings(client, model.dataset)
-        note = "; ".join(n for n in (note, why) if n) or None
+    last = getattr(client, "last", None)  # the analyst's last result stays theirs
+    try:
+        if client is not None and getattr(result, "next_cursor", None):
+            result, note = complete_items(result, client)
+        model = model_of(result)
+        if findings is None and client is not None:
+            findings, why = fetch_findings(client, model.dataset)
+            note = "; ".join(n for n in (note, why) if n) or None
+    finally:
+        if client is not None and hasattr(client, "last"):
+            client.last = last
     from .graph_widget import GraphView
 
     view = GraphView(model=model, findings=findings_by_asset(findings, model.assets.keys()),

@@ -24,7 +24,7 @@ from cloudg_nb.notebook.graph_drawing import (
 )
 from cloudg_nb.notebook.graph_findings import findings_by_asset, severity_rank
 from cloudg_nb.notebook.graph_model import model_of
-from cloudg_nb.notebook.graph_view import graph_elements, graph_view
+from cloudg_nb.notebook.graph_view import graph_elements, graph_view, is_graph_result
 from cloudg_nb.notebook.graph_widget import GraphView
 
 BIG = "scaled-100k"
@@ -280,6 +280,26 @@ def test_a_large_result_may_be_grouped_by_account(
     view.expand(other["id"])  # the others come out as groups of their own
     assert not any(n["id"] == other["id"] for n in view.nodes)
     assert tallest_column(view.nodes) <= ROWS_MAX
+
+
+def test_fetching_for_the_graph_leaves_the_clients_last_result_alone(
+        client: Client, big_blast: Result) -> None:
+    mine = client.call("dataset_summary", progress=False)
+    graph_view(big_blast, client=client)
+    assert client.last is mine
+
+
+def test_a_blast_radius_sent_as_columns_is_drawn_whole(
+        client: Client, big_blast: Result) -> None:
+    # (as the tools send a list the notebook asks for whole: Arrow columns)
+    from cloudg_nb.catalog.frame_columns import FrameColumns
+
+    frame = client.frame("blast_radius", ref=BIG_KEY, dataset=BIG, progress=False)
+    data = {k: v for k, v in big_blast.data.items() if k not in ("items", "next_cursor")}
+    data["columns"] = FrameColumns(frame).encode(None)
+    assert is_graph_result("blast_radius", data)
+    model = model_of(data)
+    assert len(model.assets) == BIG_TOTAL + 1 and len(model.edges) == BIG_TOTAL
 
 
 def test_grouping_can_be_turned_off_and_is_named_when_wrong(big_blast: Result) -> None:
