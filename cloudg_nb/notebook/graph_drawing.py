@@ -36,6 +36,8 @@ MEMBERS_PER_EXPAND = 12
 ROWS_MAX = 8
 #: Node findings sent for the panel (the rest are counted).
 FINDINGS_SHOWN = 10
+#: A group's assets with the worst findings, named in its panel.
+WORST_SHOWN = 5
 #: Pixels between hops (x), between the columns of one hop, and between rows (y).
 _DX, _DX_SUB, _DY = 205.0, 180.0, 100.0
 #: Room under a node for its label (two lines of 12 px text and margins).
@@ -212,14 +214,20 @@ def _group_node(model: GraphModel, gid: str, label: str, members: Sequence[str],
         "accounts": len(accounts)}
     if by_severity:
         attributes["with open findings"] = sum(by_severity.values())
+    ranked = sorted((a for a in members if findings.get(a)),
+                    key=lambda a: (severity_rank(_worst(findings, a)),
+                                   str(model.assets[a].get("name") or a)))
+    worst_assets = [{"id": a, "name": str(model.assets[a].get("name") or a),
+                     "severity": findings[a][0]["severity"], "title": findings[a][0]["title"]}
+                    for a in ranked[:WORST_SHOWN]]
     return {
         "id": gid, "kind": "group", "name": f"{kind} · {head}", "label": f"{kind}\n{head}",
         "type": label if by == "type" else "", "category": category, "severity": severity,
         "fill": CATEGORY_COLOURS.get(category, "#f0f0f0"), "ring": SEVERITY_COLOURS[severity],
         "ring_width": 5 if severity else 2, "size": round(40 + 9 * math.log10(count)),
         "shape": "round-rectangle", "entry": False, "sensitive": False, "count": count,
-        "by_severity": by_severity, "expand": expand, "findings": [], "findings_total": 0,
-        "group": None, "attributes": attributes}
+        "by_severity": by_severity, "worst_assets": worst_assets, "expand": expand,
+        "findings": [], "findings_total": 0, "group": None, "attributes": attributes}
 
 
 def _edges(model: GraphModel, element: Mapping[str, str]) -> list[dict[str, Any]]:

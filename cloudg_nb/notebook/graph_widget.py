@@ -98,7 +98,7 @@ $dark_pages {
   font-weight: bold; }
 .cloudg-graph-swatch-edge { color: var(--cloudg-graph-text); font-weight: bold; }
 .cloudg-graph-swatch-edge.virtual { text-decoration: underline dashed; }
-.cloudg-graph-button { font-size: 12px; cursor: pointer; margin: 4px 0;
+.cloudg-graph-button { font-size: 12px; cursor: pointer; margin: 4px 6px 4px 0;
   background: var(--cloudg-graph-button); color: var(--cloudg-graph-button-text);
   border: 1px solid var(--cloudg-graph-border); border-radius: 2px; }
 .cloudg-graph-section { font-weight: bold; margin: 8px 0 3px; }

@@ -238,3 +238,15 @@ def test_screenshots_of_the_graphs_in_the_theme(
         assert graph["legendShown"] and graph["nodes"]
         shoot(page, cell, f"graph-{cell}-{label}")
     page.screenshot(f"graph-notebook-{label}")
+    # a group opened: its panel describes it (its worst assets named) above its drawn assets
+    largest = max((n for n in drawn(page, "big")["nodes"] if n["kind"] == "group"),
+                  key=lambda n: n["count"])
+    click_node(page, "big", lambda g: next(
+        (n for n in g["nodes"] if n["id"] == largest["id"]), None), "Drew 12 of the group",
+        f"a click on {largest['name']} to draw its assets")
+    side = area(page, "big").find_element("css selector", ".cloudg-graph-side")
+    assert largest["name"] in side.text and "Its worst" in side.text
+    shoot(page, "big", f"graph-big-expanded-{label}")
+    side.find_element("xpath", ".//button[text()='collapse group']").click()
+    wait_for(lambda: any(n["id"] == largest["id"] for n in drawn(page, "big")["nodes"]),
+             "the group folded back by its panel's button")

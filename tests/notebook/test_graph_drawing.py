@@ -222,6 +222,9 @@ def test_a_groups_ring_is_the_worst_finding_among_its_assets(
         expected = min(theirs, key=severity_rank) if theirs else None
         assert group["severity"] == expected
         assert sum(group["by_severity"].values()) == len(theirs)
+        named_worst = [worst[a["id"]] for a in group["worst_assets"]]  # the panel names them
+        assert named_worst == sorted(theirs, key=severity_rank)[:len(named_worst)]
+        assert len(named_worst) == min(5, len(theirs))
 
 
 def test_the_summary_says_what_the_groups_hide(big_view: GraphView) -> None:

@@ -159,7 +159,8 @@ function row(name, value) {
   const td = document.createElement("td");
   th.textContent = name;
   td.textContent = value === null || value === undefined ? "—"
-    : typeof value === "object" ? JSON.stringify(value) : String(value);
+    : typeof value === "number" ? value.toLocaleString("en-US")
+      : typeof value === "object" ? JSON.stringify(value) : String(value);
   tr.append(th, td);
   return tr;
 }
@@ -286,9 +287,13 @@ function render({ model, el }) {
       + ((model.get("legend") || {}).hidden?.groups ? ", a group to expand it" : "")
       + ". Drag to pan, scroll to zoom."));
   };
-  let opened = null; // the group clicked open last: the view goes to its assets once drawn
-  const expand = (groupId) => {
+  // the group clicked open last (its id and what the panel showed of it): once its assets
+  // are drawn, the view goes to them and the panel still describes the group
+  let opened = null;
+  let openedData = null;
+  const expand = (groupId, data) => {
     opened = groupId;
+    openedData = data || null;
     model.set("expanded", [...(model.get("expanded") || []), groupId]);
     model.save_changes();
   };
@@ -296,13 +301,19 @@ function render({ model, el }) {
     model.set("expanded", (model.get("expanded") || []).filter((g) => g !== groupId));
     model.save_changes();
   };
-  const show = (data) => {
+  const show = (data, note) => {
     side.replaceChildren();
     side.append(element("div", "cloudg-graph-node-title", data.name || data.id));
     if (data.kind === "group") {
-      side.append(element("p", "cloudg-graph-hint",
-        `${Number(data.count).toLocaleString("en-US")} assets drawn as one node.`),
-      button("expand", "show some of these assets one by one", () => expand(data.expand)));
+      const open = (model.get("expanded") || []).includes(data.expand);
+      side.append(element("p", "cloudg-graph-hint", note
+        || `${Number(data.count).toLocaleString("en-US")} assets drawn as one node.`),
+      button(open ? "more" : "expand", "draw more of these assets one by one",
+        () => expand(data.expand, data)));
+      if (open) {
+        side.append(button("collapse group", "fold these assets back into their group",
+          () => collapse(data.expand)));
+      }
       const bySeverity = Object.entries(data.by_severity || {});
       side.append(element("div", "cloudg-graph-section", bySeverity.length
         ? "Worst open finding of its assets" : "No open findings on its assets"));
@@ -311,6 +322,18 @@ function render({ model, el }) {
         table.append(row(severity, `${n} assets`));
       }
       side.append(table);
+      if ((data.worst_assets || []).length) {
+        side.append(element("div", "cloudg-graph-section", "Its worst"));
+        const list = element("ul", "cloudg-graph-finding-list");
+        for (const a of data.worst_assets) {
+          const item = element("li",
+            `cloudg-graph-finding severity-${String(a.severity).toLowerCase()}`);
+          item.append(element("span", "cloudg-graph-severity", `${a.severity} · ${a.name}`),
+            element("span", "cloudg-graph-finding-title", a.title || ""));
+          list.append(item);
+        }
+        side.append(list);
+      }
     } else {
       side.append(findingsList(data));
       if (data.group) {
@@ -379,7 +402,7 @@ function render({ model, el }) {
     model.set("selected", node.id());
     model.save_changes();
     if (node.data("kind") === "group" && node.data("expand")) {
-      expand(node.data("expand")); // a click on a group opens it
+      expand(node.data("expand"), node.data()); // a click on a group opens it
     }
   });
   cy.on("tap", (event) => {
@@ -411,12 +434,18 @@ function render({ model, el }) {
       }
       const members = opened ? cy.nodes().filter((n) => n.data("group") === opened
         || n.id() === opened || n.id() === `${opened}:more`) : null;
+      const described = openedData;
       opened = null;
+      openedData = null;
       if (members && members.nonempty()) {
         const drawnOnes = members.filter((n) => n.data("kind") === "asset").length;
-        side.replaceChildren(element("p", "cloudg-graph-hint",
-          `Drew ${drawnOnes} of the group's assets (worst findings first). Click one for `
-          + "its findings; click \u201cmore\u201d for more of them."));
+        const note = `Drew ${drawnOnes} of the group's assets (worst findings first). Click `
+          + "one for its findings; \u201cmore\u201d draws more of them.";
+        if (described) {
+          show(described, note);
+        } else {
+          side.replaceChildren(element("p", "cloudg-graph-hint", note));
+        }
         cy.resize();
         cy.fit(members, 40);
         cy.zoom(Math.min(Math.max(cy.zoom(), READABLE_ZOOM), 1.2));
