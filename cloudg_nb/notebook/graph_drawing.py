@@ -89,15 +89,22 @@ class _Grouping:
             return
         rank = {a: (severity_rank(_worst(findings, a)), str(model.assets[a].get("name") or a))
                 for a in model.assets}
+        # the start, the internet and (when few) the sensitive targets are always drawn
+        pinned = set(model.starts) | (model.sensitive if len(model.sensitive) <= ROWS_MAX
+                                      else set())
         layers: dict[int, dict[str, list[str]]] = {}
         for asset_id, asset in model.assets.items():
-            if asset_id in model.starts or asset.get("type") == _INTERNET:
+            if asset_id in pinned or asset.get("type") == _INTERNET:
                 self.element[asset_id] = asset_id
                 continue
             depth = int(asset.get("depth") or 0)
             value = _group_value(asset, by)
             layers.setdefault(depth, {}).setdefault(value, []).append(asset_id)
         for depth, by_value in layers.items():
+            if sum(len(members) for members in by_value.values()) <= ROWS_MAX:
+                for members in by_value.values():  # a hop that fits a column: one by one
+                    self.element.update((a, a) for a in members)
+                continue
             ordered = sorted(by_value.items(), key=lambda kv: (-len(kv[1]), kv[0]))
             kept, rest = ordered[:LAYER_GROUPS_MAX - 1], ordered[LAYER_GROUPS_MAX - 1:]
             if len(rest) == 1:

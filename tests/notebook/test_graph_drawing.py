@@ -23,7 +23,7 @@ from cloudg_nb.notebook.graph_drawing import (
     draw,
 )
 from cloudg_nb.notebook.graph_findings import findings_by_asset, severity_rank
-from cloudg_nb.notebook.graph_model import model_of
+from cloudg_nb.notebook.graph_model import GraphModel, model_of
 from cloudg_nb.notebook.graph_view import graph_elements, graph_view, is_graph_result
 from cloudg_nb.notebook.graph_widget import GraphView
 
@@ -191,10 +191,17 @@ def test_a_paged_blast_radius_is_fetched_whole_through_the_client(
 
 
 def test_a_large_result_is_drawn_as_groups_by_type_within_each_hop(
-        big_view: GraphView) -> None:
+        big_view: GraphView, big_blast: Result) -> None:
     groups = [n for n in big_view.nodes if n["kind"] == "group"]
-    assert 5 <= len(big_view.nodes) <= 60 and groups
-    assert sum(g["count"] for g in groups) == BIG_TOTAL
+    singles = [n for n in big_view.nodes if n["kind"] == "asset"]
+    assert 5 <= len(big_view.nodes) <= 60 and len(groups) >= 20
+    assert sum(g["count"] for g in groups) + len(singles) == BIG_TOTAL + 1  # the key too
+    # a hop whose assets fit one column is drawn one by one, a larger one as groups
+    singles_by_hop = Counter(int(a["attributes"]["depth"]) for a in singles)
+    by_depth = {int(k): v for k, v in big_blast.data["by_depth"].items()}
+    assert singles_by_hop == {0: 1, **{h: n for h, n in by_depth.items() if n <= ROWS_MAX}}
+    assert {g["attributes"]["hop"] for g in groups} == {
+        h for h, n in by_depth.items() if n > ROWS_MAX}
     members = big_view.groups()
     for group in groups:
         hop, by = group["id"].split(":")[1:3]
@@ -229,9 +236,14 @@ def test_a_groups_ring_is_the_worst_finding_among_its_assets(
 
 def test_the_summary_says_what_the_groups_hide(big_view: GraphView) -> None:
     hidden = big_view.legend["hidden"]
-    assert hidden["assets"] == BIG_TOTAL and hidden["by"] == "type"
-    assert f"{BIG_TOTAL:,} of them in {hidden['groups']} groups by type and hop" in \
-        big_view.summary
+    groups = [n for n in big_view.nodes if n["kind"] == "group"]
+    assert hidden["assets"] == sum(g["count"] for g in groups) > BIG_TOTAL - 20
+    assert hidden["groups"] == len(groups) and hidden["by"] == "type"
+    assert hidden["shown"] + hidden["assets"] == BIG_TOTAL + 1
+    assert big_view.summary.startswith(f"{BIG_TOTAL + 1:,} assets, {BIG_TOTAL:,} edges · "
+                                       f"{hidden['assets']:,} of them in {hidden['groups']} "
+                                       f"groups by type and hop; {hidden['shown']} drawn one "
+                                       "by one")
     assert "click a group to expand it" in big_view.summary
     assert {m["key"] for m in big_view.legend["marks"]} == {"group"}
 
@@ -314,3 +326,20 @@ def test_grouping_can_be_turned_off_and_is_named_when_wrong(big_blast: Result) -
     assert "not fetched" in draw(model).summary
     with pytest.raises(ValueError, match="group_by must be one of"):
         draw(model, group_by="colour")
+
+
+def test_grouped_paths_keep_their_few_sensitive_targets_in_sight() -> None:
+    model = GraphModel("paths", "many paths", starts={"internet"}, sensitive={"db-1", "db-2"})
+    model.assets["internet"] = {"id": "internet", "name": "Internet", "type": "INTERNET",
+                                "category": "internet", "depth": 0}
+    for i in range(60):
+        kind = "RDS_INSTANCE" if i < 30 else "EC2"
+        asset_id = f"db-{i}" if i < 30 else f"vm-{i}"
+        model.assets[asset_id] = {"id": asset_id, "name": asset_id, "type": kind,
+                                  "category": "data" if i < 30 else "compute",
+                                  "depth": 1 if i >= 30 else 2}
+    drawing = draw(model)
+    drawn = {n["id"]: n for n in drawing.nodes}
+    assert drawn["db-1"]["kind"] == "asset" and drawn["db-1"]["sensitive"]
+    assert drawn["group:2:type:RDS_INSTANCE"]["count"] == 28  # the other databases
+    assert drawn["group:1:type:EC2"]["count"] == 30
