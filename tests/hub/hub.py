@@ -55,7 +55,7 @@ def proxy_installed() -> bool:
     return (PROXY_BIN / "configurable-http-proxy").exists()
 
 
-def test_config(folder: Path, port: int, token: str, extra_args: Sequence[str] = (),
+def hub_config(folder: Path, port: int, token: str, extra_args: Sequence[str] = (),
                 extra: str = "") -> str:
     """The documented config with its folders under ``folder`` and the hub on ``port``, and
     what the tests add (appended, so it wins)."""
@@ -241,7 +241,7 @@ def jupyterhub(tmp_path: Path, *, extra_args: Sequence[str] = (), extra: str = "
     shutil.copytree(estate or DEMO_DATA_DIR, folder / "estate")
     port, token = free_port(), secrets.token_hex(24)
     config = folder / "jupyterhub_config.py"
-    config.write_text(test_config(folder, port, token, extra_args, extra), encoding="utf-8")
+    config.write_text(hub_config(folder, port, token, extra_args, extra), encoding="utf-8")
     env = isolated_env(tmp_path)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), str(PROXY_BIN),
                                    env.get("PATH", "")])
