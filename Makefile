@@ -114,8 +114,8 @@ TEST_WORKERS ?= 2
 test: lint typecheck browser-deps client-deps hub-deps
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
-# The fast lane: the in-process tests only, none that starts a Jupyter server, kernel, browser
-# or MCP client framework (their markers; tests/lanes.py), nor JupyterHub. `make test` runs everything.
+# The fast lane: the in-process tests only, none that starts a Jupyter server, kernel, browser,
+# MCP client framework or JupyterHub (their markers; tests/lanes.py). `make test` runs everything.
 FAST_LANE := not server and not kernel and not browser and not clients and not hub
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "$(FAST_LANE)"

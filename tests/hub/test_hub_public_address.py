@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.protocol.harness import open_session
 
@@ -45,8 +46,6 @@ def server_port(hub: Hub, user: str) -> int:
 
 def status(hub: Hub, user: str) -> dict[str, object]:
     token = hub.user_token(user, [f"access:servers!user={user}"])
-    import requests
-
     answered = requests.get(f"{hub.server_url(user)}cloudg/api/status",
                             headers={"Authorization": f"token {token}"}, timeout=30)
     assert answered.status_code == 200
@@ -101,3 +100,19 @@ def test_config_jupyter_with_the_server_token_also_gives_the_hub_public_endpoint
     assert done.returncode == 0, done.stderr
     (entry,) = json.loads(done.stdout)["servers"].values()
     assert entry["url"] == public_endpoint(hub, "bob")
+
+
+@pytest.mark.parametrize("client", ["claude-code", "vscode", "other"])
+def test_an_assistant_minted_from_the_sidebar_gets_the_hub_public_endpoint(
+        hub: Hub, client: str) -> None:
+    # The JupyterLab sidebar's "connect an assistant" shows the answer's endpoint and config.
+    token = hub.user_token("alice", ["access:servers!user=alice"])
+    minted = requests.post(f"{hub.server_url('alice')}cloudg/api/assistants",
+                           headers={"Authorization": f"token {token}"},
+                           json={"name": f"sidebar-{client}", "client": client}, timeout=30)
+    assert minted.status_code == 201
+    body = minted.json()
+    assert body["endpoint"] == public_endpoint(hub, "alice")
+    if body["config"] is not None:
+        assert public_endpoint(hub, "alice") in body["config"]
+        assert f":{server_port(hub, 'alice')}/" not in body["config"]

@@ -7,6 +7,8 @@ each analyst's own output folder."""
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,15 +100,34 @@ def test_estate_files_are_read_from_the_shared_folder_only(
         text_of(refused)
 
 
-def test_an_assistant_cannot_read_outside_the_shared_folder_either(
+def test_an_assistant_cannot_read_outside_the_shared_folder_even_when_approved(
         hub: Hub, estate: Path, tokens: dict[str, str]) -> None:
-    minted = requests.post(f"{hub.server_url('alice')}cloudg/api/assistants",
-                           headers={"Authorization": f"token {tokens['alice']}"},
+    owner = {"Authorization": f"token {tokens['alice']}"}
+    api = f"{hub.server_url('alice')}cloudg/api/"
+    minted = requests.post(f"{api}assistants", headers=owner,
                            json={"name": "reader", "client": "other"}, timeout=30)
     assert minted.status_code == 201
-    refused = call(hub, minted.json()["token"], "alice", "load_dataset",
-                   {"path": f"{hub.folder}/home/bob/audit.jsonl", "name": "peek"}, "Bearer")
+    out: dict[str, Any] = {}
+
+    def load() -> None:
+        out["result"] = call(hub, minted.json()["token"], "alice", "load_dataset",
+                             {"path": f"{hub.folder}/home/bob/audit.jsonl", "name": "peek"},
+                             "Bearer")
+
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 15  # its file read waits for alice: she approves it
+    while reader.is_alive() and time.monotonic() < deadline:
+        pending = requests.get(f"{api}approvals", headers=owner, timeout=30).json()["pending"]
+        for waiting in pending:
+            if waiting["principal"] == "assistant:reader":
+                requests.post(f"{api}approvals/{waiting['id']}", headers=owner, timeout=30,
+                              json={"decision": "approve"})
+        time.sleep(0.2)
+    reader.join(60)
+    refused = out["result"]
     assert refused.is_error
+    assert "allowed" in text_of(refused).lower(), text_of(refused)
 
 
 def test_exports_land_in_the_analysts_own_output_folder(
@@ -126,3 +147,4 @@ def test_no_export_writes_into_the_shared_folder(
     refused = call(hub, tokens["alice"], "alice", "export_dataset",
                    {"dataset": "team", "folder": folder.format(estate=estate)})
     assert refused.is_error, text_of(refused)
+    assert "output" in text_of(refused).lower(), text_of(refused)
