@@ -346,14 +346,35 @@ This notebook makes small in-process workspaces with different policies, so it s
 same thing wherever it runs; the Jupyter server's own policy is set with
 `--CloudGExtension.policy` (or `cloudg-nb lab --policy`)."""),
     ("md", """\
+## 0. The key behind the pseudonyms
+
+`strict` and `analyst-team` replace identifiers (account ids, ARNs, resource ids) by
+**pseudonyms**: a keyed hash of the real value (HMAC-SHA256), shaped like the original. The
+key decides the pseudonyms, so it decides how long they last:
+
+* **with a key you keep** (`CLOUDG_MCP_VAULT_KEY` in the server's environment, or the
+  policy's `vault.key_env`), an account id or ARN keeps its pseudonym across
+  restarts, so the notes, tickets and assistant conversations that quote it keep
+  pointing at the same asset;
+* **without one**, the workspace makes up a random key when it starts, and every pseudonym
+  changes at the next restart. A server started that way says so once in its log, because
+  its operator did not choose it.
+
+This notebook makes throwaway workspaces, so a key for this session only is what we want:
+we choose one here (a random key, kept in this kernel's environment, never printed), and the
+workspaces below use it. A key you already set is kept."""),
+    ("py", """\
+import os
+import secrets
+
+os.environ.setdefault("CLOUDG_MCP_VAULT_KEY", secrets.token_hex(32))
+print("Pseudonym key chosen: pseudonyms stay the same until this kernel restarts.")"""),
+    ("md", """\
 ## 1. One result under `open`, `standard` and `strict`
 
 `cloudg_nb.local(policy=...)` starts an in-process workspace with the demo estate under a
 policy. We ask each for two assets: `web-1`, whose user data holds a database password, and
-`web-2`, whose `owner_note` tag (anyone could write it) tries a prompt injection.
-
-(`strict` warns that its pseudonym vault has no key: without `CLOUDG_MCP_VAULT_KEY`
-pseudonyms change when the process restarts, which is fine here.)"""),
+`web-2`, whose `owner_note` tag (anyone could write it) tries a prompt injection."""),
     ("py", """\
 import pandas as pd
 
@@ -540,7 +561,13 @@ plot_attack_paths(shop_paths, client.frame("list_findings", dataset="shop-tables
 ## 3. What a bad file does
 
 A file that cannot be read is an error that names the file and the problem (here: the JSON
-stops in the middle) and changes nothing: the workspace is exactly as it was."""),
+stops in the middle) and changes nothing: the workspace is exactly as it was.
+
+An error shows its **code by name**, the same names the README lists and every MCP client
+gets: `invalid_arguments` when the file or an argument is wrong, `access_denied` when the
+policy or the allowed roots refuse the call, `not_found` for an unknown name. Its details
+(which field, which roots, ...) are shown under the message; in Python they are
+`client.last.error.data`."""),
     ("py", """\
 before = client.datasets()[["name", "version", "active"]]"""),
     ("py!", """\
@@ -550,8 +577,19 @@ after = client.datasets()[["name", "version", "active"]]
 print("workspace unchanged:", before.equals(after))
 after"""),
     ("md", """\
-A path outside the allowed roots is refused the same way, without reading anything:"""),
+A path outside the allowed roots is refused the same way, without reading anything. The
+error says how to allow more folders where this workspace runs: in JupyterLab the server's
+`CloudGExtension.allowed_roots` setting (in `jupyter_server_config.py`, or
+`--CloudGExtension.allowed_roots=...` when starting it), in a workspace of the kernel's own
+the `CLOUDG_MCP_ALLOWED_ROOTS` variable."""),
     ("py!", "%cloudg load /etc/passwd as secrets"),
+    ("md", """\
+What the refusal carries besides its message: the field at fault and the roots allowed, named
+relative to the server's folder (never the server's absolute paths)."""),
+    ("py", """\
+refusal = client.last.error
+print(f"code {refusal.code}: field {refusal.data.get('field')!r}, "
+      f"allowed roots {refusal.data.get('roots')}")"""),
     ("md", """\
 ## 4. Tidy up
 

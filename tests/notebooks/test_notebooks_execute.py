@@ -12,7 +12,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .execute import EXPECTS_ERROR, NOTEBOOKS, cell_text, execute_notebook, problems
+from .execute import (
+    EXPECTS_ERROR,
+    NOTEBOOKS,
+    cell_text,
+    execute_notebook,
+    problems,
+    stderr_blocks,
+)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -111,6 +118,9 @@ def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: 
     notebook = execute_notebook(NOTEBOOKS / "03-privacy-and-policy.ipynb", tmp_path)
 
     assert problems(notebook) == []
+    # it chooses a pseudonym key, so the "vault has no key" warning never shows (in pink)
+    assert "Pseudonym key chosen" in stdout_of(cell_with(notebook, "CLOUDG_MCP_VAULT_KEY"))
+    assert stderr_blocks(notebook) == []
     side_by_side = cell_with(notebook, "POLICIES = ")
     table = side_by_side.outputs[-1]["data"]["text/html"]
     assert table.count("[REDACTED:user_data]") == 2 and "DB_PASSWORD" in table
@@ -118,7 +128,6 @@ def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: 
     notes = stdout_of(cell_with(notebook, "transform_note"))
     assert "pseudonymized" in notes.splitlines()[-1] and "nothing changed" in notes
     assert "-> web-1" in cell_text(cell_with(notebook, "ref=pseudonym"))
-    # (a warning the kernel wrote to stderr earlier may land in this cell's output too)
     reveal = stdout_of(cell_with(notebook, '"reveal_token"')).splitlines()
     assert reveal[0].startswith("assistant (analyst): refused: Access denied")
     assert reveal[1].endswith("is aws_account_id 111122223333")
@@ -147,5 +156,10 @@ def test_own_data_notebook_loads_prowler_and_tables_and_a_bad_file_changes_nothi
     assert ("Could not load 'broken-prowler-output.ocsf.json': the JSON is truncated"
             in broken)
     assert "workspace unchanged: True" in cell_text(cell_with(notebook, "workspace unchanged"))
-    assert "outside the allowed folders" in cell_text(cell_with(notebook, "/etc/passwd"))
+    refused = cell_text(cell_with(notebook, "/etc/passwd"))
+    assert "outside the allowed folders" in refused
+    assert "set CLOUDG_MCP_ALLOWED_ROOTS" in refused  # local mode: the kernel's own workspace
+    details = stdout_of(cell_with(notebook, "refusal = client.last.error"))
+    assert "field 'path', allowed roots ['.', " in details
+    assert stderr_blocks(notebook) == []
     assert "shop-" not in cell_text(code_cells(notebook)[-1])
