@@ -600,11 +600,89 @@ for name in ("shop-prowler", "shop-tables"):
 client.datasets()[["name", "version", "active"]]"""),
 ]
 
+GUIDED: list[Cell] = [
+    ("md", """\
+# Guided investigation: is the xz backdoor a way in?
+
+**The alert.** Monday morning, a threat-intelligence feed warns that **CVE-2024-3094** (the
+backdoored `xz-utils` package) is being exploited. Your lead asks three questions: *do we run
+it, can the internet reach it, and what could an attacker get to from there?* Then one more:
+*what other doors do we leave open?*
+
+You investigate the **demo estate** (60 assets in AWS, Azure and GCP) with the `%cloudg`
+magic. Each task has:
+
+* an **explore** cell with a first command to run: change it, add cells, use any tool
+  (`%cloudg tools` lists them, `%cloudg describe TOOL` explains one);
+* a **check** cell: put your answer in place of the `...` and run it. It says *right* or
+  *not yet* with a hint. The answers are not written anywhere in this notebook: each check
+  works its answer out from the estate (`cloudg_nb/notebook/guided.py`) when you run it.
+
+Give assets by name (`web-1`) or id, in any case; a list as `["a", "b"]` or `"a, b"`."""),
+    ("py", """\
+%load_ext cloudg_nb
+from cloudg_nb.notebook.guided import check
+
+%cloudg status"""),
+    ("md", """\
+## Task 1: do we run it?
+
+Findings come from scanners (Trivy, Prowler, ...): each one names the asset it was found on.
+Which asset has the backdoored `xz-utils` package?"""),
+    ("py", "%cloudg call list_findings severities=[\"CRITICAL\"]"),
+    ("py", 'check("vulnerable-asset", ...)'),
+    ("md", """\
+## Task 2: can the internet reach it?
+
+`attack_paths` walks the graph from the internet to the sensitive data stores and returns
+the shortest paths, drawn here as an interactive graph (click a node for its details). An
+asset is rarely reached directly: which internet-facing asset do the paths through the
+vulnerable asset **enter** by? (`-o paths` keeps the result in a variable for task 3.)"""),
+    ("py", "%cloudg call attack_paths -o paths"),
+    ("py", 'check("entry-point", ...)'),
+    ("md", """\
+## Task 3: what could an attacker get to?
+
+Follow the paths through the vulnerable asset to their ends. Which **sensitive data stores**
+(databases, buckets, secrets) do they reach? Give them all, as a list.
+
+The graph above has them; so does `paths`, the result kept in task 2: one entry per path,
+each with its `nodes` from the Internet to the data store."""),
+    ("py", """\
+# every path as the names of its nodes: which ones pass through the vulnerable asset?
+[[node["name"] for node in path["nodes"]] for path in paths["paths"]]"""),
+    ("py", 'check("crown-jewels", ...)'),
+    ("md", """\
+## Task 4: what other doors are open?
+
+The xz backdoor is one way in. `internet_exposure` lists every asset the internet reaches,
+the rule that lets it in, and the **sensitive ports** (SSH, RDP, databases, Kibana ...) it
+leaves open to the world. Which internet-exposed assets have a sensitive port open? Give
+them all, as a list."""),
+    ("py", "%cloudg call internet_exposure"),
+    ("py", 'check("admin-doors", ...)'),
+    ("md", """\
+## Wrap-up: what to fix first
+
+`top_risks` ranks the assets with open findings by a score that shows its parts (the worst
+finding's risk, exposure to the internet, how many assets depend on it, how many findings it
+has). Does its first rank agree with your investigation?"""),
+    ("py", "%cloudg call top_risks limit=5"),
+    ("md", """\
+**For teachers.** The checks recompute their answers from the `demo` dataset of the workspace
+this notebook uses (in JupyterLab: the server's shared workspace; elsewhere an in-process
+one), so they stay right if the demo estate changes and the notebook never holds an answer
+to scroll to. `check(task, answer)` returns a `Verdict` (`.right`: True, False or None for
+no answer yet); the tasks are `cloudg_nb.notebook.guided.TASKS`."""),
+]
+
+
 NOTEBOOKS: dict[str, list[Cell]] = {
     "01-quickstart.ipynb": QUICKSTART,
     "02-with-an-ai-assistant.ipynb": ASSISTANT,
     "03-privacy-and-policy.ipynb": PRIVACY,
     "04-bring-your-own-data.ipynb": OWN_DATA,
+    "05-guided-investigation.ipynb": GUIDED,
 }
 
 

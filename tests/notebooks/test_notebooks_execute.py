@@ -163,3 +163,45 @@ def test_own_data_notebook_loads_prowler_and_tables_and_a_bad_file_changes_nothi
     assert "field 'path', allowed roots ['.', " in details
     assert stderr_blocks(notebook) == []
     assert "shop-" not in cell_text(code_cells(notebook)[-1])
+
+
+def _check_cells(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    found = {}
+    for cell in code_cells(notebook):
+        named = re.fullmatch(r'check\("([a-z-]+)", \.\.\.\)', cell.source.strip())
+        if named:
+            found[named.group(1)] = cell
+    return found
+
+
+@pytest.mark.kernel
+def test_guided_notebook_runs_with_every_check_waiting_for_an_answer(tmp_path: Path) -> None:
+    notebook = execute_notebook(NOTEBOOKS / "05-guided-investigation.ipynb", tmp_path)
+
+    assert problems(notebook) == [] and stderr_blocks(notebook) == []
+    checks = _check_cells(notebook)
+    assert list(checks) == ["vulnerable-asset", "entry-point", "crown-jewels", "admin-doors"]
+    for cell in checks.values():
+        assert "… no answer yet" in cell_text(cell)
+    assert WIDGET_VIEW in mime_types(cell_with(notebook, "%cloudg call attack_paths"))
+
+
+@pytest.mark.kernel
+def test_guided_notebook_says_right_to_the_right_answers_typed_into_its_check_cells(
+        tmp_path: Path) -> None:
+    right = {"vulnerable-asset": '"web-1"', "entry-point": '"aws-alb-web"',
+             "crown-jewels": '["customers-db", "customer-pii-exports", "db-credentials"]',
+             "admin-doors": '"bastion-1, kibana-1, vm-jump-01"'}
+    notebook = nbformat.read(NOTEBOOKS / "05-guided-investigation.ipynb", as_version=4)
+    for task, cell in _check_cells(notebook).items():
+        cell.source = cell.source.replace("...", right[task])
+    answered = tmp_path / "answered" / "05-guided-investigation.ipynb"
+    answered.parent.mkdir()
+    nbformat.write(notebook, answered)
+
+    ran = execute_notebook(answered, tmp_path)
+
+    assert problems(ran) == []
+    for task in right:
+        verdict = cell_text(cell_with(ran, f'check("{task}", '))
+        assert verdict.startswith(f"{task}: ✓ right"), verdict
