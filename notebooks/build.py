@@ -28,9 +28,9 @@ network, identity and dependency edges and 15 security findings. No cloud accoun
 credentials are needed; run it top to bottom (*Run > Run All Cells*).
 
 You will see, in order: what the estate holds, what the internet can reach, the attack paths
-to the sensitive data drawn as a picture, the findings by severity, which assets to fix first
-and why, a long graph computation with its progress bar, and a table that keeps itself up to
-date.
+to the sensitive data drawn as a picture and as an interactive graph, the findings by
+severity, which assets to fix first and why, a long graph computation with its progress bar,
+a table that keeps itself up to date, and an AI assistant asking for your approval.
 
 **Where the data lives.** Started from JupyterLab with the cloudg extension (`make demo`), the
 notebook talks to the Jupyter server's *shared workspace*: the same one your AI assistant
@@ -88,6 +88,15 @@ client = default_client()
 paths = client.call("attack_paths")
 findings = client.frame("list_findings")
 plot_attack_paths(paths, findings)"""),
+    ("md", """\
+### The same paths, to explore
+
+`graph(...)` draws them as an interactive graph: drag, zoom, and click a node for its details
+and its findings. (`%cloudg call attack_paths` shows this graph by itself.)"""),
+    ("py", """\
+from cloudg_nb.notebook.graph_view import graph
+
+graph(paths, findings, widget=True)"""),
     ("md", """\
 ### The paths step by step
 
@@ -150,6 +159,62 @@ open_findings = client.live("list_findings", severities=["CRITICAL", "HIGH"])
 open_findings.columns = ["id", "severity", "risk_score", "title", "resource_name",
                          "resource_type", "source_tool"]
 open_findings"""),
+    ("md", """\
+## 9. An assistant asks, you decide
+
+An AI assistant connects to this server's MCP endpoint with **a credential of its own**
+(`cloudg-nb config --client claude-code --jupyter` mints one; never give it the server's
+token). Its calls show under its own name, and a call that changes *your* data, here
+suppressing a finding, waits for **your approval**: in the approval panel below, in
+JupyterLab's cloudg sidebar and as a notification.
+
+A scripted assistant plays the part: it gets a credential minted by the server and asks to
+suppress `f-006` (a LOW finding). The cell after the panel approves for you, so the notebook
+runs unattended; with a real assistant you click *Approve* or *Deny*. (Without a Jupyter
+server, in nbclient or plain IPython, no assistant can connect: these cells say so.)"""),
+    ("py", """\
+from cloudg_nb.jupyter_discovery import find_jupyter_endpoint
+from cloudg_nb.notebook.scripted_assistant import ScriptedAssistant
+
+if client.mode == "remote":
+    assistant = ScriptedAssistant.mint(find_jupyter_endpoint(), "quickstart-assistant")
+    asking = assistant.ask("suppress_findings", ids=["f-006"],
+                           reason="accepted risk: the HSM team rotates this key")
+    print(f"{assistant.principal}, with its own credential ({assistant.token_hint}…), "
+          "asked to suppress f-006; the call waits for your decision.")
+else:
+    assistant = None
+    print("No Jupyter server: this in-process workspace has no assistants. Open the notebook "
+          "in JupyterLab (`make demo`) to see one ask for approval.")"""),
+    ("py", """\
+approvals = client.approval_panel() if assistant else None
+approvals"""),
+    ("md", """\
+The analyst's side: the call waiting (who, which tool, what it will do), approved with a
+reason the assistant is told. The panel above moves it to *recent*; the assistant's call,
+which was waiting all along, now completes."""),
+    ("py", """\
+if assistant:
+    waiting = assistant.waiting_approval(client, "suppress_findings")
+    print(f"waiting: {waiting['principal']} wants {waiting['tool']}: {waiting['summary']}")
+    client.approve(waiting["id"], "fine for a LOW finding")
+    answer = asking.result()
+    print(f"the assistant's call: {'refused' if answer.is_error else 'done'}: "
+          f"{answer.content[0].text[:160]}")"""),
+    ("md", """\
+The activity feed: every call to the shared workspace, yours and the assistant's, with who
+made it, its outcome and the approval it waited for (never an argument's value)."""),
+    ("py", """\
+activity = client.activity_feed() if assistant else None
+activity"""),
+    ("md", """\
+Tidy up: the workspace is shared, so put `f-006` back, and revoke the demo credential (its
+token is refused from now on; `%cloudg assistants` lists the credentials)."""),
+    ("py", """\
+if assistant:
+    client.call("unsuppress_findings", ids=["f-006"], progress=False)
+    client.revoke_assistant(assistant.name)
+    print(f"{assistant.principal}: credential revoked; f-006 is open again.")"""),
     ("md", """\
 ## Where next
 

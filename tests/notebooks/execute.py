@@ -52,10 +52,14 @@ def isolated_jupyter(tmp_path: Path) -> Iterator[dict[str, str]]:
         os.environ.update(saved)
 
 
-def execute_notebook(path: Path, tmp_path: Path) -> nbformat.NotebookNode:
-    """``path`` executed top to bottom in its own folder (errors are kept as outputs)."""
+def execute_notebook(path: Path, tmp_path: Path,
+                     env: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """``path`` executed top to bottom in its own folder (errors are kept as outputs);
+    ``env`` adds variables to the kernel's (``CLOUDG_MCP_URL`` and ``CLOUDG_MCP_TOKEN`` point
+    it at a Jupyter server: remote mode)."""
     notebook = nbformat.read(path, as_version=4)
     with isolated_jupyter(tmp_path):
+        os.environ.update(env or {})
         client = NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
                                 allow_errors=True,
                                 resources={"metadata": {"path": str(path.parent)}})
