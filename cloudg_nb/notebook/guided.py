@@ -135,7 +135,7 @@ TASKS: dict[str, Task] = {
         "shows each finding's resource_name.")),
     "entry-point": Task(_entries, "", (
         "Look at the attack paths that pass through the vulnerable asset: which asset do they "
-        "enter by, right after the Internet? (attack_paths, the `entry` of each path)")),
+        "enter by, right after the Internet? (attack_paths: the entry of each path)")),
     "crown-jewels": Task(_jewels, "sensitive data stores reached through the vulnerable asset", (
         "Every attack path through the vulnerable asset ends at a sensitive data store: "
         "list each one once (attack_paths, the last node of each path).")),
