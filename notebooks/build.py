@@ -30,7 +30,7 @@ credentials are needed; run it top to bottom (*Run > Run All Cells*).
 You will see, in order: what the estate holds, what the internet can reach, the attack paths
 to the sensitive data drawn as a picture and as an interactive graph, the findings by
 severity, which assets to fix first and why, a long graph computation with its progress bar,
-a table that keeps itself up to date, and an AI assistant asking for your approval.
+an AI assistant asking for your approval, and a table that keeps itself up to date.
 
 **Where the data lives.** Started from JupyterLab with the cloudg extension (`make demo`), the
 notebook talks to the Jupyter server's *shared workspace*: the same one your AI assistant
@@ -146,21 +146,7 @@ central = client.call("centrality_top", metric="betweenness", top=10, dataset="s
 client.call("unload_dataset", name="scaled-20k")
 central.df[["rank", "name", "type", "provider", "score"]].astype({"score": "int64"})"""),
     ("md", """\
-## 8. A table that keeps itself up to date
-
-`client.live(...)` runs a query and re-runs it whenever the data behind it changes, whoever
-changed it: you, a colleague's notebook, or an AI assistant connected to the same Jupyter
-server. The table below lists the open HIGH and CRITICAL findings; suppress one (here, or
-ask your assistant to) and it drops out of the table without running this cell again.
-(`.columns` picks the columns shown; `.df` keeps them all.)
-`02-with-an-ai-assistant.ipynb` shows it with an assistant at work."""),
-    ("py", """\
-open_findings = client.live("list_findings", severities=["CRITICAL", "HIGH"])
-open_findings.columns = ["id", "severity", "risk_score", "title", "resource_name",
-                         "resource_type", "source_tool"]
-open_findings"""),
-    ("md", """\
-## 9. An assistant asks, you decide
+## 8. An assistant asks, you decide
 
 An AI assistant connects to this server's MCP endpoint with **a credential of its own**
 (`cloudg-nb config --client claude-code --jupyter` mints one; never give it the server's
@@ -215,6 +201,20 @@ if assistant:
     client.call("unsuppress_findings", ids=["f-006"], progress=False)
     client.revoke_assistant(assistant.name)
     print(f"{assistant.principal}: credential revoked; f-006 is open again.")"""),
+    ("md", """\
+## 9. A table that keeps itself up to date
+
+`client.live(...)` runs a query and re-runs it whenever the data behind it changes, whoever
+changed it: you, a colleague's notebook, or an AI assistant connected to the same Jupyter
+server. The table below lists the open HIGH and CRITICAL findings; suppress one (here, or
+ask your assistant to) and it drops out of the table without running this cell again.
+(`.columns` picks the columns shown; `.df` keeps them all.)
+`02-with-an-ai-assistant.ipynb` shows it with an assistant at work."""),
+    ("py", """\
+open_findings = client.live("list_findings", severities=["CRITICAL", "HIGH"])
+open_findings.columns = ["id", "severity", "risk_score", "title", "resource_name",
+                         "resource_type", "source_tool"]
+open_findings"""),
     ("md", """\
 ## Where next
 
