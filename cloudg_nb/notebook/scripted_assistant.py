@@ -58,7 +58,7 @@ class ScriptedAssistant:
     """An assistant acting as ``principal`` with its own credential on ``endpoint``."""
 
     name: str
-    endpoint: JupyterEndpoint
+    endpoint: JupyterEndpoint = field(repr=False)  # it holds the owner's token
     _token: str = field(repr=False)
     token_hint: str = ""
 
@@ -88,6 +88,8 @@ class ScriptedAssistant:
             try:
                 asking._out["result"] = asyncio.run(self._call(tool, arguments))
             except BaseException as exc:  # handed to Asking.result()
+                while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+                    exc = exc.exceptions[0]  # the SDK's task group wraps the one error
                 asking._out["error"] = exc
 
         asking._thread = threading.Thread(target=run, name=f"assistant-{self.name}",
