@@ -182,11 +182,15 @@ which was waiting all along, now completes."""),
     ("py", """\
 if assistant:
     waiting = assistant.waiting_approval(client, "suppress_findings")
-    print(f"waiting: {waiting['principal']} wants {waiting['tool']}: {waiting['summary']}")
+    print(f"waiting for you: {waiting['principal']} · {waiting['summary']}")
     client.approve(waiting["id"], "fine for a LOW finding")
     answer = asking.result()
-    print(f"the assistant's call: {'refused' if answer.is_error else 'done'}: "
-          f"{answer.content[0].text[:160]}")"""),
+    if answer.is_error:
+        print("the assistant's call was refused:", answer.content[0].text)
+    else:
+        done = answer.structured_content
+        print(f"approved: the assistant's call is done ({', '.join(done['suppressed'])} "
+              f"suppressed in dataset {done['dataset']!r})")"""),
     ("md", """\
 The activity feed: every call to the shared workspace, yours and the assistant's, with who
 made it, its outcome and the approval it waited for (never an argument's value)."""),

@@ -125,7 +125,8 @@ def test_notebook_runs_in_the_lab_without_errors_and_its_outputs_are_kept_in_bot
             assert "✗ Not yet" in text_of(output_of(page, 'check("entry-point"'))
             assert "No answer yet" in text_of(output_of(page, 'check("crown-jewels"'))
         if name.startswith("01-"):
-            assert "the assistant's call: done" in text_of(output_of(page, "client.approve("))
+            assert "approved: the assistant's call is done" in text_of(
+                output_of(page, "client.approve("))
         shoot(page, stem, shown["outputs"], LIGHT)
         switch_theme(page, DARK)  # the outputs follow the theme without a re-run
         shoot(page, stem, shown["outputs"], DARK)

@@ -47,8 +47,9 @@ def test_quickstart_remotely_an_assistant_asks_the_notebook_approves_the_feed_sh
     assert server.token not in asked
     assert WIDGET_VIEW in mime_types(cell_with(notebook, "client.approval_panel()"))
     decided = stdout_of(cell_with(notebook, "client.approve("))
-    assert "waiting: assistant:quickstart-assistant wants suppress_findings" in decided
-    assert "the assistant's call: done" in decided
+    assert "waiting for you: assistant:quickstart-assistant · suppress_findings" in decided
+    assert "approved: the assistant's call is done (f-006 suppressed in dataset 'demo')" \
+        in decided
     feed = cell_with(notebook, "client.activity_feed()")
     assert WIDGET_VIEW in mime_types(feed)
     assert "(1 by assistants)" in cell_text(feed)
