@@ -180,8 +180,12 @@ The analyst's side: the call waiting (who, which tool, what it will do), approve
 reason the assistant is told. The panel above moves it to *recent*; the assistant's call,
 which was waiting all along, now completes."""),
     ("py", """\
-if assistant:
-    waiting = assistant.waiting_approval(client, "suppress_findings")
+waiting = assistant.waiting_approval(client, asking) if assistant else None
+if waiting is None and assistant:
+    print("Nothing waits any more: a call waits for you for a while (the server's "
+          "CloudGExtension.approval_timeout, 2 minutes by default), then it is refused. "
+          "Run the cell with ScriptedAssistant.mint again to ask anew.")
+elif waiting is not None:
     print(f"waiting for you: {waiting['principal']} · {waiting['summary']}")
     client.approve(waiting["id"], "fine for a LOW finding")
     answer = asking.result()

@@ -97,17 +97,20 @@ class ScriptedAssistant:
         asking._thread.start()
         return asking
 
-    def waiting_approval(self, client: Client, tool: str, timeout: float = 30.0,
-                         ) -> dict[str, Any]:
-        """This assistant's call of ``tool`` waiting for approval, as the analyst's
-        ``client.approvals()`` lists it (id, principal, tool, summary, arguments ...)."""
+    def waiting_approval(self, client: Client, asking: Asking, timeout: float = 30.0,
+                         ) -> dict[str, Any] | None:
+        """The call ``asking`` waiting for approval, as the analyst's ``client.approvals()``
+        lists it (id, principal, tool, summary, arguments ...); None when it no longer waits
+        (answered: it expired, or someone decided it) or did not wait within ``timeout``."""
         deadline = time.monotonic() + timeout
         while True:
+            done = asking.done  # read first: a call seen done before the listing is over
             for approval in client.approvals():
-                if approval.get("principal") == self.principal and approval.get("tool") == tool:
+                if (approval.get("principal") == self.principal
+                        and approval.get("tool") == asking.tool):
                     return approval
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no call of {tool} by {self.principal} waits for approval")
+            if done or time.monotonic() > deadline:
+                return None
             time.sleep(0.1)
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> Any:

@@ -1,11 +1,13 @@
 """The notebooks' scripted assistant on a real Jupyter server: it gets a credential of its own
 (never the server's token, which it never shows), its calls act as ``assistant:NAME``, a call
 that changes the analyst's data waits for the analyst and runs only once approved, a denied
-one comes back refused, and a revoked credential is refused."""
+or expired one comes back refused, and a revoked credential is refused. (The server's
+approvals expire after APPROVAL_SECONDS, so the expiry is seen quickly.)"""
 
 from __future__ import annotations
 
 import urllib.error
+from collections.abc import Iterator
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -13,9 +15,22 @@ from mcp.shared.exceptions import MCPError
 from cloudg_nb.jupyter_discovery import find_jupyter_endpoint
 from cloudg_nb.notebook.client import Client
 from cloudg_nb.notebook.scripted_assistant import ScriptedAssistant
-from tests.jupyter.server import JupyterServer
+from tests.jupyter.server import JupyterServer, jupyter_server
+from tests.lanes import starts
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+
+#: How long an assistant's call waits for the analyst on this module's server.
+APPROVAL_SECONDS = 10
+
+
+@pytest.fixture(scope="module")
+@starts("server")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    with jupyter_server(tmp_path_factory.mktemp("scripted"), other_extensions=False,
+                        extra_args=[f"--CloudGExtension.approval_timeout={APPROVAL_SECONDS}"],
+                        ) as running:
+        yield running
 
 
 def minted(server: JupyterServer, name: str) -> ScriptedAssistant:
@@ -35,8 +50,9 @@ def test_a_call_that_changes_the_analysts_data_waits_and_runs_once_approved(
         server: JupyterServer, client: Client) -> None:
     bot = minted(server, "scripted-approved")
     asking = bot.ask("suppress_findings", ids=["f-006"], reason="accepted risk")
-    waiting = bot.waiting_approval(client, "suppress_findings")
-    assert not asking.done and waiting["principal"] == "assistant:scripted-approved"
+    waiting = bot.waiting_approval(client, asking)
+    assert waiting is not None and not asking.done
+    assert waiting["principal"] == "assistant:scripted-approved"
     assert not client.approve(waiting["id"], "fine").is_error
     answer = asking.result()
     assert not answer.is_error
@@ -48,9 +64,23 @@ def test_a_denied_call_comes_back_refused_and_changes_nothing(
         server: JupyterServer, client: Client) -> None:
     bot = minted(server, "scripted-denied")
     asking = bot.ask("suppress_findings", ids=["f-007"], reason="accepted risk")
-    client.deny(bot.waiting_approval(client, "suppress_findings")["id"], "not this one")
+    waiting = bot.waiting_approval(client, asking)
+    assert waiting is not None
+    client.deny(waiting["id"], "not this one")
     assert asking.result().is_error
+    assert bot.waiting_approval(client, asking) is None  # answered: no longer waits
     assert not client.call("get_finding", finding_id="f-007",
+                           progress=False).data["is_suppressed"]
+
+
+def test_a_call_nobody_decides_expires_and_then_no_longer_waits(
+        server: JupyterServer, client: Client) -> None:
+    bot = minted(server, "scripted-expired")
+    asking = bot.ask("suppress_findings", ids=["f-009"], reason="accepted risk")
+    assert bot.waiting_approval(client, asking) is not None
+    assert asking.result(timeout=APPROVAL_SECONDS * 6).is_error
+    assert bot.waiting_approval(client, asking) is None
+    assert not client.call("get_finding", finding_id="f-009",
                            progress=False).data["is_suppressed"]
 
 
