@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CloudGConfig", "ROOTS_ENV", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR", "MAX_ASSETS_ENV",
+__all__ = ["CloudGConfig", "ROOTS_ENV", "ROOTS_ENV_HINT", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR",
+           "MAX_ASSETS_ENV",
            "MAX_DATASETS_ENV"]
 
 ROOTS_ENV = "CLOUDG_MCP_ALLOWED_ROOTS"
@@ -26,6 +27,9 @@ DEFAULT_MAX_DATASETS = 16
 #: An assistant's own share of the workspace: datasets, and assets across them.
 DEFAULT_ASSISTANT_MAX_DATASETS = 4
 DEFAULT_ASSISTANT_MAX_ASSETS = 200_000
+#: How a refused path's error says to allow more folders where the roots come from the
+#: environment (the CLI, ``cloudg-nb serve``, an in-process notebook workspace).
+ROOTS_ENV_HINT = f"To allow more folders, set {ROOTS_ENV}"
 
 
 def _roots_from_env() -> list[Path]:
@@ -65,6 +69,9 @@ class CloudGConfig:
     assistant_max_datasets: int = DEFAULT_ASSISTANT_MAX_DATASETS
     #: Assets one assistant's datasets may hold together (0: no cap of its own).
     assistant_max_assets: int = DEFAULT_ASSISTANT_MAX_ASSETS
+    #: What a refused path's error says to allow more folders: the setting that lists the
+    #: roots where this workspace runs (the Jupyter extension names its trait).
+    roots_hint: str = ROOTS_ENV_HINT
 
     def output_root(self) -> Path:
         """The absolute output directory (``./cloudg-output`` when unset); not created."""

@@ -588,10 +588,10 @@ class Workspace:
                                     data={"field": "path"}) from None
         if not any(resolved == r or resolved.is_relative_to(r) for r in roots):
             where = "the output folder" if write else "the allowed folders"
+            hint = "" if write else f" {self.config.roots_hint}."
             raise AccessDeniedError(
                 f"The path is outside {where}; use a path under one of the roots in the "
-                "error data (relative paths start at the first; set "
-                "CLOUDG_MCP_ALLOWED_ROOTS to allow more).",
+                f"error data (relative paths start at the first).{hint}",
                 data={"field": "path", "roots": [root_label(r) for r in roots],
                       "write": write})
         return resolved

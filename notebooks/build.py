@@ -28,9 +28,9 @@ network, identity and dependency edges and 15 security findings. No cloud accoun
 credentials are needed; run it top to bottom (*Run > Run All Cells*).
 
 You will see, in order: what the estate holds, what the internet can reach, the attack paths
-to the sensitive data drawn as a picture, the findings by severity, which assets to fix first
-and why, a long graph computation with its progress bar, and a table that keeps itself up to
-date.
+to the sensitive data drawn as a picture and as an interactive graph, the findings by
+severity, which assets to fix first and why, a long graph computation with its progress bar,
+an AI assistant asking for your approval, and a table that keeps itself up to date.
 
 **Where the data lives.** Started from JupyterLab with the cloudg extension (`make demo`), the
 notebook talks to the Jupyter server's *shared workspace*: the same one your AI assistant
@@ -89,6 +89,15 @@ paths = client.call("attack_paths")
 findings = client.frame("list_findings")
 plot_attack_paths(paths, findings)"""),
     ("md", """\
+### The same paths, to explore
+
+`graph(...)` draws them as an interactive graph: drag, zoom, and click a node for its details
+and its findings. (`%cloudg call attack_paths` shows this graph by itself.)"""),
+    ("py", """\
+from cloudg_nb.notebook.graph_view import graph
+
+graph(paths, findings, widget=True)"""),
+    ("md", """\
 ### The paths step by step
 
 Where each path enters and which data store it ends at."""),
@@ -137,7 +146,71 @@ central = client.call("centrality_top", metric="betweenness", top=10, dataset="s
 client.call("unload_dataset", name="scaled-20k")
 central.df[["rank", "name", "type", "provider", "score"]].astype({"score": "int64"})"""),
     ("md", """\
-## 8. A table that keeps itself up to date
+## 8. An assistant asks, you decide
+
+An AI assistant connects to this server's MCP endpoint with **a credential of its own**
+(`cloudg-nb config --client claude-code --jupyter` mints one; never give it the server's
+token). Its calls show under its own name, and a call that changes *your* data, here
+suppressing a finding, waits for **your approval**: in the approval panel below, in
+JupyterLab's cloudg sidebar and as a notification.
+
+A scripted assistant plays the part: it gets a credential minted by the server and asks to
+suppress `f-006` (a LOW finding). The cell after the panel approves for you, so the notebook
+runs unattended; with a real assistant you click *Approve* or *Deny*. (Without a Jupyter
+server, in nbclient or plain IPython, no assistant can connect: these cells say so.)"""),
+    ("py", """\
+from cloudg_nb.jupyter_discovery import find_jupyter_endpoint
+from cloudg_nb.notebook.scripted_assistant import ScriptedAssistant
+
+if client.mode == "remote":
+    assistant = ScriptedAssistant.mint(find_jupyter_endpoint(), "quickstart-assistant")
+    asking = assistant.ask("suppress_findings", ids=["f-006"],
+                           reason="accepted risk: the HSM team rotates this key")
+    print(f"{assistant.principal}, with its own credential ({assistant.token_hint}…), "
+          "asked to suppress f-006; the call waits for your decision.")
+else:
+    assistant = None
+    print("No Jupyter server: this in-process workspace has no assistants. Open the notebook "
+          "in JupyterLab (`make demo`) to see one ask for approval.")"""),
+    ("py", """\
+approvals = client.approval_panel() if assistant else None
+approvals"""),
+    ("md", """\
+The analyst's side: the call waiting (who, which tool, what it will do), approved with a
+reason the assistant is told. The panel above moves it to *recent*; the assistant's call,
+which was waiting all along, now completes."""),
+    ("py", """\
+waiting = assistant.waiting_approval(client, asking) if assistant else None
+if waiting is None and assistant:
+    print("Nothing waits any more: a call waits for you for a while (the server's "
+          "CloudGExtension.approval_timeout, 2 minutes by default), then it is refused. "
+          "Run the cell with ScriptedAssistant.mint again to ask anew.")
+elif waiting is not None:
+    print(f"waiting for you: {waiting['principal']} · {waiting['summary']}")
+    client.approve(waiting["id"], "fine for a LOW finding")
+    answer = asking.result()
+    if answer.is_error:
+        print("the assistant's call was refused:", answer.content[0].text)
+    else:
+        done = answer.structured_content
+        print(f"approved: the assistant's call is done ({', '.join(done['suppressed'])} "
+              f"suppressed in dataset {done['dataset']!r})")"""),
+    ("md", """\
+The activity feed: every call to the shared workspace, yours and the assistant's, with who
+made it, its outcome and the approval it waited for (never an argument's value)."""),
+    ("py", """\
+activity = client.activity_feed() if assistant else None
+activity"""),
+    ("md", """\
+Tidy up: the workspace is shared, so put `f-006` back, and revoke the demo credential (its
+token is refused from now on; `%cloudg assistants` lists the credentials)."""),
+    ("py", """\
+if assistant:
+    client.call("unsuppress_findings", ids=["f-006"], progress=False)
+    client.revoke_assistant(assistant.name)
+    print(f"{assistant.principal}: credential revoked; f-006 is open again.")"""),
+    ("md", """\
+## 9. A table that keeps itself up to date
 
 `client.live(...)` runs a query and re-runs it whenever the data behind it changes, whoever
 changed it: you, a colleague's notebook, or an AI assistant connected to the same Jupyter
@@ -346,14 +419,35 @@ This notebook makes small in-process workspaces with different policies, so it s
 same thing wherever it runs; the Jupyter server's own policy is set with
 `--CloudGExtension.policy` (or `cloudg-nb lab --policy`)."""),
     ("md", """\
+## 0. The key behind the pseudonyms
+
+`strict` and `analyst-team` replace identifiers (account ids, ARNs, resource ids) by
+**pseudonyms**: a keyed hash of the real value (HMAC-SHA256), shaped like the original. The
+key decides the pseudonyms, so it decides how long they last:
+
+* **with a key you keep** (`CLOUDG_MCP_VAULT_KEY` in the server's environment, or the
+  policy's `vault.key_env`), an account id or ARN keeps its pseudonym across
+  restarts, so the notes, tickets and assistant conversations that quote it keep
+  pointing at the same asset;
+* **without one**, the workspace makes up a random key when it starts, and every pseudonym
+  changes at the next restart. A server started that way says so once in its log, because
+  its operator did not choose it.
+
+This notebook makes throwaway workspaces, so a key for this session only is what we want:
+we choose one here (a random key, kept in this kernel's environment, never printed), and the
+workspaces below use it. A key you already set is kept."""),
+    ("py", """\
+import os
+import secrets
+
+os.environ.setdefault("CLOUDG_MCP_VAULT_KEY", secrets.token_hex(32))
+print("Pseudonym key chosen: pseudonyms stay the same until this kernel restarts.")"""),
+    ("md", """\
 ## 1. One result under `open`, `standard` and `strict`
 
 `cloudg_nb.local(policy=...)` starts an in-process workspace with the demo estate under a
 policy. We ask each for two assets: `web-1`, whose user data holds a database password, and
-`web-2`, whose `owner_note` tag (anyone could write it) tries a prompt injection.
-
-(`strict` warns that its pseudonym vault has no key: without `CLOUDG_MCP_VAULT_KEY`
-pseudonyms change when the process restarts, which is fine here.)"""),
+`web-2`, whose `owner_note` tag (anyone could write it) tries a prompt injection."""),
     ("py", """\
 import pandas as pd
 
@@ -540,7 +634,13 @@ plot_attack_paths(shop_paths, client.frame("list_findings", dataset="shop-tables
 ## 3. What a bad file does
 
 A file that cannot be read is an error that names the file and the problem (here: the JSON
-stops in the middle) and changes nothing: the workspace is exactly as it was."""),
+stops in the middle) and changes nothing: the workspace is exactly as it was.
+
+An error shows its **code by name**, the same names the README lists and every MCP client
+gets: `invalid_arguments` when the file or an argument is wrong, `access_denied` when the
+policy or the allowed roots refuse the call, `not_found` for an unknown name. Its details
+(which field, which roots, ...) are shown under the message; in Python they are
+`client.last.error.data`."""),
     ("py", """\
 before = client.datasets()[["name", "version", "active"]]"""),
     ("py!", """\
@@ -550,8 +650,19 @@ after = client.datasets()[["name", "version", "active"]]
 print("workspace unchanged:", before.equals(after))
 after"""),
     ("md", """\
-A path outside the allowed roots is refused the same way, without reading anything:"""),
+A path outside the allowed roots is refused the same way, without reading anything. The
+error says how to allow more folders where this workspace runs: in JupyterLab the server's
+`CloudGExtension.allowed_roots` setting (in `jupyter_server_config.py`, or
+`--CloudGExtension.allowed_roots=...` when starting it), in a workspace of the kernel's own
+the `CLOUDG_MCP_ALLOWED_ROOTS` variable."""),
     ("py!", "%cloudg load /etc/passwd as secrets"),
+    ("md", """\
+What the refusal carries besides its message: the field at fault and the roots allowed, named
+relative to the server's folder (never the server's absolute paths)."""),
+    ("py", """\
+refusal = client.last.error
+print(f"code {refusal.code}: field {refusal.data.get('field')!r}, "
+      f"allowed roots {refusal.data.get('roots')}")"""),
     ("md", """\
 ## 4. Tidy up
 
@@ -562,11 +673,89 @@ for name in ("shop-prowler", "shop-tables"):
 client.datasets()[["name", "version", "active"]]"""),
 ]
 
+GUIDED: list[Cell] = [
+    ("md", """\
+# Guided investigation: is the xz backdoor a way in?
+
+**The alert.** Monday morning, a threat-intelligence feed warns that **CVE-2024-3094** (the
+backdoored `xz-utils` package) is being exploited. Your lead asks three questions: *do we run
+it, can the internet reach it, and what could an attacker get to from there?* Then one more:
+*what other doors do we leave open?*
+
+You investigate the **demo estate** (60 assets in AWS, Azure and GCP) with the `%cloudg`
+magic. Each task has:
+
+* an **explore** cell with a first command to run: change it, add cells, use any tool
+  (`%cloudg tools` lists them, `%cloudg describe TOOL` explains one);
+* a **check** cell: put your answer in place of the `...` and run it. It says *right* or
+  *not yet* with a hint. The answers are not written anywhere in this notebook: each check
+  works its answer out from the estate (`cloudg_nb/notebook/guided.py`) when you run it.
+
+Give assets by name (`web-1`) or id, in any case; a list as `["a", "b"]` or `"a, b"`."""),
+    ("py", """\
+%load_ext cloudg_nb
+from cloudg_nb.notebook.guided import check
+
+%cloudg status"""),
+    ("md", """\
+## Task 1: do we run it?
+
+Findings come from scanners (Trivy, Prowler, ...): each one names the asset it was found on.
+Which asset has the backdoored `xz-utils` package?"""),
+    ("py", "%cloudg call list_findings severities=[\"CRITICAL\"]"),
+    ("py", 'check("vulnerable-asset", ...)'),
+    ("md", """\
+## Task 2: can the internet reach it?
+
+`attack_paths` walks the graph from the internet to the sensitive data stores and returns
+the shortest paths, drawn here as an interactive graph (click a node for its details). An
+asset is rarely reached directly: which internet-facing asset do the paths through the
+vulnerable asset **enter** by? (`-o paths` keeps the result in a variable for task 3.)"""),
+    ("py", "%cloudg call attack_paths -o paths"),
+    ("py", 'check("entry-point", ...)'),
+    ("md", """\
+## Task 3: what could an attacker get to?
+
+Follow the paths through the vulnerable asset to their ends. Which **sensitive data stores**
+(databases, buckets, secrets) do they reach? Give them all, as a list.
+
+The graph above has them; so does `paths`, the result kept in task 2: one entry per path,
+each with its `nodes` from the Internet to the data store."""),
+    ("py", """\
+# every path as the names of its nodes: which ones pass through the vulnerable asset?
+[[node["name"] for node in path["nodes"]] for path in paths["paths"]]"""),
+    ("py", 'check("crown-jewels", ...)'),
+    ("md", """\
+## Task 4: what other doors are open?
+
+The xz backdoor is one way in. `internet_exposure` lists every asset the internet reaches,
+the rule that lets it in, and the **sensitive ports** (SSH, RDP, databases, Kibana ...) it
+leaves open to the world. Which internet-exposed assets have a sensitive port open? Give
+them all, as a list."""),
+    ("py", "%cloudg call internet_exposure"),
+    ("py", 'check("admin-doors", ...)'),
+    ("md", """\
+## Wrap-up: what to fix first
+
+`top_risks` ranks the assets with open findings by a score that shows its parts (the worst
+finding's risk, exposure to the internet, how many assets depend on it, how many findings it
+has). Does its first rank agree with your investigation?"""),
+    ("py", "%cloudg call top_risks limit=5"),
+    ("md", """\
+**For teachers.** The checks recompute their answers from the `demo` dataset of the workspace
+this notebook uses (in JupyterLab: the server's shared workspace; elsewhere an in-process
+one), so they stay right if the demo estate changes and the notebook never holds an answer
+to scroll to. `check(task, answer)` returns a `Verdict` (`.right`: True, False or None for
+no answer yet); the tasks are `cloudg_nb.notebook.guided.TASKS`."""),
+]
+
+
 NOTEBOOKS: dict[str, list[Cell]] = {
     "01-quickstart.ipynb": QUICKSTART,
     "02-with-an-ai-assistant.ipynb": ASSISTANT,
     "03-privacy-and-policy.ipynb": PRIVACY,
     "04-bring-your-own-data.ipynb": OWN_DATA,
+    "05-guided-investigation.ipynb": GUIDED,
 }
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.lanes import starts
+from tests.protocol.harness import open_session
 
 from .server import JupyterServer, isolated_env, jupyter_server
 from .test_auth import mcp
@@ -124,6 +125,15 @@ def test_dataset_outside_the_root_dir_is_refused(odd_server: JupyterServer) -> N
     problem = _problems(odd_server)["outside"]
     assert "CloudGExtension.allowed_roots" in problem
     assert str(odd_server.root_dir.parent) not in problem  # no absolute paths echoed
+
+
+def test_a_load_outside_the_roots_tells_the_caller_the_trait_to_set_not_the_cli_variable(
+        odd_server: JupyterServer) -> None:
+    with open_session(odd_server.endpoint, "2025", headers=odd_server.headers) as session:
+        refused = session.call_tool("load_dataset", {"path": "/etc/passwd", "name": "x"})
+    text = refused.content[0].text
+    assert refused.is_error and "outside the allowed folders" in text
+    assert "CloudGExtension.allowed_roots" in text and "CLOUDG_MCP_ALLOWED_ROOTS" not in text
 
 
 def test_unreadable_dataset_is_one_log_line_and_the_rest_is_served(

@@ -3,7 +3,8 @@
 ``execute_notebook(path, tmp_path)`` runs every cell in a kernel of this interpreter, with the
 notebook's own folder as the working directory and no Jupyter server to find (isolated
 Jupyter dirs, no server variables), and returns the executed notebook. ``problems(nb)`` lists
-the error outputs and the cloudg error displays of cells not tagged as expecting them.
+the error outputs and the cloudg error displays of cells not tagged as expecting them;
+``stderr_blocks(nb)`` what the run wrote to stderr (JupyterLab shows it in pink).
 """
 
 from __future__ import annotations
@@ -51,10 +52,14 @@ def isolated_jupyter(tmp_path: Path) -> Iterator[dict[str, str]]:
         os.environ.update(saved)
 
 
-def execute_notebook(path: Path, tmp_path: Path) -> nbformat.NotebookNode:
-    """``path`` executed top to bottom in its own folder (errors are kept as outputs)."""
+def execute_notebook(path: Path, tmp_path: Path,
+                     env: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """``path`` executed top to bottom in its own folder (errors are kept as outputs);
+    ``env`` adds variables to the kernel's (``CLOUDG_MCP_URL`` and ``CLOUDG_MCP_TOKEN`` point
+    it at a Jupyter server: remote mode)."""
     notebook = nbformat.read(path, as_version=4)
     with isolated_jupyter(tmp_path):
+        os.environ.update(env or {})
         client = NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
                                 allow_errors=True,
                                 resources={"metadata": {"path": str(path.parent)}})
@@ -92,3 +97,12 @@ def problems(notebook: nbformat.NotebookNode) -> list[str]:
             elif "cloudg-error" in html and not expected:
                 found.append(f"cell {index} ({cell.source[:60]!r}): {output_text(output)}")
     return found
+
+
+def stderr_blocks(notebook: nbformat.NotebookNode) -> list[str]:
+    """What each code cell wrote to stderr, as ``cell N: text`` (a warning the reader would
+    take for an error)."""
+    return [f"cell {index}: {output.get('text', '')}"
+            for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+            for output in cell.get("outputs", [])
+            if output.get("output_type") == "stream" and output.get("name") == "stderr"]

@@ -12,7 +12,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .execute import EXPECTS_ERROR, NOTEBOOKS, cell_text, execute_notebook, problems
+from .execute import (
+    EXPECTS_ERROR,
+    NOTEBOOKS,
+    cell_text,
+    execute_notebook,
+    problems,
+    stderr_blocks,
+)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -111,6 +118,9 @@ def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: 
     notebook = execute_notebook(NOTEBOOKS / "03-privacy-and-policy.ipynb", tmp_path)
 
     assert problems(notebook) == []
+    # it chooses a pseudonym key, so the "vault has no key" warning never shows (in pink)
+    assert "Pseudonym key chosen" in stdout_of(cell_with(notebook, "CLOUDG_MCP_VAULT_KEY"))
+    assert stderr_blocks(notebook) == []
     side_by_side = cell_with(notebook, "POLICIES = ")
     table = side_by_side.outputs[-1]["data"]["text/html"]
     assert table.count("[REDACTED:user_data]") == 2 and "DB_PASSWORD" in table
@@ -118,7 +128,6 @@ def test_privacy_notebook_shows_redaction_pseudonyms_reveal_and_audit(tmp_path: 
     notes = stdout_of(cell_with(notebook, "transform_note"))
     assert "pseudonymized" in notes.splitlines()[-1] and "nothing changed" in notes
     assert "-> web-1" in cell_text(cell_with(notebook, "ref=pseudonym"))
-    # (a warning the kernel wrote to stderr earlier may land in this cell's output too)
     reveal = stdout_of(cell_with(notebook, '"reveal_token"')).splitlines()
     assert reveal[0].startswith("assistant (analyst): refused: Access denied")
     assert reveal[1].endswith("is aws_account_id 111122223333")
@@ -147,5 +156,52 @@ def test_own_data_notebook_loads_prowler_and_tables_and_a_bad_file_changes_nothi
     assert ("Could not load 'broken-prowler-output.ocsf.json': the JSON is truncated"
             in broken)
     assert "workspace unchanged: True" in cell_text(cell_with(notebook, "workspace unchanged"))
-    assert "outside the allowed folders" in cell_text(cell_with(notebook, "/etc/passwd"))
+    refused = cell_text(cell_with(notebook, "/etc/passwd"))
+    assert "outside the allowed folders" in refused
+    assert "set CLOUDG_MCP_ALLOWED_ROOTS" in refused  # local mode: the kernel's own workspace
+    details = stdout_of(cell_with(notebook, "refusal = client.last.error"))
+    assert "field 'path', allowed roots ['.', " in details
+    assert stderr_blocks(notebook) == []
     assert "shop-" not in cell_text(code_cells(notebook)[-1])
+
+
+def _check_cells(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    found = {}
+    for cell in code_cells(notebook):
+        named = re.fullmatch(r'check\("([a-z-]+)", \.\.\.\)', cell.source.strip())
+        if named:
+            found[named.group(1)] = cell
+    return found
+
+
+@pytest.mark.kernel
+def test_guided_notebook_runs_with_every_check_waiting_for_an_answer(tmp_path: Path) -> None:
+    notebook = execute_notebook(NOTEBOOKS / "05-guided-investigation.ipynb", tmp_path)
+
+    assert problems(notebook) == [] and stderr_blocks(notebook) == []
+    checks = _check_cells(notebook)
+    assert list(checks) == ["vulnerable-asset", "entry-point", "crown-jewels", "admin-doors"]
+    for cell in checks.values():
+        assert "… no answer yet" in cell_text(cell)
+    assert WIDGET_VIEW in mime_types(cell_with(notebook, "%cloudg call attack_paths"))
+
+
+@pytest.mark.kernel
+def test_guided_notebook_says_right_to_the_right_answers_typed_into_its_check_cells(
+        tmp_path: Path) -> None:
+    right = {"vulnerable-asset": '"web-1"', "entry-point": '"aws-alb-web"',
+             "crown-jewels": '["customers-db", "customer-pii-exports", "db-credentials"]',
+             "admin-doors": '"bastion-1, kibana-1, vm-jump-01"'}
+    notebook = nbformat.read(NOTEBOOKS / "05-guided-investigation.ipynb", as_version=4)
+    for task, cell in _check_cells(notebook).items():
+        cell.source = cell.source.replace("...", right[task])
+    answered = tmp_path / "answered" / "05-guided-investigation.ipynb"
+    answered.parent.mkdir()
+    nbformat.write(notebook, answered)
+
+    ran = execute_notebook(answered, tmp_path)
+
+    assert problems(ran) == []
+    for task in right:
+        verdict = cell_text(cell_with(ran, f'check("{task}", '))
+        assert verdict.startswith(f"{task}: ✓ right"), verdict
