@@ -46,6 +46,10 @@ __all__ = [
     "DATASET_SUMMARY_TEMPLATE",
     "DURATION_META",
     "ENDPOINT_PATH",
+    "OAUTH_CONSENT_PATH",
+    "OAUTH_ISSUER_PATH",
+    "OAUTH_REQUESTS_API_PATH",
+    "OAUTH_RESOURCE_METADATA_PATH",
     "ERROR_CODE_META",
     "ERROR_DATA_META",
     "FINDINGS_BY_SEVERITY_TEMPLATE",
@@ -231,6 +235,13 @@ APPROVALS_API_PATH: Final = "cloudg/api/approvals"
 ACTIVITY_API_PATH: Final = "cloudg/api/activity"
 #: The analyst's approval page of one waiting call: ``{APPROVAL_PAGE_PATH}/{id}``.
 APPROVAL_PAGE_PATH: Final = "cloudg/approvals"
+#: MCP authorization (OAuth 2.1): the issuer (authorize / token / register / revoke and its
+#: metadata under it), the protected resource's metadata (RFC 9728; every 401 points at it),
+#: the owner's consent page ``{OAUTH_CONSENT_PATH}/{id}`` and the consent requests waiting.
+OAUTH_ISSUER_PATH: Final = "cloudg/oauth"
+OAUTH_RESOURCE_METADATA_PATH: Final = "cloudg/.well-known/oauth-protected-resource/mcp"
+OAUTH_CONSENT_PATH: Final = "cloudg/oauth/consent"
+OAUTH_REQUESTS_API_PATH: Final = "cloudg/api/oauth/requests"
 
 # -- the extension's events on Jupyter's event bus (``jupyter_events`` schema ids) ------------
 #: One approval changed: requested, decided, expired or cancelled.
