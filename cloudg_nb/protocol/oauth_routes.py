@@ -8,6 +8,8 @@ issuer is ``{base}cloudg/oauth``; its metadata is at ``{issuer}/.well-known/open
 oauth-authorization-server``; the resource's at ``{base}cloudg/.well-known/
 oauth-protected-resource/mcp`` (the ``resource_metadata`` pointer of every 401). With
 ``root`` (the server owns its origin) the RFC 8414 / 9728 root forms are served too.
+Revocation (RFC 7009) is ours: the SDK's handler requires a ``client_secret`` field, which the
+public clients this server registers do not have.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOption
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from cloudg_nb.layer.wire import ENDPOINT_PATH, OAUTH_ISSUER_PATH, OAUTH_RESOURCE_METADATA_PATH
@@ -95,9 +99,10 @@ def oauth_app(provider: Any, paths: OAuthPaths, *, root: bool,
         resource_name=resource_name)
     pr_handler = cors_middleware(ProtectedResourceMetadataHandler(resource).handle,
                                  ["GET", "OPTIONS"])
-    sdk_routes = [route for route in create_auth_routes(provider, issuer, None, registration,
-                                                        revocation)
-                  if not route.path.startswith("/.well-known")]
+    sdk_routes: list[Any] = [
+        route for route in create_auth_routes(provider, issuer, None, registration, revocation)
+        if not route.path.startswith("/.well-known") and route.path != "/revoke"]
+    sdk_routes.append(Route("/revoke", _revocation(provider), methods=["POST"]))
     issuer_local = (paths.base + ISSUER_PATH).rstrip("/")
     routes: list[Any] = [Route(issuer_local + form, as_handler, methods=["GET", "OPTIONS"])
                          for form in AS_METADATA]
@@ -109,3 +114,27 @@ def oauth_app(provider: Any, paths: OAuthPaths, *, root: bool,
             routes.append(Route(path, handler, methods=["GET", "OPTIONS"]))
     routes.append(Mount(issuer_local, routes=sdk_routes))
     return Starlette(routes=routes)
+
+
+def _revocation(provider: Any) -> Any:
+    """RFC 7009 token revocation for public clients: the token's grant ends (its access and
+    refresh tokens both) when it belongs to the client asking; 200 whatever the token was."""
+    no_store = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+    async def revoke(request: Request) -> Response:
+        form = await request.form()
+        token, client_id = form.get("token"), form.get("client_id")
+        if not isinstance(token, str) or not token or not isinstance(client_id, str):
+            return JSONResponse({"error": "invalid_request",
+                                 "error_description": "send token and client_id"},
+                                status_code=400, headers=no_store)
+        client = await provider.get_client(client_id)
+        if client is None:
+            return JSONResponse({"error": "invalid_client"}, status_code=401, headers=no_store)
+        found = await provider.load_access_token(token) or await provider.load_refresh_token(
+            client, token)
+        if found is not None and found.client_id == client.client_id:
+            await provider.revoke_token(found)
+        return Response(status_code=200, headers=no_store)
+
+    return revoke
