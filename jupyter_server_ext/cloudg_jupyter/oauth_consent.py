@@ -50,7 +50,7 @@ the activity feed, approve its changes to your data, and can revoke it at any ti
 <p class="note" id="cloudg-consent-note">{note}</p>
 <form method="post">{xsrf}
 <label>Assistant name: <input name="name" id="cloudg-consent-name" value="{name}"
- maxlength="48" pattern="[a-z0-9][a-z0-9._-]{{0,47}}" required></label>
+ maxlength="48" pattern="[a-z0-9][a-z0-9._\\-]{{0,47}}" required></label>
 <label>Policy profile: <select name="profile" id="cloudg-consent-profile">{profiles}</select>
 </label><p>
 <button type="submit" name="decision" value="allow" id="cloudg-consent-allow">Allow</button>
@@ -86,6 +86,9 @@ class ConsentPageHandler(SecurityHeaders, OwnerOnly, JupyterHandler):
     def set_default_headers(self) -> None:
         super().set_default_headers()
         self.set_header("Cache-Control", "no-store")
+        # The form posts back here: with no-referrer a browser sends "Origin: null", which
+        # Jupyter's origin check refuses. same-origin still gives other sites nothing.
+        self.set_header("Referrer-Policy", "same-origin")
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         exc = kwargs.get("exc_info", (None, None, None))[1]
