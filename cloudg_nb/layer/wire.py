@@ -38,6 +38,7 @@ __all__ = [
     "CHANGED_SINCE_META",
     "COLUMNS_UNAVAILABLE",
     "COMPLIANCE_URI",
+    "CONNECTIONS_EVENT_SCHEMA",
     "CONNECTION_CLOSED",
     "DATASETS_URI",
     "DATASET_ASSETS_TEMPLATE",
@@ -46,10 +47,6 @@ __all__ = [
     "DATASET_SUMMARY_TEMPLATE",
     "DURATION_META",
     "ENDPOINT_PATH",
-    "OAUTH_CONSENT_PATH",
-    "OAUTH_ISSUER_PATH",
-    "OAUTH_REQUESTS_API_PATH",
-    "OAUTH_RESOURCE_METADATA_PATH",
     "ERROR_CODE_META",
     "ERROR_DATA_META",
     "FINDINGS_BY_SEVERITY_TEMPLATE",
@@ -73,6 +70,10 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "METRICS_URI",
     "NOT_FOUND_CODES",
+    "OAUTH_CONSENT_PATH",
+    "OAUTH_ISSUER_PATH",
+    "OAUTH_REQUESTS_API_PATH",
+    "OAUTH_RESOURCE_METADATA_PATH",
     "PARSE_ERROR",
     "RATE_LIMITED",
     "REQUEST_CANCELLED",
@@ -250,6 +251,8 @@ APPROVALS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/approvals/v1"
 ACTIVITY_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/activity/v1"
 #: An assistant credential was minted or revoked.
 ASSISTANTS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/assistants/v1"
+#: A client's OAuth connection request waits for the analyst, or was answered or expired.
+CONNECTIONS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/connections/v1"
 
 
 def error_response(code: int, message: str, data: Any = None, *,

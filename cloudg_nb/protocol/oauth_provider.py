@@ -246,8 +246,7 @@ class AssistantOAuthProvider:
 
     def _expire(self, now: float) -> None:
         for key, consent in list(self._pending.items()):
-            if consent.expires < now:
-                self._pending.pop(key, None)
+            if consent.expires < now and self._pending.pop(key, None) is not None:
                 self._tell("expired", consent)
         for key, code in list(self._codes.items()):
             if code.expires_at < now:

@@ -205,6 +205,8 @@ class CloudGExtension(ExtensionApp):
             self.events = OversightEvents(getattr(serverapp, "event_logger", None), self.log)
             self.events.register()
             self.events.attach(endpoint.desk, endpoint.activity, endpoint.credentials)
+            if self.oauth_server is not None:
+                self.events.attach_connections(self.oauth_server.provider)
 
     def initialize_handlers(self) -> None:
         endpoint, identity = self.endpoint, self.identity

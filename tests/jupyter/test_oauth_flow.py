@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from .event_stream import subscribe
 from .oauth_client import (
     Analyst,
     MemoryStorage,
@@ -161,10 +162,11 @@ def test_waiting_requests_are_listed_for_the_analyst(server: JupyterServer,
     listed: list[dict] = []
 
     def look(url: str) -> str:
-        consent_page_of(server, url)
+        page = consent_page_of(server, url)
         listed.extend(json.loads(analyst.get(f"{server.url}cloudg/api/oauth/requests")[2])
                       ["requests"])
-        return form_consent(analyst, name="looked")(url)
+        _, headers, _ = analyst.post_form(page, {"decision": "allow", "name": "looked"})
+        return headers["location"]
 
     with oauth_session(server.endpoint, look, client_name="Waiting Client") as session:
         session.list_tools()
@@ -215,3 +217,29 @@ def test_revoking_the_assistant_ends_its_access_and_refresh_tokens_at_once(
         "grant_type": "refresh_token", "refresh_token": tokens.refresh_token or "",
         "client_id": storage.client_info.client_id})  # type: ignore[union-attr]
     assert (status, body["error"]) == (400, "invalid_grant")
+
+
+# -- the analyst's front ends ----------------------------------------------------------------
+
+
+def test_a_connection_request_and_its_answer_are_announced_on_the_event_bus(
+        server: JupyterServer, analyst: Analyst) -> None:
+    schema = "https://cloudg-nb.dev/events/connections/v1"
+    with subscribe(server) as stream:
+        storage = MemoryStorage()
+        with oauth_session(server.endpoint, form_consent(analyst, name="announced"),
+                           storage=storage, client_name="Announced Client") as session:
+            session.list_tools()
+        requested = stream.wait_for(lambda e: e.get("schema_id") == schema
+                                    and e.get("action") == "requested"
+                                    and e.get("client") == "Announced Client",
+                                    what="the request announced")
+        allowed = stream.wait_for(lambda e: e.get("schema_id") == schema
+                                  and e.get("action") == "allowed"
+                                  and e.get("id") == requested["id"], what="the answer")
+    assert requested["redirect_host"] == "127.0.0.1 (this computer)"
+    assert allowed["pending"] == 0
+    tokens = storage.tokens
+    assert tokens is not None
+    assert not any(tokens.access_token in raw or (tokens.refresh_token or "-") in raw
+                   for raw in stream.raw)
