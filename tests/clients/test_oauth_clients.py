@@ -1,26 +1,33 @@
-"""The official TypeScript SDK client connects to the Jupyter endpoint (non-root base_url) with
-OAuth from the bare URL: it discovers, registers and sends the user to the authorization URL;
-the test plays the analyst's browser (logged-in cookie + XSRF, Allow); the client finishes the
-authorization and its tool call runs under the assistant's name in the activity feed."""
+"""MCP clients from npm connect to the Jupyter endpoint (non-root base_url) with OAuth from the
+bare URL: the official TypeScript SDK client (the test plays the analyst's browser: logged-in
+cookie + XSRF, Allow) and mcp-remote (its browser step automated through $BROWSER); each tool
+call runs under the assistant's name in the activity feed."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, MCPDeprecationWarning, StdioServerParameters
 
 from tests.jupyter.oauth_client import Analyst, form_consent, query_of
-from tests.jupyter.server import JupyterServer, jupyter_server
+from tests.jupyter.server import JupyterServer, free_port, jupyter_server
 
 pytestmark = [pytest.mark.server, pytest.mark.clients]
 
 NODE = Path(__file__).parent / "node"
 TIMEOUT = 120.0
 REDIRECT = "http://127.0.0.1:8766/callback"
+#: The analyst's browser for mcp-remote ($BROWSER): answers the consent page, opens the callback.
+BROWSER_SCRIPT = Path(__file__).parent / "python" / "consenting_browser.py"
 
 
 @pytest.fixture(scope="module")
@@ -68,4 +75,31 @@ def test_the_typescript_sdk_connects_with_oauth_after_the_analyst_allows_it(
     assert report["tokens"] == {"access_prefix": "cgat_oa_", "has_refresh": True}
     feed = server.get_json(f"{server.url}cloudg/api/activity")[1]["entries"]
     assert any(e["principal"] == "assistant:ts-sdk" and e["name"] == "count_assets"
+               for e in feed)
+
+
+def test_mcp_remote_connects_with_oauth_its_browser_step_automated(
+        server: JupyterServer, tmp_path: Path) -> None:
+    bridge = NODE / "node_modules" / ".bin" / "mcp-remote"
+    assert bridge.exists(), "tests/clients/node/node_modules is missing: run `make client-deps`"
+    analyst = Analyst.login(server)
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!/bin/sh\nexec {sys.executable} {BROWSER_SCRIPT} \"$@\"\n")
+    browser.chmod(0o755)
+    env = {**os.environ, "BROWSER": str(browser), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "cfg"),
+           "CLOUDG_TEST_COOKIE": analyst.jar, "CLOUDG_TEST_XSRF": analyst.cookies["_xsrf"],
+           "CLOUDG_TEST_NAME": "bridged", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    params = StdioServerParameters(command=str(bridge), args=[
+        server.endpoint, str(free_port()), "--allow-http"], env=env)
+
+    async def run() -> Any:
+        async with Client(params, mode="legacy") as client:
+            return await client.call_tool("count_assets", {"group_by": "provider"})
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        result = anyio.run(run)
+    assert not result.is_error and result.structured_content["total"] == 60
+    feed = server.get_json(f"{server.url}cloudg/api/activity")[1]["entries"]
+    assert any(e["principal"] == "assistant:bridged" and e["name"] == "count_assets"
                for e in feed)
