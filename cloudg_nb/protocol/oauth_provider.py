@@ -2,7 +2,8 @@
 
 The SDK's routes (``mcp.server.auth``) parse and check the OAuth requests; this provider
 decides. Clients register dynamically as public clients (PKCE S256 is their proof; redirect
-URIs https, or http on a loopback host with any port, RFC 8252). An authorization request
+URIs https, or http on a loopback host with any port, RFC 8252), or publish a Client ID
+Metadata Document at an https ``client_id`` (``client_metadata``). An authorization request
 waits (``pending``) for the owner's consent on a page of the server's own; ``approve`` creates
 the assistant in the credential store and a single-use code bound to the resource (RFC 8707).
 Tokens live and die with the assistant's credential: revoking it ends them at once.
@@ -197,6 +198,21 @@ class AssistantOAuthProvider:
     # -- clients -----------------------------------------------------------------------------
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        from .client_metadata import ClientMetadataError, fetch_client_metadata, is_metadata_url
+
+        if is_metadata_url(client_id):  # a Client ID Metadata Document
+            try:
+                document = await fetch_client_metadata(client_id, redirect_uri_allowed)
+            except ClientMetadataError as exc:
+                logger.info("cloudg: refused the client %s: %s", client_id[:200], exc)
+                return None
+            try:
+                return _Client.model_validate({
+                    "client_id": client_id, "redirect_uris": document["redirect_uris"],
+                    "client_name": str(document.get("client_name") or client_id)[:80],
+                    "token_endpoint_auth_method": "none"})
+            except ValueError:
+                return None
         info = self.store.client(client_id, self.assistants.server)
         if info is None:
             return None

@@ -93,6 +93,7 @@ def oauth_app(provider: Any, paths: OAuthPaths, *, root: bool,
     # Clients register as public clients (the provider makes them so); PKCE S256 only.
     metadata.token_endpoint_auth_methods_supported = ["none"]
     metadata.revocation_endpoint_auth_methods_supported = ["none"]
+    metadata.client_id_metadata_document_supported = True
     as_handler = cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"])
     resource = ProtectedResourceMetadata(
         resource=AnyHttpUrl(paths.resource), authorization_servers=[issuer],

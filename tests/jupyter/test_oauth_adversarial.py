@@ -7,8 +7,10 @@ assistant's credential. Each is refused with the error the RFCs name, and nothin
 
 from __future__ import annotations
 
+import http.server
 import json
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -456,3 +458,82 @@ def test_storage_of_a_connected_client_holds_only_its_own_tokens(server: Jupyter
         session.list_tools()
     assert storage.tokens is not None and storage.tokens.access_token.startswith("cgat_oa_")
     assert storage.tokens.expires_in == 3600
+
+
+# -- Client ID Metadata Documents --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def documents() -> Iterator[tuple[str, dict[str, bytes]]]:
+    """A loopback web server publishing client metadata documents: (base URL, path -> body)."""
+    served: dict[str, bytes] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = served.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body or b"{}")
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}", served
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def publish(documents: tuple[str, dict[str, bytes]], path: str, **fields: Any) -> str:
+    base, served = documents
+    url = base + path
+    served[path] = json.dumps({"client_id": url, "client_name": "Doc Client",
+                               "redirect_uris": [REDIRECT_URI], **fields}).encode()
+    return url
+
+
+def test_a_client_id_metadata_document_stands_in_for_registration(
+        server: JupyterServer, analyst: Analyst,
+        documents: tuple[str, dict[str, bytes]]) -> None:
+    meta = json.loads(request(server, "GET", f"{issuer(server)}/.well-known/"
+                              "openid-configuration")[2])
+    assert meta["client_id_metadata_document_supported"] is True
+    client = publish(documents, "/good/client.json")
+    verifier, challenge = pkce()
+    status, headers, _ = authorize(server, client, challenge)
+    assert status == 302
+    page = headers["location"]
+    assert b"Doc Client" in analyst.get(page)[2]
+    status, headers, _ = analyst.post_form(page, {"decision": "allow", "name": "documented"})
+    assert status == 302
+    status, body = exchange(server, client, query_of(headers["location"])["code"], verifier)
+    assert status == 200 and use(server, body["access_token"])[0] == 200
+
+
+@pytest.mark.parametrize(("path", "fields"), [
+    ("/other/client.json", {"client_id": "https://someone-else.example.com/client.json"}),
+    ("/foreign/client.json", {"redirect_uris": ["http://evil.example.com/cb"]}),
+    ("/big/client.json", {"padding": "x" * 40_000}),
+])
+def test_a_metadata_document_that_does_not_hold_up_is_refused(
+        server: JupyterServer, analyst: Analyst, documents: tuple[str, dict[str, bytes]],
+        path: str, fields: dict[str, Any]) -> None:
+    before = len(json.loads(analyst.get(f"{server.url}cloudg/api/oauth/requests")[2])
+                 ["requests"])
+    client = publish(documents, path, **fields)
+    _, challenge = pkce()
+    status, headers, _ = authorize(server, client, challenge)
+    assert status == 400 and "location" not in headers
+    assert len(json.loads(analyst.get(f"{server.url}cloudg/api/oauth/requests")[2])
+               ["requests"]) == before
+
+
+def test_a_missing_metadata_document_is_refused(server: JupyterServer,
+                                                documents: tuple[str, dict[str, bytes]]) -> None:
+    _, challenge = pkce()
+    status, _, _ = authorize(server, documents[0] + "/nothing/here.json", challenge)
+    assert status == 400
