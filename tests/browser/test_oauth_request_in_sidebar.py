@@ -1,7 +1,8 @@
 """An MCP client's OAuth request to connect reaches the analyst in JupyterLab: while it waits
 for consent, the cloudg sidebar (headless Chromium, real JupyterLab) lists it with the client's
-name and a link to its consent page, pushed over Jupyter's event bus; following the link and
-clicking Allow creates the assistant, and the request leaves the sidebar."""
+name and a link to its consent page, pushed over Jupyter's event bus, and a notification offers
+to review it; following the link and clicking Allow creates the assistant, and the request
+is no longer waiting."""
 
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ def test_a_waiting_connection_request_shows_in_the_sidebar_and_its_link_answers_
     assert "Sidebar Client" in row.text and "127.0.0.1 (this computer)" in row.text
     link = row.find_element(By.CSS_SELECTOR, "a.cloudg-Connection-review")
     assert link.get_attribute("href") == consent_page
+    toast = wait_for(lambda: next((t for t in page.driver.find_elements(
+        By.CSS_SELECTOR, ".Toastify__toast") if "Sidebar Client" in str(
+        t.get_attribute("textContent"))), None), "a notification of the request")
+    assert "Review" in str(toast.get_attribute("textContent"))
 
     page.driver.get(consent_page)  # the analyst follows the link (logged in to JupyterLab)
     name = wait_for(lambda: page.driver.find_element(By.ID, "cloudg-consent-name"),
