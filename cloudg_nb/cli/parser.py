@@ -97,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--auth-token", action="append", metavar="TOKEN:ROLES:ID",
                        help="HTTP: accept this bearer token as principal ID with ROLES "
                             "(comma-separated); repeatable; without any, callers are anonymous")
+    serve.add_argument("--oauth", action="store_true",
+                       help="HTTP: MCP authorization (OAuth): clients connect with the bare URL "
+                            "and the owner allows each on a consent page, typing an "
+                            "--auth-token token there (needs one)")
     serve.add_argument("--allowed-host", action="append", metavar="HOST[:PORT]",
                        help="HTTP: accept this Host header besides the loopback names")
     serve.add_argument("--allowed-origin", action="append", metavar="ORIGIN",

@@ -41,9 +41,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--auth-token: {exc}") from None
     layer = local_layer(args)
     if args.transport == "stdio":
-        if tokens or args.allowed_host or args.allowed_origin:
-            raise UsageError("--auth-token, --allowed-host and --allowed-origin apply to "
-                             "--transport http only")
+        if tokens or args.allowed_host or args.allowed_origin or args.oauth:
+            raise UsageError("--auth-token, --oauth, --allowed-host and --allowed-origin "
+                             "apply to --transport http only")
         from ..protocol import run_stdio
 
         run_stdio(layer)
@@ -58,6 +58,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "can reach this machine could call the tools; add --auth-token TOKEN:ROLES:ID "
             "(or --allow-anonymous if that is really intended)"
         )
+    if args.oauth and not tokens:
+        raise UsageError("--oauth needs the owner's --auth-token TOKEN:ROLES:ID: the consent "
+                         "page asks for it before an assistant is allowed in")
     from ..protocol.sessions import SessionLimits
 
     per_caller = args.max_sessions_per_caller
@@ -70,7 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         run_http(
             layer, host=args.host, port=args.port, path=args.path, tokens=tokens or None,
             allowed_hosts=args.allowed_host or (), allowed_origins=args.allowed_origin or (),
-            session_limits=limits,
+            session_limits=limits, oauth=args.oauth,
         )
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror})") from None

@@ -38,6 +38,7 @@ __all__ = [
     "CHANGED_SINCE_META",
     "COLUMNS_UNAVAILABLE",
     "COMPLIANCE_URI",
+    "CONNECTIONS_EVENT_SCHEMA",
     "CONNECTION_CLOSED",
     "DATASETS_URI",
     "DATASET_ASSETS_TEMPLATE",
@@ -69,6 +70,10 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "METRICS_URI",
     "NOT_FOUND_CODES",
+    "OAUTH_CONSENT_PATH",
+    "OAUTH_ISSUER_PATH",
+    "OAUTH_REQUESTS_API_PATH",
+    "OAUTH_RESOURCE_METADATA_PATH",
     "PARSE_ERROR",
     "RATE_LIMITED",
     "REQUEST_CANCELLED",
@@ -231,6 +236,13 @@ APPROVALS_API_PATH: Final = "cloudg/api/approvals"
 ACTIVITY_API_PATH: Final = "cloudg/api/activity"
 #: The analyst's approval page of one waiting call: ``{APPROVAL_PAGE_PATH}/{id}``.
 APPROVAL_PAGE_PATH: Final = "cloudg/approvals"
+#: MCP authorization (OAuth 2.1): the issuer (authorize / token / register / revoke and its
+#: metadata under it), the protected resource's metadata (RFC 9728; every 401 points at it),
+#: the owner's consent page ``{OAUTH_CONSENT_PATH}/{id}`` and the consent requests waiting.
+OAUTH_ISSUER_PATH: Final = "cloudg/oauth"
+OAUTH_RESOURCE_METADATA_PATH: Final = "cloudg/.well-known/oauth-protected-resource/mcp"
+OAUTH_CONSENT_PATH: Final = "cloudg/oauth/consent"
+OAUTH_REQUESTS_API_PATH: Final = "cloudg/api/oauth/requests"
 
 # -- the extension's events on Jupyter's event bus (``jupyter_events`` schema ids) ------------
 #: One approval changed: requested, decided, expired or cancelled.
@@ -239,6 +251,8 @@ APPROVALS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/approvals/v1"
 ACTIVITY_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/activity/v1"
 #: An assistant credential was minted or revoked.
 ASSISTANTS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/assistants/v1"
+#: A client's OAuth connection request waits for the analyst, or was answered or expired.
+CONNECTIONS_EVENT_SCHEMA: Final = "https://cloudg-nb.dev/events/connections/v1"
 
 
 def error_response(code: int, message: str, data: Any = None, *,

@@ -23,6 +23,7 @@ from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
@@ -35,6 +36,7 @@ from .sessions import LimitedSessionManager, SessionLimits
 
 if TYPE_CHECKING:
     from ..layer.layer import CloudGMCPLayer
+    from .http_oauth import ServeOAuth
 
 __all__ = ["build_http_app", "run_http", "bind_socket", "session_manager", "SessionLimits"]
 
@@ -73,12 +75,15 @@ def build_http_app(
     resolver: CustomResolver | None = None,
     binding: LayerBinding | None = None,
     session_limits: SessionLimits | None = None,
+    oauth: ServeOAuth | None = None,
 ) -> Starlette:
     """An ASGI app serving ``layer`` at ``path``; ``app.state.binding`` is the binding and
     ``app.state.session_manager`` the (bounded) session manager.
 
     With ``tokens``, every request needs ``Authorization: Bearer <token>`` (else 401) and runs
-    as the token's principal; without, callers are anonymous.
+    as the token's principal; without, callers are anonymous. With ``oauth`` (built over the
+    same tokens, the owners'), OAuth access tokens are accepted too, the 401 points at the
+    protected-resource metadata, and the OAuth routes and consent page are served.
     """
     if binding is None:
         binding = bind_layer(layer, resolver=PrincipalResolver(custom=resolver))
@@ -89,12 +94,17 @@ def build_http_app(
         Middleware(HostOriginGuard, allowed_hosts=list(allowed_hosts),
                    allowed_origins=list(allowed_origins)),
     ]
-    if tokens:
-        endpoint = RequireAuthMiddleware(endpoint, required_scopes=[])
+    verifier: Any = oauth if oauth is not None else tokens
+    if verifier:
+        endpoint = RequireAuthMiddleware(
+            endpoint, required_scopes=[],
+            resource_metadata_url=AnyHttpUrl(oauth.paths.resource_metadata_url)
+            if oauth is not None else None)
         middleware += [
-            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(tokens)),
+            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
             Middleware(AuthContextMiddleware),
         ]
+    routes: list[Any] = oauth.routes() if oauth is not None else []
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -103,7 +113,7 @@ def build_http_app(
             yield
         binding.fanout.close()
 
-    app = Starlette(routes=[Route(path, endpoint=endpoint)], middleware=middleware,
+    app = Starlette(routes=[*routes, Route(path, endpoint=endpoint)], middleware=middleware,
                     lifespan=lifespan)
     app.state.binding = binding
     app.state.session_manager = manager
@@ -135,8 +145,10 @@ def run_http(
     resolver: CustomResolver | None = None,
     log_level: str = "warning",
     session_limits: SessionLimits | None = None,
+    oauth: bool = False,
 ) -> None:
     """Serve until SIGTERM/SIGINT. Prints the endpoint URL on stderr once the socket listens.
+    ``oauth``: MCP authorization too, the owners being the holders of ``tokens``.
 
     The bind address is an allowed Host too, unless it is a wildcard (then name the public
     host names with ``allowed_hosts``). As with uvicorn, the signal is raised again once the
@@ -145,12 +157,17 @@ def run_http(
     hosts = list(allowed_hosts)
     if host not in _WILDCARD_HOSTS and host not in LOOPBACK_HOSTS:
         hosts.append(host)
-    app = build_http_app(layer, path=path, tokens=tokens, allowed_hosts=hosts,
-                         allowed_origins=allowed_origins, resolver=resolver,
-                         session_limits=session_limits)
     sock = bind_socket(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
+    serve_oauth = None
+    if oauth and tokens:
+        from .http_oauth import ServeOAuth
+
+        serve_oauth = ServeOAuth(f"http://{shown}:{bound}", path, tokens)
+    app = build_http_app(layer, path=path, tokens=tokens, allowed_hosts=hosts,
+                         allowed_origins=allowed_origins, resolver=resolver,
+                         session_limits=session_limits, oauth=serve_oauth)
     print(f"cloudg-nb: serving MCP at http://{shown}:{bound}{path}", file=sys.stderr, flush=True)
     # The drain ends every stream first; the graceful timeout is only a backstop.
     config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=1)

@@ -28,6 +28,8 @@ from cloudg_nb.layer.wire import (
     APPROVALS_API_PATH,
     ASSISTANTS_API_PATH,
     ENDPOINT_PATH,
+    OAUTH_CONSENT_PATH,
+    OAUTH_REQUESTS_API_PATH,
     STATUS_PATH,
 )
 
@@ -35,10 +37,12 @@ from .assistant_auth import guard_routes
 from .endpoint import Endpoint, end_event_streams, stop_sse_watchers
 from .handlers import MCPHandler, NotFoundHandler, StatusHandler
 from .identity import Identity
+from .oauth_consent import ConsentPageHandler, ConsentRequestsHandler
+from .oauth_server import JupyterOAuth
 from .oversight_api import ActivityHandler, ApprovalsHandler
 from .oversight_events import OversightEvents
 from .oversight_handlers import ApprovalPageHandler, AssistantsHandler
-from .public_address import PublicAddress
+from .public_address import PublicAddress, under_jupyterhub
 from .served_layer import EndpointSettings, concurrency_limit
 from .server_internals import stop_on_sigint
 
@@ -154,6 +158,19 @@ class CloudGExtension(ExtensionApp):
         "and kernels too). Default: the log suggests `cloudg-nb config --jupyter`, which "
         "gives the assistant a credential of its own."))
 
+    oauth = Bool(True, config=True, help=(
+        "MCP authorization (OAuth 2.1) on the endpoint: clients that do OAuth (Claude Code, "
+        "VS Code, Cursor, mcp-remote) connect with the bare URL and the analyst's consent on "
+        "a Jupyter page, which creates an assistant credential. False: only minted tokens "
+        "(and the server's own) are accepted, and an unauthenticated request gets 403."))
+    oauth_access_token_lifetime = Float(3600.0, config=True, help=(
+        "Seconds an OAuth access token works before the client refreshes it (refresh "
+        "tokens rotate on every use; revoking the assistant ends both at once)."))
+    oauth_root_discovery = Bool(None, allow_none=True, config=True, help=(
+        "Also serve the OAuth metadata at the origin's root (/.well-known/...), which clients "
+        "try when the server owns its origin. Default: yes, except under JupyterHub (whose "
+        "hub owns the root). The metadata under {base_url}cloudg/ is always served."))
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: The endpoint and who its requests act as (None until settings time, and when
@@ -162,6 +179,8 @@ class CloudGExtension(ExtensionApp):
         self.identity: Identity | None = None
         #: The events on Jupyter's event bus (None when disabled or not built).
         self.events: OversightEvents | None = None
+        #: MCP authorization (None: ``oauth`` is off, or the credential store is unusable).
+        self.oauth_server: JupyterOAuth | None = None
 
     # -- Jupyter hooks -----------------------------------------------------------------------
 
@@ -176,20 +195,37 @@ class CloudGExtension(ExtensionApp):
                                  identity=self.identity, log=self.log)
         self.endpoint.build()
         endpoint = self.endpoint
+        if self.oauth and endpoint.credentials.store is not None:
+            root = self.oauth_root_discovery
+            self.oauth_server = JupyterOAuth(
+                endpoint.credentials, endpoint.address, getattr(serverapp, "base_url", "/"),
+                access_lifetime=self.oauth_access_token_lifetime,
+                root_discovery=not under_jupyterhub(os.environ) if root is None else root)
         if endpoint.desk is not None and endpoint.activity is not None:
             self.events = OversightEvents(getattr(serverapp, "event_logger", None), self.log)
             self.events.register()
             self.events.attach(endpoint.desk, endpoint.activity, endpoint.credentials)
+            if self.oauth_server is not None:
+                self.events.attach_connections(self.oauth_server.provider)
 
     def initialize_handlers(self) -> None:
         endpoint, identity = self.endpoint, self.identity
         if endpoint is None or identity is None:
             return
+        oauth = self.oauth_server
         mcp = {"endpoint": endpoint, "identity": identity,
                "credentials": endpoint.credentials}
         pages = {"endpoint": endpoint, "identity": identity}
+        web_app = getattr(self.serverapp, "web_app", None)
+        if oauth is not None:
+            consent = {**pages, "oauth": oauth}
+            oauth.install(self.handlers, web_app)
+            self.handlers.extend([
+                (OAUTH_CONSENT_PATH + r"/([A-Za-z0-9_-]{1,64})", ConsentPageHandler, consent),
+                (OAUTH_REQUESTS_API_PATH, ConsentRequestsHandler, consent),
+            ])
         self.handlers.extend([
-            (ENDPOINT_PATH, MCPHandler, mcp),
+            (ENDPOINT_PATH, MCPHandler, {**mcp, "oauth": oauth}),
             (STATUS_PATH, StatusHandler, pages),
             (ASSISTANTS_API_PATH, AssistantsHandler, mcp),
             (ASSISTANTS_API_PATH + r"/([a-z0-9][a-z0-9._-]{0,47})", AssistantsHandler, mcp),
@@ -201,7 +237,6 @@ class CloudGExtension(ExtensionApp):
         # Keep last: every other path under cloudg/ answers 404 with cloudg's security
         # headers (routes added after this one are never reached).
         self.handlers.append((r"cloudg(/.*)?", NotFoundHandler))
-        web_app = getattr(self.serverapp, "web_app", None)
         if web_app is not None:  # assistant tokens: refused on every route but the endpoint
             base_url = getattr(self.serverapp, "base_url", "/")
             guard_routes(web_app, url_path_join(base_url, ENDPOINT_PATH))

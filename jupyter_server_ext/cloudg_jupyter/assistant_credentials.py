@@ -110,9 +110,13 @@ class AssistantCredentials:
         if not record.bound_to(self.server_identity):
             self._log_refusal(record)
             raise AssistantRefused(OTHER_SERVER if record.server else UNBOUND)
+        self.note_use(record)
+        return record
+
+    def note_use(self, record: AssistantRecord) -> None:
+        """``record`` authenticated a request (its last use; watched for revocation)."""
         self._last_used[record.name] = time.time()
         self._known.add(record.name)
-        return record
 
     def _log_refusal(self, record: AssistantRecord) -> None:
         """Tell the analyst, once per credential, why an assistant's token is refused."""

@@ -25,6 +25,7 @@ from jupyter_server.base.call_context import CallContext
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
+from cloudg_nb.assistants.oauth_store import ACCESS_PREFIX
 from cloudg_nb.layer.wire import (
     ENDPOINT_PATH,
     INTERNAL_ERROR,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from .assistant_credentials import AssistantCredentials
     from .endpoint import Endpoint
     from .identity import Identity
+    from .oauth_server import JupyterOAuth
 
 __all__ = ["ACTIVITY_SETTING", "MCPHandler", "NotFoundHandler", "StatusHandler"]
 
@@ -94,6 +96,22 @@ _UNBOUND = (
     "Jupyter server, so no server accepts it. Ask the analyst to mint a new one on this "
     "server: cloudg-nb config --client CLIENT --jupyter --name NAME."
 )
+_OAUTH_NEEDED = (
+    "Unauthorized: connect with MCP authorization (OAuth): this server's metadata is at the "
+    "resource_metadata URL of the WWW-Authenticate header, and the analyst allows the "
+    "connection on a Jupyter page. Or send a minted assistant token: cloudg-nb config "
+    "--client CLIENT --jupyter --token-auth."
+)
+#: 401 messages (RFC 6750 ``invalid_token``) by ``OAuthRefused.reason``.
+_OAUTH_REFUSED = {
+    "unknown": "Unauthorized: this access token is unknown (it was revoked, replaced by a "
+               "refresh, or never issued here); authorize again.",
+    "expired": "Unauthorized: this access token expired; refresh it or authorize again.",
+    "revoked": "Unauthorized: the analyst revoked this assistant; authorize again (the "
+               "analyst decides whether to allow it).",
+    "other_resource": "Unauthorized: this access token was issued for another server or "
+                      "endpoint; authorize with this one.",
+}
 #: 403 messages (and the ``reason`` in the error's data) by the HTTPError reason.
 _FORBIDDEN_BY_REASON = {
     "Forbidden origin": (_FOREIGN_ORIGIN, "foreign_origin"),
@@ -115,10 +133,11 @@ class MCPHandler(SecurityHeaders, JupyterHandlerInternals):
     auth_resource = "cloudg"
 
     def initialize(self, endpoint: Endpoint, identity: Identity,
-                   credentials: AssistantCredentials) -> None:
+                   credentials: AssistantCredentials, oauth: JupyterOAuth | None = None) -> None:
         self.endpoint = endpoint
         self.identity = identity
         self.credentials = credentials
+        self.oauth = oauth
         #: The ASGI bridge of the request being forwarded (it builds the scope the SDK sees).
         self.bridge: TornadoASGIBridge | None = None
         #: Scope entries of an assistant's request (None: a Jupyter user's).
@@ -144,9 +163,17 @@ class MCPHandler(SecurityHeaders, JupyterHandlerInternals):
         if self.request.method != "OPTIONS":
             token = presented_assistant_token(self.request)
             if token is not None:
-                self._accept_assistant(token)
+                if self.oauth is not None and token.startswith(ACCESS_PREFIX):
+                    self._accept_oauth(token)
+                else:
+                    self._accept_assistant(token)
                 return
             self._accept_server_token()
+            if self.oauth is not None and not self._presents_credentials() and getattr(
+                    self.identity_provider, "auth_enabled", True):
+                if not self.check_host():
+                    raise web.HTTPError(403)
+                raise web.HTTPError(401, reason="oauth")
         await self.prepare_without_login()
         if self.request.method == "OPTIONS":
             return
@@ -175,6 +202,36 @@ class MCPHandler(SecurityHeaders, JupyterHandlerInternals):
         self.set_cors_headers()
         self.assistant_scope = self.identity.assistant_scope(record)
 
+    def _presents_credentials(self) -> bool:
+        """Whether the request carries any credential (a header, a token in the query, a
+        cookie): one that carries none is told how to authorize (401), others are refused."""
+        request = self.request
+        return bool(request.headers.get("Authorization") or request.headers.get("Cookie")
+                    or "token=" in (request.query or ""))
+
+    def _accept_oauth(self, token: str) -> None:
+        """An OAuth access token (issued after the analyst's consent): the assistant it was
+        issued to, while the token is unexpired, for this endpoint, and the assistant not
+        revoked. Refused with 401 ``invalid_token`` (RFC 6750), so the client authorizes
+        again."""
+        from jupyter_server.auth.identity import User
+
+        from cloudg_nb.protocol.oauth_provider import OAuthRefused
+
+        CallContext.set(CallContext.JUPYTER_HANDLER, self)
+        if not self.check_host():
+            raise web.HTTPError(403)
+        assert self.oauth is not None
+        try:
+            _grant, record = self.oauth.provider.verify(token)
+        except OAuthRefused as exc:
+            raise web.HTTPError(401, reason=exc.reason) from None
+        self.credentials.note_use(record)
+        self.authenticate_as(User(username=record.principal_id, name=record.name,
+                                  display_name=f"assistant {record.name}"))
+        self.set_cors_headers()
+        self.assistant_scope = self.identity.assistant_scope(record)
+
     def _accept_server_token(self) -> None:
         """A request that carries the server's own token (built-in identity providers) is the
         server's owner: checked with the provider's own token parser, in constant time, but
@@ -194,7 +251,17 @@ class MCPHandler(SecurityHeaders, JupyterHandlerInternals):
         exc = kwargs.get("exc_info", (None, None, None))[1]
         reason = getattr(exc, "reason", None) or ""
         data = None
-        if status_code == 403:
+        if status_code == 401 and self.oauth is not None:
+            refused = _OAUTH_REFUSED.get(reason)
+            challenge = f'Bearer resource_metadata="{self.oauth.resource_metadata_url()}"'
+            if refused is not None:
+                challenge = ('Bearer error="invalid_token", error_description="the access '
+                             f'token is {reason.replace("_", " ")}", '
+                             f'resource_metadata="{self.oauth.resource_metadata_url()}"')
+            self.set_header("WWW-Authenticate", challenge)
+            message = refused or _OAUTH_NEEDED
+            data = {"reason": "invalid_token" if refused else "authorization_required"}
+        elif status_code == 403:
             message, why = _FORBIDDEN_BY_REASON.get(reason, (_FORBIDDEN, "not_authenticated"))
             data = {"reason": why}
         else:

@@ -4,7 +4,8 @@
 with the server's ``event_logger`` (JupyterLab reads them from ``/api/events/subscribe``) and
 emits: every change of an approval (``APPROVALS_EVENT_SCHEMA``, with the pending count), the
 activity feed's growth and the waiting count (``ACTIVITY_EVENT_SCHEMA``, coalesced to at most
-one per ``ACTIVITY_INTERVAL``), credentials minted or revoked (``ASSISTANTS_EVENT_SCHEMA``).
+one per ``ACTIVITY_INTERVAL``), credentials minted or revoked (``ASSISTANTS_EVENT_SCHEMA``),
+OAuth connection requests waiting for consent and their answers (``CONNECTIONS_EVENT_SCHEMA``).
 It writes ``approval requested: …`` / ``approval decided: …`` at INFO. Events and lines hold
 ids, names, states and counts, never an argument value or a token: the schemas allow no other
 key, and the event logger validates each event against its schema.
@@ -23,12 +24,14 @@ from cloudg_nb.layer.wire import (
     ACTIVITY_EVENT_SCHEMA,
     APPROVALS_EVENT_SCHEMA,
     ASSISTANTS_EVENT_SCHEMA,
+    CONNECTIONS_EVENT_SCHEMA,
 )
 
 if TYPE_CHECKING:
     from jupyter_events import EventLogger
 
     from cloudg_nb.oversight import ActivityLog, Approval, ApprovalDesk
+    from cloudg_nb.protocol.oauth_provider import AssistantOAuthProvider, PendingConsent
 
     from .assistant_credentials import AssistantCredentials
 
@@ -40,6 +43,7 @@ SCHEMA_FILES = {
     APPROVALS_EVENT_SCHEMA: SCHEMA_DIR / "approvals-v1.yaml",
     ACTIVITY_EVENT_SCHEMA: SCHEMA_DIR / "activity-v1.yaml",
     ASSISTANTS_EVENT_SCHEMA: SCHEMA_DIR / "assistants-v1.yaml",
+    CONNECTIONS_EVENT_SCHEMA: SCHEMA_DIR / "connections-v1.yaml",
 }
 #: Seconds between two activity events at least (4 a second at most, however busy).
 ACTIVITY_INTERVAL = 0.25
@@ -61,6 +65,7 @@ class OversightEvents:
         self._last_activity = -math.inf
         self._sent_seq = 0
         self._stops: list[Callable[[], None]] = []
+        self._oauth: AssistantOAuthProvider | None = None
 
     def register(self) -> None:
         """Register the schemas with the event logger (once per process)."""
@@ -78,6 +83,11 @@ class OversightEvents:
         self._sent_seq = activity.latest
         self._stops += [desk.watch(self._approval_changed), activity.watch(self.activity_changed),
                         credentials.watch(self._credential_changed)]
+
+    def attach_connections(self, provider: AssistantOAuthProvider) -> None:
+        """Follow the OAuth connection requests of ``provider`` from now on."""
+        self._oauth = provider
+        self._stops.append(provider.watch(self._consent_changed))
 
     def start(self) -> None:
         """Emit on the running loop (the server's) from now on."""
@@ -150,6 +160,16 @@ class OversightEvents:
 
     def _credential_changed(self, action: str, name: str) -> None:
         self._emit(ASSISTANTS_EVENT_SCHEMA, {"action": action, "name": name})
+
+    # -- connection requests (OAuth consent) ------------------------------------------------
+
+    def _consent_changed(self, action: str, consent: PendingConsent) -> None:
+        self.log.info("cloudg: connection request %s: %s (%s), id %s", action,
+                      consent.client_name, consent.redirect_host, consent.id)
+        waiting = len(self._oauth.pending()) if self._oauth is not None else 0
+        self._emit(CONNECTIONS_EVENT_SCHEMA, {
+            "action": action, "id": consent.id, "client": consent.client_name,
+            "redirect_host": consent.redirect_host, "pending": waiting})
 
     # -- the bus -----------------------------------------------------------------------------
 

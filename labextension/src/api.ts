@@ -21,6 +21,20 @@ export interface IAssistant {
   token_hint?: string;
 }
 
+/** An MCP client's OAuth request to connect, waiting for the analyst's consent
+ * (`GET cloudg/api/oauth/requests`); `page` is the consent page that answers it. */
+export interface IConnectionRequest {
+  id: string;
+  client: string;
+  redirect_host: string;
+  expires_in: number;
+  page: string;
+}
+
+export interface IConnectionsReply {
+  requests: IConnectionRequest[];
+}
+
 /** A client the Connect form offers. */
 export interface IClientChoice {
   id: string;

@@ -3,7 +3,8 @@
  * created, last used, open sessions) with Revoke, and "Connect an assistant": pick a client,
  * name it, pick a profile, and the server mints a credential of its own and answers with the
  * configuration that client needs, shown once with a Copy button. The server's own token is
- * never shown: the configuration holds the new assistant's token only.
+ * never shown: the configuration holds the new assistant's token only. Above them, the MCP
+ * clients asking to connect with OAuth, each with a link to its consent page.
  */
 
 import { Clipboard, Dialog, Notification, showDialog } from '@jupyterlab/apputils';
@@ -41,6 +42,7 @@ export class AssistantsSection extends Widget {
     this.title.label = 'Assistants';
     this._form = this._makeForm();
     this.node.append(
+      this._requests,
       this._status,
       this._list,
       el('h4', { class: 'cloudg-Subhead' }, 'Connect an assistant'),
@@ -50,9 +52,12 @@ export class AssistantsSection extends Widget {
     this._model.changed.connect((_, part) => {
       if (part === 'assistants') {
         this.render();
+      } else if (part === 'connections') {
+        this.renderRequests();
       }
     }, this);
     this.render();
+    this.renderRequests();
   }
 
   /** Put the focus in the Connect form. */
@@ -75,6 +80,34 @@ export class AssistantsSection extends Widget {
     this._status.classList.toggle('cloudg-mod-error', !!load.error);
     this._list.replaceChildren(...assistants.map(a => this._row(a)));
     this._fillChoices();
+  }
+
+  /** MCP clients asking to connect (OAuth): each links to the consent page that answers it
+   * (it needs this browser's Jupyter login, and sends the answer back to the client). */
+  renderRequests(): void {
+    const requests = this._model.connections;
+    this._requests.replaceChildren(
+      ...requests.map(r =>
+        el(
+          'li',
+          { class: 'cloudg-Connection', 'data-connection': r.id },
+          el('strong', { class: 'cloudg-Connection-client' }, r.client),
+          ` asks to connect as an assistant (its answer goes to ${r.redirect_host}). `,
+          el(
+            'a',
+            {
+              class: 'cloudg-Connection-review',
+              href: r.page,
+              target: '_blank',
+              rel: 'noopener noreferrer',
+              title: 'Review the request: name the assistant, pick its profile, Allow or Deny'
+            },
+            'Review…'
+          )
+        )
+      )
+    );
+    this._requests.hidden = requests.length === 0;
   }
 
   private _row(assistant: IAssistant): HTMLElement {
@@ -291,6 +324,7 @@ export class AssistantsSection extends Widget {
 
   private readonly _status = el('p', { class: 'cloudg-Section-status' });
   private readonly _list = el('ul', { class: 'cloudg-Assistants-list' });
+  private readonly _requests = el('ul', { class: 'cloudg-Connections-list' });
   private readonly _clientSelect = el('select', {
     class: 'jp-mod-styled cloudg-Connect-client',
     'aria-label': 'Client'

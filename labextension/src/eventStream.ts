@@ -14,11 +14,14 @@ import type { Event } from '@jupyterlab/services';
 export const SCHEMA_APPROVALS = 'https://cloudg-nb.dev/events/approvals/v1';
 export const SCHEMA_ACTIVITY = 'https://cloudg-nb.dev/events/activity/v1';
 export const SCHEMA_ASSISTANTS = 'https://cloudg-nb.dev/events/assistants/v1';
+/** An MCP client's OAuth connection request waits for consent, or was answered (issue 39). */
+export const SCHEMA_CONNECTIONS = 'https://cloudg-nb.dev/events/connections/v1';
 
 export const CLOUDG_SCHEMAS: ReadonlySet<string> = new Set([
   SCHEMA_APPROVALS,
   SCHEMA_ACTIVITY,
-  SCHEMA_ASSISTANTS
+  SCHEMA_ASSISTANTS,
+  SCHEMA_CONNECTIONS
 ]);
 
 /** `approvals/v1`: one approval changed. */
@@ -46,6 +49,15 @@ export interface IActivityEvent {
 export interface IAssistantsEvent {
   action: 'minted' | 'revoked';
   name: string;
+}
+
+/** `connections/v1`: a connection request changed. */
+export interface IConnectionsEvent {
+  action: 'requested' | 'allowed' | 'denied' | 'expired';
+  id: string;
+  client?: string;
+  redirect_host?: string;
+  pending: number;
 }
 
 const OPEN = 1; // WebSocket.OPEN

@@ -15,7 +15,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 
 import { ActivityFilter } from './activity';
 import { CloudgModel } from './model';
-import { ApprovalNotifier } from './notifications';
+import { ApprovalNotifier, ConnectionNotifier } from './notifications';
 import { CloudgSidebar, SectionName, SIDEBAR_ID } from './sidebar';
 import { PendingStatus } from './statusbar';
 
@@ -103,6 +103,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     }
 
     const notifier = new ApprovalNotifier(model, id => open('approvals', id));
+    const connections = new ConnectionNotifier(model);
     if (statusBar) {
       statusBar.registerStatusItem('cloudg-nb:pending', {
         item: new PendingStatus(model, () => open('approvals')),
@@ -114,6 +115,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       .then(() => model.start())
       .catch(error => console.error('cloudg: the sidebar could not load', error));
     void notifier;
+    void connections;
   }
 };
 

@@ -22,6 +22,8 @@ import {
   IAssistant,
   IAssistantsReply,
   IClientChoice,
+  IConnectionRequest,
+  IConnectionsReply,
   IMintReply,
   jsonBody,
   requestAPI
@@ -33,6 +35,7 @@ import {
   SCHEMA_ACTIVITY,
   SCHEMA_APPROVALS,
   SCHEMA_ASSISTANTS,
+  SCHEMA_CONNECTIONS,
   streamOpen
 } from './eventStream';
 
@@ -52,7 +55,8 @@ const MISSING: Record<Part, string> = {
   approvals:
     'This cloudg server does not offer approvals to JupyterLab: update cloudg-nb on the server (pip install -U cloudg-nb) and restart Jupyter.',
   activity:
-    'This cloudg server does not offer its activity feed to JupyterLab: update cloudg-nb on the server (pip install -U cloudg-nb) and restart Jupyter.'
+    'This cloudg server does not offer its activity feed to JupyterLab: update cloudg-nb on the server (pip install -U cloudg-nb) and restart Jupyter.',
+  connections: ''
 };
 
 /** Entries of the activity feed kept in the page (the oldest go first). */
@@ -69,7 +73,7 @@ export interface IPendingApproval extends IApproval {
   provisional?: boolean;
 }
 
-export type Part = 'assistants' | 'approvals' | 'activity';
+export type Part = 'assistants' | 'approvals' | 'activity' | 'connections';
 
 /** A part's load state: `error` says why it could not be loaded (null: it was). */
 export interface ILoadState {
@@ -117,6 +121,7 @@ export class CloudgModel implements IDisposable {
     this._assistantsLoad = new Serial(overtaken => this._loadAssistants(overtaken));
     this._approvalsLoad = new Serial(overtaken => this._loadApprovals(overtaken));
     this._activityLoad = new Serial(overtaken => this._loadActivity(overtaken));
+    this._connectionsLoad = new Serial(overtaken => this._loadConnections(overtaken));
     this._poll = new Poll({
       auto: false,
       factory: () => this._pollTick(),
@@ -151,6 +156,10 @@ export class CloudgModel implements IDisposable {
   }
   get defaultProfile(): string | null {
     return this._defaultProfile;
+  }
+  /** MCP clients waiting for the analyst's consent to connect (OAuth). */
+  get connections(): readonly IConnectionRequest[] {
+    return this._connections;
   }
   get pending(): readonly IPendingApproval[] {
     return this._pending;
@@ -194,7 +203,8 @@ export class CloudgModel implements IDisposable {
     return Promise.all([
       this._assistantsLoad.run(),
       this._approvalsLoad.run(),
-      this._activityLoad.run()
+      this._activityLoad.run(),
+      this._connectionsLoad.run()
     ]).then(() => undefined);
   }
 
@@ -235,6 +245,9 @@ export class CloudgModel implements IDisposable {
     } else if (schema === SCHEMA_ASSISTANTS) {
       this._assistantsLoad.overtake();
       void this._assistantsLoad.run();
+    } else if (schema === SCHEMA_CONNECTIONS) {
+      this._connectionsLoad.overtake();
+      void this._connectionsLoad.run();
     }
   }
 
@@ -401,6 +414,29 @@ export class CloudgModel implements IDisposable {
     }
   }
 
+  private async _loadConnections(overtaken: () => boolean): Promise<void> {
+    let reply: IConnectionsReply;
+    try {
+      reply = await requestAPI<IConnectionsReply>('oauth/requests', {}, this._settings);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        // A server without OAuth (CloudGExtension.oauth = False): nothing ever waits.
+        this._connections = [];
+        this._load.connections = { loaded: true, error: null };
+        this._changed.emit('connections');
+        return;
+      }
+      this._fail('connections', error);
+      return;
+    }
+    if (overtaken() || this._disposed) {
+      return;
+    }
+    this._connections = Array.isArray(reply.requests) ? reply.requests : [];
+    this._load.connections = { loaded: true, error: null };
+    this._changed.emit('connections');
+  }
+
   /** The assistants' last use and sessions follow their calls (at most every 5 s). */
   private _assistantsSoon(): void {
     if (this._assistantsTimer !== null) {
@@ -502,11 +538,13 @@ export class CloudgModel implements IDisposable {
   private readonly _assistantsLoad: Serial;
   private readonly _approvalsLoad: Serial;
   private readonly _activityLoad: Serial;
+  private readonly _connectionsLoad: Serial;
   private readonly _settled = new Set<string>();
   private _load: Record<Part, ILoadState> = {
     assistants: { loaded: false, error: null },
     approvals: { loaded: false, error: null },
-    activity: { loaded: false, error: null }
+    activity: { loaded: false, error: null },
+    connections: { loaded: false, error: null }
   };
   private _disposed = false;
   private _wasOpen = false;
@@ -516,6 +554,7 @@ export class CloudgModel implements IDisposable {
   private _clients: IClientChoice[] = KNOWN_CLIENTS;
   private _profiles: string[] = [];
   private _defaultProfile: string | null = null;
+  private _connections: IConnectionRequest[] = [];
   private _pending: IPendingApproval[] = [];
   private _recent: IApproval[] = [];
   private _activity: IActivityEntry[] = [];

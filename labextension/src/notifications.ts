@@ -4,7 +4,8 @@
  * Approve, Deny (asks for a reason, told to the assistant) and Open (reveals the call in the
  * sidebar). It goes away as soon as the call is no longer pending, however it was decided.
  * The notifications follow the model's pending list, so one missed event cannot leave a
- * stale one behind or an approval without one.
+ * stale one behind or an approval without one. `ConnectionNotifier` does the same for MCP
+ * clients asking to connect with OAuth: Review opens the request's consent page.
  */
 
 import { InputDialog, Notification } from '@jupyterlab/apputils';
@@ -147,5 +148,69 @@ export class ApprovalNotifier implements IDisposable {
 
   private readonly _shown = new Map<string, string>();
   private readonly _withSummary = new Set<string>();
+  private _disposed = false;
+}
+
+/** A notification per MCP client waiting for consent to connect (OAuth), with Review (its
+ * consent page, in a new tab: it needs this browser's Jupyter login); gone once answered. */
+export class ConnectionNotifier implements IDisposable {
+  constructor(private readonly _model: CloudgModel) {
+    this._model.changed.connect(this._onChanged, this);
+    this.sync();
+  }
+
+  get isDisposed(): boolean {
+    return this._disposed;
+  }
+
+  private _onChanged(_: CloudgModel, part: Part): void {
+    if (part === 'connections') {
+      this.sync();
+    }
+  }
+
+  sync(): void {
+    const waiting = new Map(this._model.connections.map(r => [r.id, r]));
+    for (const [id, notification] of this._shown) {
+      if (!waiting.has(id)) {
+        Notification.dismiss(notification);
+        this._shown.delete(id);
+      }
+    }
+    for (const request of waiting.values()) {
+      if (this._shown.has(request.id)) {
+        continue;
+      }
+      const message = oneLine(`${request.client} asks to connect to cloudg as an assistant.`);
+      this._shown.set(
+        request.id,
+        Notification.emit(message, 'warning', {
+          autoClose: false,
+          actions: [
+            {
+              label: 'Review',
+              caption: 'Name the assistant, pick its profile, Allow or Deny',
+              displayType: 'accent',
+              callback: () => void window.open(request.page, '_blank', 'noopener')
+            }
+          ]
+        })
+      );
+    }
+  }
+
+  dispose(): void {
+    if (this._disposed) {
+      return;
+    }
+    this._disposed = true;
+    this._model.changed.disconnect(this._onChanged, this);
+    for (const notification of this._shown.values()) {
+      Notification.dismiss(notification);
+    }
+    this._shown.clear();
+  }
+
+  private readonly _shown = new Map<string, string>();
   private _disposed = false;
 }

@@ -1,5 +1,6 @@
 """Who may use the endpoint: Jupyter's own auth (token header, ``?token=``, a logged-in browser
-session with XSRF), 403 (never 401 or a login redirect) otherwise, Jupyter's Origin rules,
+session with XSRF), 401 with the OAuth metadata's address for a request with no credential,
+403 (never a login redirect) for a wrong one, Jupyter's Origin rules,
 role mapping for the Jupyter user, and a server under a non-root ``base_url``.
 """
 
@@ -69,11 +70,16 @@ def alice(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
 
 
 @pytest.mark.parametrize("method", ["POST", "GET", "DELETE"])
-def test_request_without_a_token_is_forbidden(jupyter: JupyterServer, method: str) -> None:
+def test_request_without_credentials_is_told_how_to_authorize(jupyter: JupyterServer,
+                                                               method: str) -> None:
+    # MCP authorization: 401 pointing at the protected-resource metadata, never a login page.
     status, headers, body = mcp(jupyter, method)
-    assert status == 403
-    assert "location" not in headers and "www-authenticate" not in headers
-    assert "token" in json.loads(body)["error"]["message"]
+    assert status == 401
+    assert "location" not in headers
+    (challenge,) = headers["www-authenticate"]
+    assert challenge == (f'Bearer resource_metadata="http://{jupyter.host_port}/cloudg/'
+                         '.well-known/oauth-protected-resource/mcp"')
+    assert "OAuth" in json.loads(body)["error"]["message"]
 
 
 def test_wrong_token_is_forbidden_and_not_echoed(jupyter: JupyterServer) -> None:

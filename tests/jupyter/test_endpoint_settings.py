@@ -21,7 +21,9 @@ from jupyter_server.auth.identity import IdentityProvider, User
 from jupyter_server.extension.application import ExtensionApp
 
 #: Traitlets the app applies itself (the endpoint never reads them).
-APP_ONLY = {"enabled", "switch_interval", "roles", "default_roles"}
+APP_ONLY = {"enabled", "switch_interval", "roles", "default_roles",
+            # MCP authorization is built beside the endpoint (oauth_server.JupyterOAuth)
+            "oauth", "oauth_access_token_lifetime", "oauth_root_discovery"}
 #: Traitlets every ExtensionApp has (Jupyter's own, not cloudg's settings).
 JUPYTERS = set(ExtensionApp.class_traits(config=True))
 SERVER = SimpleNamespace(connection_url="http://127.0.0.1:8888/lab/",

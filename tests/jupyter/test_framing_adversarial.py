@@ -59,7 +59,8 @@ def parents(server: JupyterServer) -> list[str]:
             f"http://127.0.0.1:{server.port + 1}", PORTAL, f"http://127.0.0.1:{server.port}"]
 
 
-def assert_not_frameable(server: JupyterServer, headers: dict[str, list[str]]) -> None:
+def assert_not_frameable(server: JupyterServer, headers: dict[str, list[str]],
+                         path: str = "") -> None:
     page = f"http://127.0.0.1:{server.port}"
     for parent in parents(server):
         assert not framing_allowed(headers, parent, page), (parent, headers)
@@ -67,7 +68,12 @@ def assert_not_frameable(server: JupyterServer, headers: dict[str, list[str]]) -
     assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
     assert headers["x-frame-options"] == ["DENY"]
     assert headers["x-content-type-options"] == ["nosniff"]
-    assert headers["referrer-policy"] == ["no-referrer"]
+    # The consent page's form posts back to it: under no-referrer a browser sends "Origin:
+    # null", which Jupyter refuses; same-origin still tells no other site anything.
+    allowed = ["no-referrer"] + (["same-origin"] if path.startswith("cloudg/oauth/consent/")
+                                 else [])
+    (referrer_policy,) = headers["referrer-policy"]
+    assert referrer_policy in allowed
 
 
 def _cases(server: JupyterServer, attacker: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
@@ -81,7 +87,27 @@ def _cases(server: JupyterServer, attacker: dict[str, Any]) -> dict[str, tuple[A
                                     {**MCP_HEADERS, **analyst}, 200),
         "mcp initialize, assistant": ("POST", "cloudg/mcp", INITIALIZE,
                                       {**MCP_HEADERS, **assistant}, 200),
-        "mcp, no credentials": ("POST", "cloudg/mcp", INITIALIZE, MCP_HEADERS, 403),
+        "mcp, no credentials": ("POST", "cloudg/mcp", INITIALIZE, MCP_HEADERS, 401),
+        "mcp, unknown oauth token": ("POST", "cloudg/mcp", INITIALIZE, {
+            **MCP_HEADERS, **bearer("cgat_oa_" + "A" * 43)}, 401),
+        "oauth issuer metadata": ("GET", "cloudg/oauth/.well-known/openid-configuration", None,
+                                  {}, 200),
+        "oauth resource metadata": ("GET", "cloudg/.well-known/oauth-protected-resource/mcp",
+                                    None, {}, 200),
+        "oauth authorize, unknown client": ("GET", "cloudg/oauth/authorize?client_id=nobody&"
+                                            "response_type=code&code_challenge=x", None, {},
+                                            400),
+        "oauth token, unknown client": ("POST", "cloudg/oauth/token",
+                                        b"grant_type=authorization_code&client_id=nobody",
+                                        {"Content-Type": "application/x-www-form-urlencoded"},
+                                        401),
+        "oauth register, bad body": ("POST", "cloudg/oauth/register", b"[1,",
+                                     {"Content-Type": "application/json"}, 400),
+        "oauth consent, unknown request": ("GET", "cloudg/oauth/consent/nothing-waits", None,
+                                           analyst, 404),
+        "oauth consent, assistant token": ("GET", "cloudg/oauth/consent/nothing-waits", None,
+                                           assistant, 403),
+        "oauth requests, analyst": ("GET", "cloudg/api/oauth/requests", None, analyst, 200),
         "mcp, unknown assistant token": ("POST", "cloudg/mcp", INITIALIZE, {
             **MCP_HEADERS, **bearer("cgat_" + "A" * 43)}, 403),
         "mcp, assistant token in the query": ("POST", f"cloudg/mcp?token={token}", INITIALIZE,
@@ -157,7 +183,7 @@ def test_no_cloudg_response_can_be_framed(server: JupyterServer, attacker: dict[
     method, path, body, headers, expected = _cases(server, attacker)[case]
     status, found, _ = request(server, method, f"{BASE}{path}", body, headers)
     assert status == expected  # the path under attack was the one reached
-    assert_not_frameable(server, found)
+    assert_not_frameable(server, found, path)
 
 
 def open_stream(server: JupyterServer, token: str) -> http.client.HTTPConnection:

@@ -1,0 +1,141 @@
+"""The OAuth routes of an MCP endpoint, as one Starlette app: the `mcp` SDK's authorize /
+token / register / revoke routes under the issuer path, and the metadata documents
+(RFC 8414 / OpenID discovery, RFC 9728 protected resource) at the URLs clients try.
+
+``OAuthPaths`` names them for an endpoint served under a path (a Jupyter ``base_url``): the
+issuer is ``{base}cloudg/oauth``; its metadata is at ``{issuer}/.well-known/openid-configuration``
+(the one discovery form that lives under the base) and ``{issuer}/.well-known/
+oauth-authorization-server``; the resource's at ``{base}cloudg/.well-known/
+oauth-protected-resource/mcp`` (the ``resource_metadata`` pointer of every 401). With
+``root`` (the server owns its origin) the RFC 8414 / 9728 root forms are served too.
+Revocation (RFC 7009) is ours: the SDK's handler requires a ``client_secret`` field, which the
+public clients this server registers do not have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
+from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
+from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.shared.auth import ProtectedResourceMetadata
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from cloudg_nb.layer.wire import ENDPOINT_PATH, OAUTH_ISSUER_PATH, OAUTH_RESOURCE_METADATA_PATH
+
+__all__ = ["OAuthPaths", "oauth_app"]
+
+ISSUER_PATH = OAUTH_ISSUER_PATH
+RESOURCE_METADATA_PATH = OAUTH_RESOURCE_METADATA_PATH
+AS_METADATA = ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration")
+
+
+@dataclass(frozen=True)
+class OAuthPaths:
+    """Where the OAuth documents and routes are, for a server whose pages are at ``base``
+    (a path ending in ``/``) and whose public address is ``public_base`` (ends in ``/``)."""
+
+    base: str
+    public_base: str
+    endpoint_path: str = ENDPOINT_PATH
+
+    @property
+    def origin(self) -> str:
+        scheme, _, rest = self.public_base.partition("://")
+        return f"{scheme}://{rest.split('/', 1)[0]}"
+
+    @property
+    def public_path(self) -> str:
+        """The public base's path (``/`` or ``/user/alice/``)."""
+        return self.public_base[len(self.origin):] or "/"
+
+    @property
+    def issuer(self) -> str:
+        return self.public_base + ISSUER_PATH
+
+    @property
+    def resource(self) -> str:
+        return self.public_base + self.endpoint_path
+
+    @property
+    def resource_metadata_url(self) -> str:
+        return self.public_base + RESOURCE_METADATA_PATH
+
+    def local_paths(self, root: bool) -> list[str]:
+        """Every path (under this server's own ``base``) the app answers."""
+        issuer = self.base + ISSUER_PATH
+        paths = [f"{issuer}/{name}" for name in ("authorize", "token", "register", "revoke")]
+        paths += [issuer + form for form in AS_METADATA]
+        paths.append(self.base + RESOURCE_METADATA_PATH)
+        if root:
+            paths += self.root_paths()
+        return paths
+
+    def root_paths(self) -> list[str]:
+        issuer = (self.base + ISSUER_PATH).rstrip("/")
+        return [*(form + issuer for form in AS_METADATA),
+                "/.well-known/oauth-protected-resource" + self.base + self.endpoint_path]
+
+
+def oauth_app(provider: Any, paths: OAuthPaths, *, root: bool,
+              resource_name: str = "cloudg-nb") -> Starlette:
+    """The Starlette app answering ``paths.local_paths(root)``."""
+    issuer = AnyHttpUrl(paths.issuer)
+    registration = ClientRegistrationOptions(enabled=True)
+    revocation = RevocationOptions(enabled=True)
+    metadata = build_metadata(issuer, None, registration, revocation)
+    # Clients register as public clients (the provider makes them so); PKCE S256 only.
+    metadata.token_endpoint_auth_methods_supported = ["none"]
+    metadata.revocation_endpoint_auth_methods_supported = ["none"]
+    metadata.client_id_metadata_document_supported = True
+    as_handler = cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"])
+    resource = ProtectedResourceMetadata(
+        resource=AnyHttpUrl(paths.resource), authorization_servers=[issuer],
+        resource_name=resource_name)
+    pr_handler = cors_middleware(ProtectedResourceMetadataHandler(resource).handle,
+                                 ["GET", "OPTIONS"])
+    sdk_routes: list[Any] = [
+        route for route in create_auth_routes(provider, issuer, None, registration, revocation)
+        if not route.path.startswith("/.well-known") and route.path != "/revoke"]
+    sdk_routes.append(Route("/revoke", _revocation(provider), methods=["POST"]))
+    issuer_local = (paths.base + ISSUER_PATH).rstrip("/")
+    routes: list[Any] = [Route(issuer_local + form, as_handler, methods=["GET", "OPTIONS"])
+                         for form in AS_METADATA]
+    routes.append(Route(paths.base + RESOURCE_METADATA_PATH, pr_handler,
+                        methods=["GET", "OPTIONS"]))
+    if root:
+        for path in paths.root_paths():
+            handler = pr_handler if "protected-resource" in path else as_handler
+            routes.append(Route(path, handler, methods=["GET", "OPTIONS"]))
+    routes.append(Mount(issuer_local, routes=sdk_routes))
+    return Starlette(routes=routes)
+
+
+def _revocation(provider: Any) -> Any:
+    """RFC 7009 token revocation for public clients: the token's grant ends (its access and
+    refresh tokens both) when it belongs to the client asking; 200 whatever the token was."""
+    no_store = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+    async def revoke(request: Request) -> Response:
+        form = await request.form()
+        token, client_id = form.get("token"), form.get("client_id")
+        if not isinstance(token, str) or not token or not isinstance(client_id, str):
+            return JSONResponse({"error": "invalid_request",
+                                 "error_description": "send token and client_id"},
+                                status_code=400, headers=no_store)
+        client = await provider.get_client(client_id)
+        if client is None:
+            return JSONResponse({"error": "invalid_client"}, status_code=401, headers=no_store)
+        found = await provider.load_access_token(token) or await provider.load_refresh_token(
+            client, token)
+        if found is not None and found.client_id == client.client_id:
+            await provider.revoke_token(found)
+        return Response(status_code=200, headers=no_store)
+
+    return revoke
