@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, get_args
 import mcp_types as types
 from mcp.server.connection import allowed_log_levels
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import SERVER_NOTIFICATIONS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..layer.context import Principal, ToolContext
@@ -103,15 +104,24 @@ def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
     return send
 
 
+#: The notification that closes a URL-mode elicitation (2025-11-25; the 2026-07-28 era's
+#: request-retry pattern has no such notification: the retried request's answer closes it).
+ELICITATION_COMPLETE = "notifications/elicitation/complete"
+
+
 def _url_elicitation(sdk_ctx: Any) -> tuple[Any, Any]:
-    """``(elicit_url, elicit_complete)`` callbacks for a client that declared URL-mode
-    elicitation (``capabilities.elicitation.url``), else ``(None, None)``. Both ride the
-    stream of the request that asks."""
+    """``(elicit_url, elicit_complete)`` callbacks for a handshake-era client that declared
+    URL-mode elicitation (``capabilities.elicitation.url``), else ``(None, None)``. Both ride
+    the stream of the request that asks; ``elicit_complete`` is None where the negotiated
+    version has no ``notifications/elicitation/complete``. A 2026-07-28 request has no channel
+    for a server request mid-call."""
     session = getattr(sdk_ctx, "session", None)
     capabilities = getattr(session, "client_capabilities", None)
-    if getattr(getattr(capabilities, "elicitation", None), "url", None) is None:
+    if is_modern(sdk_ctx) or getattr(getattr(capabilities, "elicitation", None), "url",
+                                     None) is None:
         return None, None
     related = getattr(sdk_ctx, "request_id", None)
+    version = str(getattr(sdk_ctx, "protocol_version", None) or "")
 
     async def elicit_url(message: str, url: str, elicitation_id: str) -> str:
         result = await session.elicit_url(message, url, elicitation_id,  # type: ignore[union-attr]
@@ -122,7 +132,8 @@ def _url_elicitation(sdk_ctx: Any) -> tuple[Any, Any]:
         await session.send_elicit_complete(elicitation_id,  # type: ignore[union-attr]
                                            related_request_id=related)
 
-    return elicit_url, elicit_complete
+    completes = (ELICITATION_COMPLETE, version) in SERVER_NOTIFICATIONS
+    return elicit_url, (elicit_complete if completes else None)
 
 
 def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> ToolContext:

@@ -80,9 +80,8 @@ SPOOF_IDS = list(spoofs(1))
 
 def links_of_one_approval(server: JupyterServer, token: str, spoof: dict[str, str],
                           era: str = "2025") -> dict[str, str]:
-    """An assistant (sending ``spoof``) asks for a sensitive call, which the analyst denies
-    (or the assistant declines in its client, when it is asked there): every link to that
-    call's approval page the assistant and the analyst are given."""
+    """An assistant (sending ``spoof``) asks for a sensitive call, which the analyst denies:
+    every link to that call's approval page the assistant and the analyst are given."""
     asked: list[str] = []
     progress: list[str] = []
 
