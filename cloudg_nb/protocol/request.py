@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LOG_LEVEL",
     "connection_of",
+    "declares_url_elicitation",
+    "log_callback",
+    "progress_callback",
     "is_modern",
     "layer_context",
     "hide_server_paths",
@@ -69,7 +72,7 @@ def _log_allowed(sdk_ctx: Any, level: str) -> bool:
     return LOG_LEVEL_ORDER.index(level) >= LOG_LEVEL_ORDER.index(floor)
 
 
-def _progress_callback(sdk_ctx: Any) -> Callable[..., Any]:
+def progress_callback(sdk_ctx: Any) -> Callable[..., Any]:
     """A callback sending progress for this request.
 
     The SDK delivers it only when the caller asked for progress: on JSON-RPC transports the
@@ -89,7 +92,7 @@ def _progress_callback(sdk_ctx: Any) -> Callable[..., Any]:
     return send
 
 
-def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
+def log_callback(sdk_ctx: Any) -> Callable[..., Any]:
     async def send(level: str, data: Any, logger_name: str | None = None) -> None:
         if level not in LOG_LEVEL_ORDER or not _log_allowed(sdk_ctx, level):
             return
@@ -109,16 +112,21 @@ def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
 ELICITATION_COMPLETE = "notifications/elicitation/complete"
 
 
+def declares_url_elicitation(sdk_ctx: Any) -> bool:
+    """The request's client declared URL-mode elicitation (``capabilities.elicitation.url``;
+    in the 2026-07-28 era per request)."""
+    capabilities = getattr(getattr(sdk_ctx, "session", None), "client_capabilities", None)
+    return getattr(getattr(capabilities, "elicitation", None), "url", None) is not None
+
+
 def _url_elicitation(sdk_ctx: Any) -> tuple[Any, Any]:
     """``(elicit_url, elicit_complete)`` callbacks for a handshake-era client that declared
     URL-mode elicitation (``capabilities.elicitation.url``), else ``(None, None)``. Both ride
     the stream of the request that asks; ``elicit_complete`` is None where the negotiated
     version has no ``notifications/elicitation/complete``. A 2026-07-28 request has no channel
-    for a server request mid-call."""
+    for a server request mid-call: ``approval_rounds`` offers the page instead."""
     session = getattr(sdk_ctx, "session", None)
-    capabilities = getattr(session, "client_capabilities", None)
-    if is_modern(sdk_ctx) or getattr(getattr(capabilities, "elicitation", None), "url",
-                                     None) is None:
+    if is_modern(sdk_ctx) or not declares_url_elicitation(sdk_ctx):
         return None, None
     related = getattr(sdk_ctx, "request_id", None)
     version = str(getattr(sdk_ctx, "protocol_version", None) or "")
@@ -143,8 +151,8 @@ def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> 
         layer=layer,
         principal=principal,
         request_id=getattr(sdk_ctx, "request_id", None),
-        progress_callback=_progress_callback(sdk_ctx),
-        log_callback=_log_callback(sdk_ctx),
+        progress_callback=progress_callback(sdk_ctx),
+        log_callback=log_callback(sdk_ctx),
         meta={"request": request_meta(sdk_ctx)},
         elicit_url=elicit_url,
         elicit_complete=elicit_complete,

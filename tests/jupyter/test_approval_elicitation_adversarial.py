@@ -9,6 +9,7 @@ elicitation is complete.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from mcp import MCPError
+from mcp_types import INVALID_PARAMS
 
 from tests.protocol.harness import TIMEOUT, open_session
 
@@ -25,7 +28,7 @@ from .test_assistants import bearer, mint
 
 pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
-ERAS = ["2025"]
+ERAS = ["2025", "2026"]
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +210,125 @@ def test_the_assistant_cannot_decide_its_call_with_its_own_token(server: Jupyter
     assert bot.state() == "pending"
     decide(server, bot.id, "deny")
     assert bot.result().is_error and not suppressed(server)
+
+
+# -- the 2026-07-28 era's rounds: the requestState is a single-use ticket of one call ----------
+
+ARGUMENTS = {"ids": [FINDING], "reason": "r"}
+
+
+@contextlib.contextmanager
+def modern_client(server: JupyterServer, name: str) -> Iterator[tuple[Any, str]]:
+    """A 2026-07-28 client declaring URL-mode elicitation, driving the rounds itself."""
+    async def elicit(ctx: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept")
+
+    token = mint(server, name)
+    with open_session(server.endpoint, "2026", headers=bearer(token),
+                      elicitation_callback=elicit) as bot:
+        yield bot, f"assistant:{name}"
+
+
+def first_round(bot: Any, arguments: dict[str, Any] | None = None) -> types.InputRequiredResult:
+    answer = bot.run(lambda c: c.session.call_tool(
+        "suppress_findings", arguments or ARGUMENTS, allow_input_required=True))
+    assert isinstance(answer, types.InputRequiredResult), answer
+    return answer  # type: ignore[no-any-return]
+
+
+def retry(bot: Any, state: str | None, *, tool: str = "suppress_findings",
+          arguments: dict[str, Any] | None = None, action: str = "accept") -> Any:
+    responses = {"approval": types.ElicitResult(action=action)}  # type: ignore[arg-type]
+    return bot.run(lambda c: c.session.call_tool(
+        tool, arguments or ARGUMENTS, input_responses=responses, request_state=state,
+        allow_input_required=True))
+
+
+def pending_of(server: JupyterServer, principal: str) -> list[dict[str, Any]]:
+    _, _, body = api(server, "GET", "approvals")
+    return [a for a in body["pending"] if a["principal"] == principal]
+
+
+def refused(call: Any) -> str:
+    with pytest.raises(MCPError) as caught:
+        call()
+    assert caught.value.code == INVALID_PARAMS
+    return caught.value.message
+
+
+def test_the_first_round_offers_the_page_and_its_retry_gets_the_analysts_decision(
+        server: JupyterServer) -> None:
+    with modern_client(server, "rounds") as (bot, principal):
+        offer = first_round(bot)
+        (waiting,) = pending_of(server, principal)
+        request = offer.input_requests["approval"]  # type: ignore[index]
+        assert request.method == "elicitation/create"
+        assert request.params.mode == "url" and request.params.url == waiting["url"]
+        assert offer.request_state
+        decide(server, waiting["id"], "deny")  # before the retry comes: it waits for it
+        result = retry(bot, offer.request_state)
+    assert result.is_error and "denied" in result.content[0].text
+    assert not suppressed(server)
+
+
+def test_a_request_state_is_used_once_a_replay_runs_nothing(server: JupyterServer) -> None:
+    with modern_client(server, "replayer") as (bot, principal):
+        offer = first_round(bot)
+        (waiting,) = pending_of(server, principal)
+        decide(server, waiting["id"], "approve")
+        try:
+            assert not retry(bot, offer.request_state).is_error
+            assert suppressed(server)
+        finally:
+            unsuppress(server)
+        said = refused(lambda: retry(bot, offer.request_state))
+    assert "requestState names no call of yours" in said
+    assert not suppressed(server) and pending_of(server, principal) == []
+
+
+def test_a_request_state_with_other_arguments_or_another_tool_is_refused(
+        server: JupyterServer) -> None:
+    with modern_client(server, "switcher") as (bot, principal):
+        offer = first_round(bot)
+        state = offer.request_state
+        refused(lambda: retry(bot, state, arguments={"ids": ["f-002"], "reason": "r"}))
+        refused(lambda: retry(bot, state, tool="unsuppress_findings",
+                              arguments={"ids": [FINDING]}))
+        (waiting,) = pending_of(server, principal)  # still waiting, still its own
+        decide(server, waiting["id"], "deny")
+        assert retry(bot, state).is_error  # the right retry still takes it over
+
+
+def test_another_assistant_cannot_take_over_a_parked_call(server: JupyterServer) -> None:
+    with modern_client(server, "owner-bot") as (bot, principal), \
+            modern_client(server, "thief-bot") as (thief, _):
+        offer = first_round(bot)
+        refused(lambda: retry(thief, offer.request_state))
+        (waiting,) = pending_of(server, principal)
+        decide(server, waiting["id"], "deny")
+        result = retry(bot, offer.request_state)
+    assert result.is_error and "denied" in result.content[0].text
+
+
+@pytest.mark.parametrize("state", ["forged", "", "v1.AAAA", "x" * 5000])
+def test_a_forged_request_state_is_refused_and_nothing_waits(server: JupyterServer,
+                                                              state: str) -> None:
+    with modern_client(server, f"forger-{len(state)}") as (bot, principal):
+        refused(lambda: retry(bot, state))
+        assert pending_of(server, principal) == []
+    assert not suppressed(server)
+
+
+def test_a_second_retry_while_the_first_waits_is_refused(server: JupyterServer) -> None:
+    with modern_client(server, "doubler") as (bot, principal):
+        offer = first_round(bot)
+        out: dict[str, Any] = {}
+        waiter = threading.Thread(target=lambda: out.update(r=retry(bot, offer.request_state)),
+                                  daemon=True)
+        waiter.start()
+        time.sleep(1.0)  # the first retry holds the call
+        refused(lambda: retry(bot, offer.request_state, action="accept"))
+        (waiting,) = pending_of(server, principal)
+        decide(server, waiting["id"], "deny")
+        waiter.join(TIMEOUT)
+    assert out["r"].is_error and "denied" in out["r"].content[0].text
