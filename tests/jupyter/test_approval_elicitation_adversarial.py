@@ -145,6 +145,8 @@ def test_the_client_is_offered_the_approval_page_at_the_servers_address(
     assert offer.url == f"http://127.0.0.1:{server.port}{BASE}cloudg/approvals/{bot.id}"
     assert offer.url == bot.approval["url"]
     assert bot.principal in offer.message and "suppress" in offer.message.lower()
+    waiting = [m for m in bot.progress if "waiting for analyst approval" in m]
+    assert waiting and all(m.endswith(f" at {offer.url}") for m in waiting)
 
 
 @pytest.mark.parametrize("era", ERAS)
