@@ -58,6 +58,9 @@ class Assistant:
 
     async def _elicit(self, ctx: Any, params: Any) -> types.ElicitResult:
         self.offers.append(params)
+        if self.action == "accept, saying it approves":
+            return types.ElicitResult(action="accept", content={
+                "decision": "approve", "approved": True, "approval_id": params.elicitation_id})
         return types.ElicitResult(action=self.action)  # type: ignore[arg-type]
 
     async def _progress(self, done: float, total: float | None, message: str | None) -> None:
@@ -166,9 +169,10 @@ def test_a_client_without_url_elicitation_is_told_in_progress_where_the_analyst_
 
 
 @pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("answer", ["accept", "accept, saying it approves"])
 def test_an_assistant_accepting_the_elicitation_does_not_approve_its_call(
-        server: JupyterServer, era: str) -> None:
-    bot = Assistant(server, f"accepts-{era}", era, "accept")
+        server: JupyterServer, era: str, answer: str) -> None:
+    bot = Assistant(server, f"accepts-{era}-{len(answer)}", era, answer)
     bot.answered()
     assert bot.state() == "pending"
     decide(server, bot.id, "deny")
