@@ -6,7 +6,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-fast lint typecheck bench clean browser-deps client-deps labextension
+.PHONY: demo test test-fast lint typecheck bench clean browser-deps client-deps hub-deps \
+	labextension
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +83,17 @@ $(CLIENTS)/node/node_modules/.installed: $(CLIENTS)/node/package.json \
 client-deps: .venv-clients/.installed .venv-clients-langchain/.installed \
 	$(CLIENTS)/node/node_modules/.installed
 
+# JupyterHub's proxy (configurable-http-proxy, from npm at the version package-lock.json pins)
+# for the real-hub tests in tests/hub/; JupyterHub itself comes with the test extra.
+HUB := tests/hub/node
+$(HUB)/node_modules/.installed: $(HUB)/package.json $(HUB)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "hub-deps: npm (Node.js 18 or later) is" \
+	  "needed for JupyterHub's proxy in the hub tests; install Node.js"; exit 1; }
+	cd $(HUB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+hub-deps: $(HUB)/node_modules/.installed
+
 # The JupyterLab extension: rebuild the prebuilt bundle the wheel ships
 # (labextension/prebuilt/, committed, so installing needs no Node) from its TypeScript sources
 # in labextension/. Needs Node.js 20.19+ and npm; the same sources and package-lock.json give
@@ -99,12 +111,12 @@ labextension: $(LABEXT)/node_modules/.installed
 # The whole suite in TEST_WORKERS processes (pytest-xdist), each taking whole test modules, so
 # a module's shared server stays in one process; TEST_WORKERS=0 runs it in this one.
 TEST_WORKERS ?= 2
-test: lint typecheck browser-deps client-deps
+test: lint typecheck browser-deps client-deps hub-deps
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
-# The fast lane: the in-process tests only, none that starts a Jupyter server, kernel, browser
-# or MCP client framework (their markers; tests/lanes.py). `make test` runs everything.
-FAST_LANE := not server and not kernel and not browser and not clients
+# The fast lane: the in-process tests only, none that starts a Jupyter server, kernel, browser,
+# MCP client framework or JupyterHub (their markers; tests/lanes.py). `make test` runs everything.
+FAST_LANE := not server and not kernel and not browser and not clients and not hub
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "$(FAST_LANE)"
 
@@ -113,4 +125,4 @@ bench: $(VENV)/.installed-dev
 
 clean:
 	rm -rf $(VENV) .venv-clients .venv-clients-langchain $(CLIENTS)/node/node_modules \
-	  $(LABEXT)/node_modules $(LABEXT)/lib .pytest_cache .ruff_cache
+	  $(HUB)/node_modules $(LABEXT)/node_modules $(LABEXT)/lib .pytest_cache .ruff_cache

@@ -3,8 +3,10 @@
 Order: an explicit URL (and token); ``$CLOUDG_MCP_URL`` (+ ``$CLOUDG_MCP_TOKEN``); the
 server files Jupyter writes (``jpserver-*.json``): the server whose pid is ``$JPY_PARENT_PID``,
 else the one whose ``root_dir`` holds the current directory; JupyterHub / Binder variables;
-else the only running server. Pure look-up: importing or calling this starts nothing and opens
-no connection. Used by ``cloudg-nb config --jupyter`` and the notebook client.
+else the only running server. Inside a JupyterHub single-user server the endpoint also has the
+address clients elsewhere use (``public_url``, from ``hub_public_root``). Pure look-up:
+importing or calling this starts nothing and opens no connection. Used by ``cloudg-nb config
+--jupyter``, the notebook client and (``hub_public_root``) the server extension.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "JupyterServerNotFound",
     "endpoint_url",
     "find_jupyter_endpoint",
+    "hub_public_root",
 ]
 
 #: Pages of the Jupyter UI a user may paste instead of the server's root URL.
@@ -42,6 +45,14 @@ class JupyterEndpoint:
     server_url: str  # the Jupyter server's root including base_url, ending with "/"
     token_env: str | None = None  # the environment variable that conventionally holds it
     root_dir: str | None = None  # the folder the server serves, when its server file says
+    #: The endpoint as clients outside reach it, when that differs from ``url`` (a
+    #: JupyterHub single-user server found through its loopback server file).
+    public_url: str | None = None
+
+    @property
+    def address(self) -> str:
+        """The endpoint address to hand to a client elsewhere (an assistant's config)."""
+        return self.public_url or self.url
 
     @property
     def status_url(self) -> str:
@@ -175,14 +186,47 @@ def _local_url(info: Mapping[str, Any]) -> str:
 
 def _from_server_file(info: Mapping[str, Any], found_by: str,
                       env: Mapping[str, str]) -> JupyterEndpoint:
-    root = _server_root(_local_url(info), str(info.get("base_url") or "/"))
+    base_url = str(info.get("base_url") or "/")
+    root = _server_root(_local_url(info), base_url)
     token: str | None = str(info.get("token") or "") or None
     token_env: str | None = "JUPYTER_TOKEN" if token else None
     if token is None and env.get("JUPYTERHUB_API_TOKEN"):
         # A JupyterHub single-user server authenticates with the Hub's API token.
         token, token_env = env["JUPYTERHUB_API_TOKEN"], "JUPYTERHUB_API_TOKEN"
+    public = None
+    if _same_path(base_url, env.get("JUPYTERHUB_SERVICE_PREFIX", "")):
+        # This is the hub's server: reached here on loopback, elsewhere at the hub's address.
+        hub_root = hub_public_root(env)
+        public = hub_root + ENDPOINT_PATH if hub_root else None
     return JupyterEndpoint(root + ENDPOINT_PATH, token, found_by, root, token_env,
-                           str(info.get("root_dir") or "") or None)
+                           str(info.get("root_dir") or "") or None, public)
+
+
+def _same_path(one: str, other: str) -> bool:
+    return bool(one and other) and one.strip("/") == other.strip("/")
+
+
+def hub_public_root(env: Mapping[str, str]) -> str | None:
+    """This JupyterHub single-user server's public root (``https://HUB/user/NAME/``), from the
+    variables the hub sets: ``JUPYTERHUB_PUBLIC_URL`` (the server's own, when the hub's
+    ``public_url`` is set), else the origin of ``JUPYTERHUB_PUBLIC_HUB_URL``,
+    ``JUPYTERHUB_EXTERNAL_URL`` or ``JUPYTERHUB_HOST`` joined with
+    ``JUPYTERHUB_SERVICE_PREFIX``. None outside a hub, or when the hub gave no public address
+    (its internal ``JUPYTERHUB_SERVICE_URL`` is no address for anyone elsewhere)."""
+    prefix = env.get("JUPYTERHUB_SERVICE_PREFIX", "")
+    public = urlsplit(env.get("JUPYTERHUB_PUBLIC_URL") or "")
+    if public.scheme in ("http", "https") and public.netloc:
+        path = public.path
+        if prefix and not path.rstrip("/").endswith(prefix.rstrip("/")):
+            path = path.rstrip("/") + "/" + prefix.strip("/")
+        return _server_root(urlunsplit((public.scheme, public.netloc, path, "", "")))
+    if not prefix:
+        return None
+    for name in ("JUPYTERHUB_PUBLIC_HUB_URL", "JUPYTERHUB_EXTERNAL_URL", "JUPYTERHUB_HOST"):
+        parts = urlsplit(env.get(name) or "")
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return _server_root(f"{parts.scheme}://{parts.netloc}/", prefix)
+    return None
 
 
 def _describe(info: Mapping[str, Any]) -> str:
@@ -196,19 +240,11 @@ def _from_hub(env: Mapping[str, str]) -> JupyterEndpoint | None:
         return None
     token = env.get("JUPYTERHUB_API_TOKEN") or None
     token_env = "JUPYTERHUB_API_TOKEN" if token else None
-    public = env.get("JUPYTERHUB_PUBLIC_URL")  # this server's own public URL
+    public = hub_public_root(env)
     if public:
-        root = _server_root(public)
-        return JupyterEndpoint(root + ENDPOINT_PATH, token,
-                               "$JUPYTERHUB_PUBLIC_URL (JupyterHub)", root, token_env)
-    for name in ("JUPYTERHUB_EXTERNAL_URL", "JUPYTERHUB_PUBLIC_HUB_URL", "JUPYTERHUB_HOST"):
-        value = env.get(name)
-        parts = urlsplit(value or "")
-        if parts.scheme in ("http", "https") and parts.netloc:
-            root = _server_root(f"{parts.scheme}://{parts.netloc}/", prefix)
-            return JupyterEndpoint(root + ENDPOINT_PATH, token,
-                                   f"${name} + $JUPYTERHUB_SERVICE_PREFIX (JupyterHub)",
-                                   root, token_env)
+        return JupyterEndpoint(public + ENDPOINT_PATH, token,
+                               "the JupyterHub variables ($JUPYTERHUB_PUBLIC_URL or the hub's "
+                               "address + $JUPYTERHUB_SERVICE_PREFIX)", public, token_env)
     internal = env.get("JUPYTERHUB_SERVICE_URL")  # where the server listens, inside the pod
     if internal:
         parts = urlsplit(internal)

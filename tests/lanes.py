@@ -1,9 +1,10 @@
 """What a test starts, named by the markers that choose its lane.
 
 ``server`` (a Jupyter or ``cloudg-nb serve`` process), ``kernel`` (an IPython kernel),
-``browser`` (Chromium), ``clients`` (the MCP client frameworks: their venvs, Node scripts).
+``browser`` (Chromium), ``clients`` (the MCP client frameworks: their venvs, Node scripts),
+``hub`` (JupyterHub and its proxy; the single-user servers it spawns are ``server``s).
 The fast lane, in-process tests only, is ``-m "not server and not kernel and not browser and
-not clients"`` (``FAST_LANE``).
+not clients and not hub"`` (``FAST_LANE``).
 
 A test has a kind when it is marked so (a decorator, or the module's ``pytestmark``) or when
 a fixture it uses is declared with ``@starts(kind)``; ``tests/process_guard.py`` fails a test
@@ -18,7 +19,7 @@ from typing import TypeVar
 
 import pytest
 
-KINDS = ("server", "kernel", "browser", "clients")
+KINDS = ("server", "kernel", "browser", "clients", "hub")
 FAST_LANE = " and ".join(f"not {kind}" for kind in KINDS)
 STARTS = "__lane_kinds__"
 
@@ -58,7 +59,10 @@ def kinds_of_fixtures(item: pytest.Item) -> set[str]:
 #: Options that say what a program is without running it.
 ONLY_TELLS = {"--help", "--help-all", "-h", "--version", "-V"}
 SERVER_MODULES = {"jupyter_server", "jupyterlab", "notebook"}
-SERVER_SCRIPTS = {"jupyter-server", "jupyter-lab", "jupyter-notebook", "jupyter-cloudg"}
+SERVER_SCRIPTS = {"jupyter-server", "jupyter-lab", "jupyter-notebook", "jupyter-cloudg",
+                  "jupyterhub-singleuser", "jupyter-labhub"}
+#: JupyterHub (``jupyterhub``, ``python -m jupyterhub``) and its proxy (a Node script).
+HUB_PROGRAMS = {"jupyterhub", "configurable-http-proxy"}
 #: ``jupyter server|lab`` subcommands that do not serve (``jupyter server extension list``).
 SUBCOMMANDS = {"extension", "list", "stop", "password", "build", "path", "paths", "workspaces"}
 BROWSERS = {"chromium", "chromium-browser", "chrome", "google-chrome", "chromedriver"}
@@ -80,17 +84,24 @@ def kinds_of_command(argv: Sequence[str]) -> set[str]:
     args = list(argv[1:])
     if name in BROWSERS:
         return {"browser"}
+    if name in ("node", "nodejs") and args and Path(args[0]).name in HUB_PROGRAMS:
+        return {"hub"}
     if any(place in arg for arg in argv for place in CLIENT_PLACES):
         return {"clients"}
     if name.startswith("python") and args:
         if "-m" in args and args.index("-m") + 1 < len(args):
             at = args.index("-m")
-            name, args = args[at + 1].partition(".")[0], args[at + 2:]
+            module = args[at + 1]
+            if module == "jupyterhub.singleuser":
+                return {"server"}
+            name, args = module.partition(".")[0], args[at + 2:]
         elif not args[0].startswith("-"):
             name, args = Path(args[0]).name, args[1:]
         else:
             return set()
     name = name.removesuffix(".py")
+    if name in HUB_PROGRAMS:
+        return {"hub"} if not ONLY_TELLS & set(args) else set()
     if name in ("ipykernel_launcher", "ipykernel"):
         return {"kernel"}
     if name in SERVER_MODULES or name in SERVER_SCRIPTS:

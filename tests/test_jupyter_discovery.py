@@ -16,6 +16,7 @@ from cloudg_nb.jupyter_discovery import (
     JupyterServerNotFound,
     endpoint_url,
     find_jupyter_endpoint,
+    hub_public_root,
 )
 
 ServerFile = Callable[..., int]
@@ -179,6 +180,58 @@ def test_hub_server_file_without_token_uses_the_hub_api_token(
     found = _find(runtime_dir, tmp_path, env)
     assert (found.url, found.token) == ("http://127.0.0.1:8888/user/al/cloudg/mcp", "hubtok")
     assert found.token_env == "JUPYTERHUB_API_TOKEN"
+
+
+def test_a_hub_server_found_by_its_file_has_the_hub_public_address_for_clients(
+    runtime_dir: Path, server_file: ServerFile, tmp_path: Path,
+) -> None:
+    pid = server_file(tmp_path, token="", base_url="/user/al/")
+    env = {"JPY_PARENT_PID": str(pid), "JUPYTERHUB_API_TOKEN": "hubtok",
+           "JUPYTERHUB_SERVICE_PREFIX": "/user/al/",
+           "JUPYTERHUB_PUBLIC_URL": "https://hub.example.org/user/al/"}
+    found = _find(runtime_dir, tmp_path, env)
+    assert found.url == "http://127.0.0.1:8888/user/al/cloudg/mcp"  # this shell reaches it here
+    assert found.public_url == "https://hub.example.org/user/al/cloudg/mcp"
+    assert found.address == found.public_url  # what an assistant elsewhere is given
+
+
+def test_another_server_than_the_hubs_gets_no_hub_address(
+    runtime_dir: Path, server_file: ServerFile, tmp_path: Path,
+) -> None:
+    pid = server_file(tmp_path, base_url="/")  # e.g. a `jupyter lab` started in a terminal
+    env = {"JPY_PARENT_PID": str(pid), "JUPYTERHUB_SERVICE_PREFIX": "/user/al/",
+           "JUPYTERHUB_PUBLIC_URL": "https://hub.example.org/user/al/"}
+    found = _find(runtime_dir, tmp_path, env)
+    assert found.public_url is None and found.address == "http://127.0.0.1:8888/cloudg/mcp"
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({"JUPYTERHUB_SERVICE_PREFIX": "/user/al/",
+      "JUPYTERHUB_PUBLIC_URL": "https://hub.example.org/user/al/"},
+     "https://hub.example.org/user/al/"),
+    ({"JUPYTERHUB_SERVICE_PREFIX": "/user/al/", "JUPYTERHUB_PUBLIC_URL": "https://hub.org"},
+     "https://hub.org/user/al/"),
+    ({"JUPYTERHUB_SERVICE_PREFIX": "/jhub/user/al/",
+      "JUPYTERHUB_PUBLIC_HUB_URL": "https://hub.org/jhub/hub/"}, "https://hub.org/jhub/user/al/"),
+    ({"JUPYTERHUB_SERVICE_PREFIX": "/user/al/", "JUPYTERHUB_PUBLIC_URL": "",
+      "JUPYTERHUB_PUBLIC_HUB_URL": "", "JUPYTERHUB_HOST": "https://al.hub.org"},
+     "https://al.hub.org/user/al/"),
+])
+def test_hub_public_root_is_this_servers_public_address(
+        env: dict[str, str], expected: str) -> None:
+    assert hub_public_root(env) == expected
+
+
+@pytest.mark.parametrize("env", [
+    {},
+    {"JUPYTERHUB_SERVICE_PREFIX": "/user/al/", "JUPYTERHUB_PUBLIC_URL": "",
+     "JUPYTERHUB_PUBLIC_HUB_URL": "", "JUPYTERHUB_HOST": "",
+     "JUPYTERHUB_SERVICE_URL": "http://127.0.0.1:51234/user/al/"},
+    {"JUPYTERHUB_SERVICE_PREFIX": "/user/al/", "JUPYTERHUB_PUBLIC_URL": "hub.example.org"},
+])
+def test_hub_public_root_is_none_without_a_public_address(env: dict[str, str]) -> None:
+    # The internal service URL is the server's own port: no address for anyone elsewhere.
+    assert hub_public_root(env) is None
 
 
 def test_hub_public_url_is_used_when_no_server_file_matches(

@@ -11,10 +11,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
+from ..layer.wire import ENDPOINT_PATH
 from .args import UsageError, is_loopback
 from .owner_api import Unreachable, check_owner_token, find_server, owner_api, refusal
+
+if TYPE_CHECKING:
+    from ..jupyter_discovery import JupyterEndpoint
 
 __all__ = ["OAUTH_NOTE", "SERVER_TOKEN_WARNING", "cmd_config"]
 
@@ -75,7 +80,6 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def _probe_jupyter_endpoint(status_url: str, token: str | None) -> str | None:
     """A warning when a local server does not answer the extension's status page, else None."""
     import urllib.error
@@ -121,10 +125,10 @@ def _config_with_server_token(args: argparse.Namespace, server_name: str) -> int
     found = find_server(args)
     token_env = found.token_env or "JUPYTER_TOKEN"
     refer = found.token is not None and not args.show_token
-    config = client_config(args.client, url=found.url, token=found.token, name=server_name,
-                           token_env=token_env if refer else None)
+    config = client_config(args.client, url=found.address, token=found.token,
+                           name=server_name, token_env=token_env if refer else None)
     print(SERVER_TOKEN_WARNING, file=sys.stderr)
-    print(f"# MCP endpoint {found.url} (found from {found.found_by})", file=sys.stderr)
+    print(f"# MCP endpoint {found.address} (found from {found.found_by})", file=sys.stderr)
     warning = _probe_jupyter_endpoint(found.status_url, found.token)
     if warning:
         print(f"# warning: {warning}", file=sys.stderr)
@@ -138,6 +142,27 @@ def _config_with_server_token(args: argparse.Namespace, server_name: str) -> int
     print(config.text)
     return 0
 
+
+def under_hub_without_address() -> bool:
+    """In a JupyterHub single-user server whose hub gave no public address."""
+    from ..jupyter_discovery import hub_public_root
+
+    return bool(os.environ.get("JUPYTERHUB_SERVICE_PREFIX")) and hub_public_root(
+        os.environ) is None
+
+
+def served_address(minted: dict[str, Any], found: JupyterEndpoint) -> str:
+    """The endpoint address to give the assistant: the one the server says analysts reach it
+    at when that is not loopback (its ``public_url`` setting, or the hub's public address:
+    what its approval links use), else what discovery found (the hub's public address when
+    the environment names one). Inside a hub, the loopback address is for this shell only."""
+    said = minted.get("endpoint")
+    if isinstance(said, str):
+        parts = urlsplit(said)
+        if parts.scheme in ("http", "https") and parts.hostname and not is_loopback(
+                parts.hostname) and parts.path.rstrip("/").endswith(ENDPOINT_PATH):
+            return said
+    return found.address
 
 
 def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
@@ -188,7 +213,10 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     given = body.get("assistant")
     record: dict[str, Any] = given if isinstance(given, dict) else {}
     profile = record.get("profile") or "the server's assistant profile"
-    print(f"# MCP endpoint {found.url} (found from {found.found_by})", file=sys.stderr)
+    url = served_address(body, found)
+    print(f"# MCP endpoint {url} (found from {found.found_by})", file=sys.stderr)
+    if url == found.url and found.public_url is None and under_hub_without_address():
+        print(f"# warning: {HUB_LOOPBACK_WARNING}", file=sys.stderr)
     print(f"# minted a credential for assistant {name}: its calls act as "
           f"{record.get('principal') or assistant_id(name)} under {profile}, token "
           f"{record.get('token_hint') or TOKEN_PREFIX + '...'}", file=sys.stderr)
@@ -199,7 +227,7 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     if body.get("replaced"):
         print(f"# assistant {name} already had a credential: it is replaced, the old token no "
               "longer works and its open sessions end", file=sys.stderr)
-    config = client_config(args.client, url=found.url, token=token, name=server_name)
+    config = client_config(args.client, url=url, token=token, name=server_name)
     revoke = f"revoke with `cloudg-nb assistants revoke {name}`"
     if settings is not None:
         try:
@@ -219,15 +247,17 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     return 0
 
 
-
 def _config_for_oauth(args: argparse.Namespace, server_name: str) -> int:
     """``config --jupyter`` for a client that signs in with OAuth: the endpoint's URL alone.
     Nothing is minted: the assistant's credential comes from the analyst's consent."""
     from ..client_config import COMPACT_PROFILES, client_config
 
     found = find_server(args)
-    config = client_config(args.client, url=found.url, name=server_name)
-    print(f"# MCP endpoint {found.url} (found from {found.found_by})", file=sys.stderr)
+    url = found.address  # inside a hub, its public address: the assistant is elsewhere
+    config = client_config(args.client, url=url, name=server_name)
+    print(f"# MCP endpoint {url} (found from {found.found_by})", file=sys.stderr)
+    if url == found.url and found.public_url is None and under_hub_without_address():
+        print(f"# warning: {HUB_LOOPBACK_WARNING}", file=sys.stderr)
     warning = _probe_jupyter_endpoint(found.status_url, found.token)
     if warning:
         print(f"# warning: {warning}", file=sys.stderr)
@@ -240,6 +270,13 @@ def _config_for_oauth(args: argparse.Namespace, server_name: str) -> int:
     print(config.text)
     return 0
 
+
+#: What ``config --jupyter`` warns inside a hub that gave no public address.
+HUB_LOOPBACK_WARNING = (
+    "that is this server's address inside JupyterHub, which an assistant elsewhere cannot "
+    "reach: use the address your browser shows (…/user/NAME/cloudg/mcp), and ask the hub's "
+    "admin to set JupyterHub.public_url"
+)
 
 #: What ``config --jupyter`` says on stderr when it prints the OAuth form.
 OAUTH_NOTE = (

@@ -6,31 +6,26 @@ Why a widget of our own: cytoscape.js (MIT, well kept) draws the graph; it is ve
 ``static/`` (copied from its npm package, licence beside it) and served through anywidget, so
 nothing comes from a CDN. Its Jupyter wrapper ipycytoscape was last released in 2022, built
 for JupyterLab 3 (it asks for @jupyter-widgets/base <= 4); ipysigma draws with WebGL only and
-lays nodes out by force. What is ours is the glue: this module lays the nodes out in layers by
-hops (``plots.layered_positions``); ``graph_widget.GraphView`` with ``static/graph_view.js``
-(~200 lines) shows them.
+lays nodes out by force. What is ours is the glue: ``graph_model`` reads a result,
+``graph_findings`` the findings of its assets, ``graph_drawing`` groups a large result and lays
+it out in columns by hops; ``graph_widget.GraphView`` with ``static/graph_view.js`` shows it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .plots import (
-    CATEGORY_COLOURS,
-    SEVERITY_COLOURS,
-    _category,
-    _finding_records,
-    _structured,
-    _worst_severity,
-    layered_positions,
-    plot_attack_paths,
-)
+from .graph_drawing import draw
+from .graph_findings import fetch_findings, findings_by_asset
+from .graph_model import blast_radius_paths, complete_items, model_of
+from .plots import _structured, plot_attack_paths
 from .progress_bars import kernel_shell
 
-__all__ = ["GRAPH_ENV", "GRAPH_TOOLS", "blast_radius_paths", "graph", "graph_available",
-           "graph_elements", "graph_view", "is_graph_result", "use_graph"]
+__all__ = ["GRAPH_ENV", "GRAPH_TOOLS", "blast_radius_paths", "current_client", "graph",
+           "graph_available", "graph_elements", "graph_view", "is_graph_result", "use_graph"]
 
 #: ``CLOUDG_GRAPH=off`` (or ``static``, ``0``, ``false``): results stay text, figures static.
 GRAPH_ENV = "CLOUDG_GRAPH"
@@ -38,8 +33,7 @@ GRAPH_ENV = "CLOUDG_GRAPH"
 GRAPH_TOOLS = frozenset({"attack_paths", "find_paths", "lateral_movement_paths",
                          "blast_radius"})
 _OFF = {"off", "static", "0", "false", "no"}
-#: Pixels between layers (x) and between the nodes of a layer (y).
-_DX, _DY = 210.0, 95.0
+
 
 def graph_available() -> bool:
     """Whether the graph widget can be used: anywidget imports and ``CLOUDG_GRAPH`` allows."""
@@ -60,147 +54,70 @@ def use_graph(choice: bool | None = None) -> bool:
     return choice is True or kernel_shell() is not None
 
 
-# -- results -> nodes and edges ------------------------------------------------------------------
+def current_client() -> Any:
+    """The magics' client when one is chosen and open (never makes one): what a result the
+    magics show came through, so its graph may fetch the rest of it and its findings."""
+    client_module = sys.modules.get(f"{__package__}.client")
+    client = None if client_module is None else getattr(client_module, "_default", None)
+    return None if client is None or getattr(client, "_closed", False) else client
 
 
-def blast_radius_paths(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A ``blast_radius`` result as paths from its source to each asset it reaches (the
-    chain of ``depends_on_id``), the shape ``plot_attack_paths`` draws."""
-    source = data.get("source") if isinstance(data.get("source"), Mapping) else None
-    items = [i for i in data.get("items") or () if isinstance(i, Mapping) and i.get("id")]
-    if source is None:
-        return []
-    by_id: dict[str, Mapping[str, Any]] = {str(source.get("id")): source}
-    by_id.update({str(i["id"]): i for i in items})
-    parents = {str(i["id"]): i for i in items}
-    leaves = set(parents) - {str(i.get("depends_on_id")) for i in items}
-    paths: list[dict[str, Any]] = []
-    for leaf in sorted(leaves, key=lambda n: (parents[n].get("depth", 0), n)):
-        chain, seen = [leaf], {leaf}
-        edges: list[dict[str, Any]] = []
-        while chain[0] in parents:
-            item = parents[chain[0]]
-            up = str(item.get("depends_on_id"))
-            if up in seen or up not in by_id:
-                break
-            edges.insert(0, {"id": item.get("edge_id"), "edge_type": item.get("edge_type"),
-                             "from": up, "to": chain[0]})
-            chain.insert(0, up)
-            seen.add(up)
-        paths.append({"hops": len(chain) - 1, "nodes": [_asset(by_id[n]) for n in chain],
-                      "edges": edges})
-    return paths
+# -- results -> what is drawn -------------------------------------------------------------------
 
 
-def _asset(node: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: node.get(k) for k in ("id", "name", "type", "provider", "region", "account_id")}
-
-
-def graph_elements(result: Any, findings: Any = None) -> tuple[str, list[dict[str, Any]],
-                                                                 list[dict[str, Any]]]:
-    """(title, nodes, edges) of a paths result (``attack_paths``, ``find_paths``,
+def graph_elements(result: Any, findings: Any = None, *, group_by: str | None = "auto"
+                   ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """(title, nodes, edges) drawn of a paths result (``attack_paths``, ``find_paths``,
     ``lateral_movement_paths``: ``paths`` of nodes and edges) or a ``blast_radius`` result
     (``source`` and ``items`` with ``depth`` and ``depends_on_id``). ``findings`` (as for
-    ``plot_attack_paths``) rings each asset by its worst open finding."""
-    data = _structured(result, "attack_paths")
-    worst = _worst_severity(_finding_records(findings))
-    dataset = data.get("dataset")
-    where = f" · dataset {dataset}" if dataset else ""
-    paths: Sequence[Mapping[str, Any]]
-    if "paths" in data:
-        paths = [p for p in data.get("paths") or () if isinstance(p, Mapping) and p.get("nodes")]
-        ends = "".join(f" {word} {end.get('name') or end.get('id')}"
-                       for word, end in (("from", data.get("source")), ("to", data.get("target")))
-                       if isinstance(end, Mapping))
-        title = f"{len(paths)} path{'' if len(paths) == 1 else 's'}{ends}{where}"
-        directed = True
-        depth_of = None
-    else:
-        paths = blast_radius_paths(data)
-        source = data.get("source") if isinstance(data.get("source"), Mapping) else {}
-        name = (source or {}).get("name") or (source or {}).get("id") or "?"
-        title = f"Blast radius of {name} · {len(data.get('items') or ())} assets{where}"
-        directed = False
-        depth_of = {str(i["id"]): i.get("depth") for i in data.get("items") or ()
-                    if isinstance(i, Mapping) and i.get("id")}
-    nodes: dict[str, Mapping[str, Any]] = {}
-    depth: dict[str, int] = {}
-    preds: dict[str, set[str]] = {}
-    edges: dict[tuple[str, str], dict[str, Any]] = {}
-    entries = {str(p["entry"]["id"]) for p in paths if isinstance(p.get("entry"), Mapping)}
-    sensitive = {str(p["nodes"][-1]["id"]) for p in paths if p.get("target_sensitive")}
-    for path in paths:
-        ids = [str(node.get("id")) for node in path["nodes"]]
-        for i, node in enumerate(path["nodes"]):
-            nodes.setdefault(ids[i], node)
-            depth[ids[i]] = min(depth.get(ids[i], i), i)
-            if i:
-                preds.setdefault(ids[i], set()).add(ids[i - 1])
-        for edge in path.get("edges") or ():
-            key = (str(edge.get("from")), str(edge.get("to")))
-            if key[0] in nodes and key[1] in nodes and key not in edges:
-                kind = str(edge.get("edge_type") or "")
-                edges[key] = {"source": key[0], "target": key[1], "edge_id": edge.get("id"),
-                              "edge_type": kind, "label": kind.lower().replace("_", " "),
-                              "virtual": bool(edge.get("virtual")), "directed": directed}
-    positions = layered_positions(depth, preds, {n: str(v.get("name") or n)
-                                                 for n, v in nodes.items()})
-    out: list[dict[str, Any]] = []
-    for node_id, node in nodes.items():
-        x, y = positions[node_id]
-        asset_type = str(node.get("type") or "")
-        category = _category(asset_type)
-        severity = worst.get(node_id)
-        attributes = {k: v for k, v in node.items() if v is not None and not isinstance(
-            v, (Mapping, list))}
-        attributes["category"] = category
-        if depth_of is not None:
-            attributes["depth"] = depth_of.get(node_id, 0)
-        else:
-            attributes["hops from start"] = depth[node_id]
-        if severity:
-            attributes["worst open finding"] = severity
-        if node_id in entries:
-            attributes["entry point"] = True
-        if node_id in sensitive:
-            attributes["sensitive target"] = True
-        name = str(node.get("name") or node_id)
-        out.append({
-            "id": node_id, "name": name,
-            "label": name if asset_type == "INTERNET" else f"{name}\n{asset_type}",
-            "type": asset_type, "category": category, "severity": severity,
-            "fill": CATEGORY_COLOURS.get(category, "#f0f0f0"),
-            "ring": SEVERITY_COLOURS[severity], "ring_width": 4 if severity else 1.5,
-            "shape": "diamond" if asset_type == "INTERNET" else "ellipse",
-            "entry": node_id in entries, "sensitive": node_id in sensitive,
-            "x": x * _DX, "y": -y * _DY, "attributes": attributes})
-    return title, out, list(edges.values())
+    ``plot_attack_paths``) ring each asset by its worst open finding and fill its panel;
+    ``group_by`` as for ``graph_drawing.draw``."""
+    model = model_of(result)
+    drawing = draw(model, findings_by_asset(findings, model.assets.keys()), group_by=group_by)
+    return model.title, drawing.nodes, drawing.edges
 
 
-def graph_view(result: Any, findings: Any = None, *, height: str | None = None) -> Any:
-    """A ``GraphView`` widget of ``result`` (see ``graph_elements``)."""
-    title, nodes, edges = graph_elements(result, findings)
-    columns = {n["x"] for n in nodes}
-    tallest = max((sum(1 for n in nodes if n["x"] == x) for x in columns), default=1)
-    view_height = height or f"{max(320, min(640, 110 * tallest + 120))}px"
+def graph_view(result: Any, findings: Any = None, *, height: str | None = None,
+               group_by: str | None = "auto", client: Any = None) -> Any:
+    """A ``GraphView`` widget of ``result`` (see ``graph_elements``). With a ``client`` (a
+    ``Client``), a paged blast radius is fetched whole and, when ``findings`` is None, the
+    dataset's open findings are fetched to ring the nodes and fill their panels."""
+    note = None
+    last = getattr(client, "last", None)  # the analyst's last result stays theirs
+    try:
+        if client is not None and getattr(result, "next_cursor", None):
+            result, note = complete_items(result, client)
+        model = model_of(result)
+        if findings is None and client is not None:
+            findings, why = fetch_findings(client, model.dataset)
+            note = "; ".join(n for n in (note, why) if n) or None
+    finally:
+        if client is not None and hasattr(client, "last"):
+            client.last = last
     from .graph_widget import GraphView
 
-    return GraphView(nodes=nodes, edges=edges, title=title, height=view_height)
+    view = GraphView(model=model, findings=findings_by_asset(findings, model.assets.keys()),
+                     group_by=group_by,
+                     note=note)
+    if height:
+        view.height = height
+    return view
 
 
-def graph(result: Any, findings: Any = None, *, widget: bool | None = None) -> Any:
+def graph(result: Any, findings: Any = None, *, widget: bool | None = None,
+          group_by: str | None = "auto", client: Any = None) -> Any:
     """The graph of an ``attack_paths`` / ``find_paths`` / ``lateral_movement_paths`` /
     ``blast_radius`` result: a ``GraphView`` widget in a kernel (``widget=None``) or when
-    ``widget=True``; else (``CLOUDG_GRAPH=off``, no kernel, no anywidget) the matplotlib
-    figure ``plot_attack_paths`` draws."""
+    ``widget=True`` (``group_by`` and ``client`` as for ``graph_view``); else
+    (``CLOUDG_GRAPH=off``, no kernel, no anywidget) the matplotlib figure
+    ``plot_attack_paths`` draws."""
     if use_graph(widget):
-        return graph_view(result, findings)
+        return graph_view(result, findings, group_by=group_by, client=client)
     data = _structured(result, "attack_paths")
     if "paths" in data:
         return plot_attack_paths(data, findings)
-    title, _, _ = graph_elements(data)
     return plot_attack_paths({"dataset": data.get("dataset"), "paths": blast_radius_paths(data)},
-                             findings, title=title, edge_labels=True)
+                             findings, title=model_of(data).title, edge_labels=True)
 
 
 def is_graph_result(tool: str, data: Any) -> bool:
@@ -209,4 +126,7 @@ def is_graph_result(tool: str, data: Any) -> bool:
         return False
     if isinstance(data.get("paths"), Sequence):
         return bool(data["paths"])
-    return isinstance(data.get("source"), Mapping) and bool(data.get("items"))
+    from .frame_from_columns import is_columns
+
+    return isinstance(data.get("source"), Mapping) and (
+        bool(data.get("items")) or is_columns(data.get("columns")))

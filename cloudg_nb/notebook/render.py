@@ -115,14 +115,14 @@ def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
     """What the magics show for a graph ``result``: in a kernel, its graph above ``body``
     (the table of a list result, as a grid when large) or above a one-line caption (other
     results); elsewhere ``body`` as it is."""
-    from .graph_view import graph_view, use_graph
+    from .graph_view import current_client, graph_view, use_graph
 
     def make() -> Any:
         if not use_graph():
             return None
         import ipywidgets
 
-        view = graph_view(result)
+        view = graph_view(result, client=current_client())  # rings and findings, all pages
         if result.is_list:
             below = body.make() if isinstance(body, WidgetRendered) else None
             if below is None:
@@ -130,7 +130,7 @@ def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
         else:
             below = ipywidgets.HTML(
                 f"<div class='cloudg-caption' style='{_CAPTION_STYLE}'>"
-                "click a node for its attributes · drag to pan, scroll to zoom · "
+                "click a node for its findings and attributes · drag to pan, scroll to zoom · "
                 "<code>-o VAR</code> stores the data</div>")
         return ipywidgets.VBox([view, below])
 

@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cloudg_nb.jupyter_discovery import hub_public_root
+
 from .assistant_credentials import AssistantCredentials
 from .identity import Identity, scope_principal
 from .public_address import PublicAddress, under_jupyterhub
@@ -277,7 +279,7 @@ class Endpoint:
         url = self.address.endpoint_url()
         self.log.info("cloudg: MCP endpoint at %s", url)
         if (under_jupyterhub(os.environ) and not self.address.configured
-                and not os.environ.get("JUPYTERHUB_PUBLIC_URL")):
+                and hub_public_root(os.environ) is None):
             self.log.warning(
                 "cloudg: approval links use this server's own address (%s), which analysts "
                 "may not reach through JupyterHub: set JupyterHub.public_url (the hub passes "

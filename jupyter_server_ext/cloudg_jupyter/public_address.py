@@ -1,10 +1,9 @@
 """The address analysts open this server at: the base of every link cloudg hands out.
 
-In order: ``CloudGExtension.public_url`` (a proxy in front of the server); under JupyterHub,
-this server's public URL as the hub gives it (``JUPYTERHUB_PUBLIC_URL``, joined with
-``JUPYTERHUB_SERVICE_PREFIX`` when it names the hub rather than the server); else Jupyter's
-own ``connection_url``, built from its ip/port/base_url settings. Never from a request's
-``Host``, ``Origin`` or ``X-Forwarded-*`` headers: those are the caller's to choose.
+In order: ``CloudGExtension.public_url``; under JupyterHub, this server's public address as the
+hub gives it (``hub_public_root``, which ``cloudg-nb config --jupyter`` reads too); else
+Jupyter's own ``connection_url``. Never a request's ``Host``, ``Origin`` or ``X-Forwarded-*``
+headers: those are the caller's to choose.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from urllib.parse import urlsplit
 
 from jupyter_server.utils import url_path_join
 
+from cloudg_nb.jupyter_discovery import hub_public_root
 from cloudg_nb.layer.wire import APPROVAL_PAGE_PATH, ENDPOINT_PATH
 
 if TYPE_CHECKING:
@@ -41,25 +41,11 @@ def under_jupyterhub(environ: Mapping[str, str]) -> bool:
     return bool(environ.get("JUPYTERHUB_SERVICE_PREFIX") or environ.get("JUPYTERHUB_PUBLIC_URL"))
 
 
-def _hub_public_url(environ: Mapping[str, str]) -> str | None:
-    public = environ.get("JUPYTERHUB_PUBLIC_URL", "")
-    if not public:
-        return None
-    try:
-        base = check_public_url(public)
-    except ValueError:
-        return None
-    prefix = environ.get("JUPYTERHUB_SERVICE_PREFIX", "")
-    if prefix and not urlsplit(base).path.endswith(prefix):
-        base = url_path_join(base, prefix)
-    return base if base.endswith("/") else base + "/"
-
-
 def public_base_url(configured: str, serverapp: Any, environ: Mapping[str, str]) -> str:
     """The base URL of this server's pages as analysts open them (ends with ``/``)."""
     if configured:
         return check_public_url(configured)
-    hub = _hub_public_url(environ)
+    hub = hub_public_root(environ)
     if hub is not None:
         return hub
     base = str(getattr(serverapp, "connection_url", "") or "/")

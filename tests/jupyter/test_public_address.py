@@ -42,6 +42,14 @@ def test_a_hub_url_without_the_servers_prefix_gets_it() -> None:
     assert public_base_url("", SERVER, env) == "https://hub.example.org/user/alice/"
 
 
+def test_without_the_servers_public_url_the_hubs_public_address_is_joined_with_its_prefix(
+        ) -> None:
+    # JupyterHub sets JUPYTERHUB_PUBLIC_URL="" but may still name its own public address.
+    env = {**HUB, "JUPYTERHUB_PUBLIC_URL": "",
+           "JUPYTERHUB_PUBLIC_HUB_URL": "https://hub.example.org/hub/"}
+    assert public_base_url("", SERVER, env) == "https://hub.example.org/user/alice/"
+
+
 @pytest.mark.parametrize("public", ["", "not a url"])
 def test_without_a_usable_hub_url_the_connection_url_is_used(public: str) -> None:
     env = {**HUB, "JUPYTERHUB_PUBLIC_URL": public}

@@ -95,7 +95,7 @@ def test_a_blast_radius_becomes_its_source_and_what_it_reaches_by_depth(blast: R
     assert [named[n]["attributes"]["depth"] for n in
             ("customers-db", "app-role", "web-1", "web-2", "web-alb")] == [0, 1, 2, 2, 3]
     assert named["customers-db"]["x"] < named["app-role"]["x"] < named["web-alb"]["x"]
-    assert len(edges) == 4 and not any(e["directed"] for e in edges)
+    assert len(edges) == 4 and all(e["directed"] for e in edges)
     assert {e["label"] for e in edges} == {"grants access", "assumes role",
                                            "load balancer target"}
 
