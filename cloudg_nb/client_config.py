@@ -2,7 +2,8 @@
 
 Without a URL the client launches ``cloudg-nb serve --transport stdio`` itself; with one it
 connects to a running HTTP server (Claude Desktop through ``mcp-remote``; Jupyter AI through
-its workspace ``.jupyter/mcp_settings.json``, which ``merge_jupyter_ai_settings`` writes). With
+its workspace ``.jupyter/mcp_settings.json``, which ``merge_jupyter_ai_settings`` writes). A URL
+without a token is the OAuth form for ``OAUTH_CLIENTS`` (they sign in themselves). With
 ``token_env`` the token itself is left out and each client reads it in its own way. Each entry
 says where the text goes.
 """
@@ -22,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["ALL_CLIENTS", "CLIENTS", "CLIENT_LABELS", "COMPACT_PROFILES", "CONFIG_PATHS",
-           "HTTP_ONLY_CLIENTS", "JUPYTER_AI_SETTINGS", "ClientConfig", "TOKEN_PLACEHOLDER",
-           "client_config", "merge_jupyter_ai_settings", "read_jupyter_ai_settings",
-           "server_command"]
+           "HTTP_ONLY_CLIENTS", "JUPYTER_AI_SETTINGS", "OAUTH_CLIENTS", "ClientConfig",
+           "TOKEN_PLACEHOLDER", "client_config", "merge_jupyter_ai_settings",
+           "read_jupyter_ai_settings", "server_command"]
 
 #: Stands in for the token in a Claude Desktop configuration made with ``token_env``.
 TOKEN_PLACEHOLDER = "<paste the token here>"
@@ -34,6 +35,11 @@ CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode")
 #: Clients that only connect to a running HTTP endpoint (Jupyter AI lives in the server).
 HTTP_ONLY_CLIENTS = ("jupyter-ai",)
 ALL_CLIENTS = CLIENTS + HTTP_ONLY_CLIENTS
+#: Clients that sign in to an MCP server with OAuth themselves (MCP's authorization flow:
+#: they open the user's browser on the server's consent page and keep their tokens), so their
+#: configuration for a Jupyter server is the endpoint's URL alone. Claude Desktop does it
+#: through mcp-remote. Jupyter AI does not: it gets a minted token.
+OAUTH_CLIENTS = ("claude-code", "cursor", "vscode", "claude-desktop")
 #: The profile an assistant credential of these clients runs under when none is named: they
 #: take only so many tools (Cursor about 40, across all its MCP servers), and the default
 #: assistant profile lists more.

@@ -260,6 +260,7 @@ def test_help_says_what_name_means_with_and_without_jupyter(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["config", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "with --jupyter: the assistant's name (default: the client name)" in text
+    assert ("with --jupyter --token-auth (or jupyter-ai): the assistant's name (default: the "
+            "client name)") in text
     assert "Without --jupyter (and with --server-token): the server entry name" in text
     assert "--server-name" in text and "--server-token" in text

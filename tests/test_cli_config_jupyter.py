@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import socket
 import stat
@@ -71,7 +72,9 @@ def cli(server: JupyterServer, *args: str, cwd: Path | None = None,
 
 def mint(server: JupyterServer, client: str, *extra: str,
          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    ran = cli(server, "config", "--client", client, "--jupyter", *extra, cwd=cwd)
+    """``config --client CLIENT --jupyter --token-auth EXTRA``: a minted token's form."""
+    ran = cli(server, "config", "--client", client, "--jupyter", "--token-auth", *extra,
+              cwd=cwd)
     assert ran.returncode == 0, ran.stderr
     assert server.token not in ran.stdout + ran.stderr
     return ran
@@ -126,6 +129,89 @@ def test_each_client_gets_its_own_token_that_opens_the_mcp_endpoint_and_nothing_
     assert f"minted a credential for assistant {client}" in ran.stderr
     assert "it is shown only now" in ran.stderr
     assert f"revoke with `cloudg-nb assistants revoke {client}`" in ran.stderr
+
+
+#: What ``config --client CLIENT --jupyter`` prints for a client that signs in with OAuth.
+OAUTH_FORMS = {
+    "claude-code": lambda url: f"claude mcp add --transport http cloudg {url}\n",
+    "cursor": lambda url: {"mcpServers": {"cloudg": {"url": url}}},
+    "vscode": lambda url: {"servers": {"cloudg": {"type": "http", "url": url}}},
+    "claude-desktop": lambda url: {"mcpServers": {"cloudg": {"command": "npx", "args": [
+        "-y", "mcp-remote", url, "--transport", "http-only"]}}},
+}
+
+
+def assistant_names(server: JupyterServer) -> list[str]:
+    request = urllib.request.Request(f"{server.url}cloudg/api/assistants",
+                                     headers={"Authorization": f"token {server.token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return sorted(a["name"] for a in json.load(response)["assistants"])
+
+
+@pytest.mark.parametrize("client", sorted(OAUTH_FORMS))
+def test_an_oauth_client_gets_the_endpoint_url_alone_and_nothing_is_minted(
+        alice: JupyterServer, client: str) -> None:
+    before = assistant_names(alice)
+    ran = cli(alice, "config", "--client", client, "--jupyter")
+    assert ran.returncode == 0, ran.stderr
+    expected = OAUTH_FORMS[client](alice.endpoint)
+    printed = ran.stdout if isinstance(expected, str) else json.loads(ran.stdout)
+    assert printed == expected
+    assert "cgat_" not in ran.stdout + ran.stderr and alice.token not in ran.stdout + ran.stderr
+    assert "signs in with OAuth" in ran.stderr and "--token-auth" in ran.stderr
+    assert "minted" not in ran.stderr
+    assert assistant_names(alice) == before
+
+
+def test_cursor_is_told_to_pick_the_compact_profile_on_the_consent_page(
+        alice: JupyterServer) -> None:
+    ran = cli(alice, "config", "--client", "cursor", "--jupyter")
+    assert "pick the assistant-compact profile on the consent page" in ran.stderr
+
+
+def test_jupyter_ai_gets_a_minted_token_without_token_auth(alice: JupyterServer) -> None:
+    ran = cli(alice, "config", "--client", "jupyter-ai", "--jupyter", "--name", "jai-direct")
+    assert ran.returncode == 0, ran.stderr
+    assert "minted a credential for assistant jai-direct" in ran.stderr
+    assert "jai-direct" in assistant_names(alice)
+
+
+def _readme_examples() -> list[tuple[list[str], str]]:
+    """The README's ``cloudg-nb config ...`` commands of "Connecting an assistant safely" with
+    the output each shows (``#  -> `` and its continuation lines)."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Connecting an assistant safely", 1)[1].split("\n## ", 1)[0]
+    examples: list[tuple[list[str], str]] = []
+    lines = section.splitlines()
+    for i, line in enumerate(lines):
+        if not line.startswith("cloudg-nb config "):
+            continue
+        shown = []
+        for follow in lines[i + 1:]:
+            if follow.startswith("#  -> "):
+                shown.append(follow[len("#  -> "):])
+            elif shown and follow.startswith("#       "):
+                shown.append(follow[len("#       "):])
+            else:
+                break
+        if shown:
+            examples.append((shlex.split(line)[1:], " ".join(shown)))
+    return examples
+
+
+def test_the_readme_shows_what_config_prints_in_both_forms(alice: JupyterServer) -> None:
+    examples = _readme_examples()
+    forms = {"--token-auth" in argv for argv, _ in examples}
+    assert forms == {True, False} and len(examples) >= 8
+    for argv, shown in examples:
+        ran = cli(alice, *argv)
+        assert ran.returncode == 0, (argv, ran.stderr)
+        printed = ran.stdout.replace(alice.endpoint, "http://127.0.0.1:8888/cloudg/mcp")
+        printed = re.sub(r"cgat_[A-Za-z0-9_-]+", "cgat_…", printed).strip()
+        if shown.startswith("{"):
+            assert json.loads(printed) == json.loads(shown), argv
+        else:
+            assert printed == shown, argv
 
 
 def test_claude_desktop_reads_the_token_from_mcp_remote_env(alice: JupyterServer) -> None:
@@ -283,7 +369,7 @@ def test_without_a_server_found_the_store_file_is_used_and_the_server_sees_the_r
 def test_minting_failures_are_one_line_usage_errors_without_the_token(
         alice: JupyterServer) -> None:
     def fails(*args: str) -> str:
-        ran = cli(alice, "config", "--client", "cursor", "--jupyter", *args)
+        ran = cli(alice, "config", "--client", "cursor", "--jupyter", "--token-auth", *args)
         assert ran.returncode == 2 and ran.stdout == ""
         assert ran.stderr.count("\n") == 1 and "Traceback" not in ran.stderr
         assert alice.token not in ran.stderr
@@ -432,7 +518,7 @@ def test_a_server_file_nobody_answers_for_is_warned_about_or_refuses_to_mint(
 ) -> None:
     err = _server_token_config("cursor", capsys)[1]
     assert "warning: nothing answers at that address" in err
-    assert main(["config", "--client", "cursor", "--jupyter"]) == 2
+    assert main(["config", "--client", "cursor", "--jupyter", "--token-auth"]) == 2
     captured = capsys.readouterr()
     assert "cannot reach the Jupyter server" in captured.err and "--url" in captured.err
     assert TOKEN not in captured.out + captured.err
@@ -459,8 +545,13 @@ def test_url_names_the_server_and_its_token_is_never_printed(
     entry = json.loads(out)["mcpServers"]["cloudg"]
     assert entry["url"] == url.split("lab?")[0] + "cloudg/mcp"
     assert TOKEN not in out + err
-    assert main(["config", "--client", "cursor", "--jupyter", "--url", url]) == 2
+    assert main(["config", "--client", "cursor", "--jupyter", "--token-auth", "--url",
+                 url]) == 2
     captured = capsys.readouterr()
+    assert TOKEN not in captured.out + captured.err
+    assert main(["config", "--client", "cursor", "--jupyter", "--url", url]) == 0  # OAuth
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"mcpServers": {"cloudg": {"url": entry["url"]}}}
     assert TOKEN not in captured.out + captured.err
 
 
@@ -483,6 +574,11 @@ def test_no_running_server_is_a_usage_error_that_says_what_to_do(
     (["--client", "jupyter-ai"], "add --jupyter"),
     (["--client", "jupyter-ai", "--jupyter", "--server-token"], "drop --server-token"),
     (["--client", "cursor", "--name", "a", "--server-name", "b"], "only --server-name"),
+    (["--client", "cursor", "--token-auth"], "--token-auth goes with --jupyter"),
+    (["--client", "cursor", "--jupyter", "--server-token", "--token-auth"],
+     "--token-auth goes with --jupyter (without --server-token)"),
+    (["--client", "cursor", "--jupyter", "--profile", "strict"], "add --token-auth"),
+    (["--client", "vscode", "--jupyter", "--name", "mine"], "add --token-auth"),
 ])
 def test_options_that_do_not_go_together_are_usage_errors(
     jupyter_env: Path, capsys: pytest.CaptureFixture[str], argv: list[str], says: str,

@@ -1,6 +1,6 @@
 """The main job: ``make demo`` (the README's command) serves JupyterLab with the extension and
-the demo estate, and prints a lab URL, the MCP endpoint and an assistant command that work (it
-mints the assistant a credential of its own)."""
+the demo estate, and prints a lab URL, the MCP endpoint and an assistant command that work (the
+OAuth form, URL alone; with --token-auth it mints the assistant a credential of its own)."""
 
 from __future__ import annotations
 
@@ -154,13 +154,27 @@ def test_make_demo_is_ready_within_a_minute(make_demo: Launched) -> None:
     print(f"make demo: banner after {make_demo.seconds_to_banner:.1f} s")
 
 
-def test_the_printed_assistant_command_gives_claude_code_a_credential_that_lists_the_tools(
+def test_the_printed_assistant_command_adds_the_endpoint_for_claude_codes_oauth_sign_in(
         make_demo: Launched) -> None:
     endpoint = make_demo.field("MCP endpoint")
     token = make_demo.field("Token")
     line = next(line for line in make_demo.lines if "config --client claude-code" in line)
     assert token not in line
-    minted = subprocess.run(shlex.split(line), cwd=ROOT, env=make_demo.env,
+    printed = subprocess.run(shlex.split(line), cwd=ROOT, env=make_demo.env,
+                             capture_output=True, text=True, timeout=120)
+    assert printed.returncode == 0, printed.stderr
+    assert shlex.split(printed.stdout) == [
+        "claude", "mcp", "add", "--transport", "http", "cloudg", endpoint]
+    assert token not in printed.stdout + printed.stderr
+
+
+def test_the_printed_command_with_token_auth_gives_claude_code_a_credential_that_lists_the_tools(
+        make_demo: Launched) -> None:
+    endpoint = make_demo.field("MCP endpoint")
+    token = make_demo.field("Token")
+    line = next(line for line in make_demo.lines if "config --client claude-code" in line)
+    assert any("add --token-auth" in line for line in make_demo.lines)
+    minted = subprocess.run([*shlex.split(line), "--token-auth"], cwd=ROOT, env=make_demo.env,
                             capture_output=True, text=True, timeout=120)
     assert minted.returncode == 0, minted.stderr
     assert token not in minted.stdout + minted.stderr

@@ -1,8 +1,10 @@
-"""``config``: a ready-to-paste MCP client configuration. With ``--jupyter`` the running
-Jupyter server mints the assistant a credential of its own and the configuration holds it
-(Jupyter AI's is written into the server's ``.jupyter/mcp_settings.json``); ``--server-token``
-is the escape hatch that hands over the server's own token, with a warning. Without
-``--jupyter`` the client launches a stdio server, or connects to ``--url``."""
+"""``config``: a ready-to-paste MCP client configuration. With ``--jupyter``, a client that signs
+in with OAuth gets the running Jupyter server's endpoint URL alone (the analyst consents in the
+browser when it first connects); with ``--token-auth``, and for clients without OAuth, the
+server mints the assistant a credential of its own and the configuration holds it (Jupyter
+AI's is written into the server's ``.jupyter/mcp_settings.json``); ``--server-token`` is the
+escape hatch that hands over the server's own token, with a warning. Without ``--jupyter``
+the client launches a stdio server, or connects to ``--url``."""
 
 from __future__ import annotations
 
@@ -19,13 +21,23 @@ from .owner_api import Unreachable, check_owner_token, find_server, owner_api, r
 if TYPE_CHECKING:
     from ..jupyter_discovery import JupyterEndpoint
 
-__all__ = ["SERVER_TOKEN_WARNING", "cmd_config"]
+__all__ = ["OAUTH_NOTE", "SERVER_TOKEN_WARNING", "cmd_config"]
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    from ..client_config import HTTP_ONLY_CLIENTS, client_config
+    from ..client_config import HTTP_ONLY_CLIENTS, OAUTH_CLIENTS, client_config
 
-    minting = args.jupyter and not args.server_token
+    token_auth = getattr(args, "token_auth", False)
+    if token_auth and (not args.jupyter or args.server_token):
+        raise UsageError("--token-auth goes with --jupyter (without --server-token): it mints "
+                         "the assistant a token of its own instead of the OAuth sign-in")
+    oauth = args.jupyter and not args.server_token and not token_auth \
+        and args.client in OAUTH_CLIENTS
+    minting = args.jupyter and not args.server_token and not oauth
+    if oauth and (args.profile is not None or args.name is not None):
+        raise UsageError(f"{args.client} signs in with OAuth: you name the assistant and pick "
+                         "its profile on the consent page when it first connects. To mint a "
+                         "token under --name/--profile instead, add --token-auth")
     if args.server_token and not args.jupyter:
         raise UsageError("--server-token goes with --jupyter")
     if args.show_token and not args.server_token:
@@ -47,6 +59,8 @@ def cmd_config(args: argparse.Namespace) -> int:
                              "HTTP: add --jupyter to give it a credential of its own on the "
                              "running Jupyter server")
     server_name = args.server_name or (None if minting else args.name) or "cloudg"
+    if oauth:
+        return _config_for_oauth(args, server_name)
     if minting:
         return _config_for_assistant(args, server_name)
     if args.jupyter:
@@ -64,7 +78,6 @@ def cmd_config(args: argparse.Namespace) -> int:
     print(f"# {config.where}", file=sys.stderr)
     print(config.text)
     return 0
-
 
 
 def _probe_jupyter_endpoint(status_url: str, token: str | None) -> str | None:
@@ -128,7 +141,6 @@ def _config_with_server_token(args: argparse.Namespace, server_name: str) -> int
     print(f"# {config.where}", file=sys.stderr)
     print(config.text)
     return 0
-
 
 
 def under_hub_without_address() -> bool:
@@ -204,9 +216,7 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     url = served_address(body, found)
     print(f"# MCP endpoint {url} (found from {found.found_by})", file=sys.stderr)
     if url == found.url and found.public_url is None and under_hub_without_address():
-        print("# warning: that is this server's address inside JupyterHub, which an assistant "
-              "elsewhere cannot reach: use the address your browser shows (…/user/NAME/cloudg/"
-              "mcp), and ask the hub's admin to set JupyterHub.public_url", file=sys.stderr)
+        print(f"# warning: {HUB_LOOPBACK_WARNING}", file=sys.stderr)
     print(f"# minted a credential for assistant {name}: its calls act as "
           f"{record.get('principal') or assistant_id(name)} under {profile}, token "
           f"{record.get('token_hint') or TOKEN_PREFIX + '...'}", file=sys.stderr)
@@ -235,3 +245,45 @@ def _config_for_assistant(args: argparse.Namespace, server_name: str) -> int:
     print(f"# {config.where}", file=sys.stderr)
     print(config.text)
     return 0
+
+
+def _config_for_oauth(args: argparse.Namespace, server_name: str) -> int:
+    """``config --jupyter`` for a client that signs in with OAuth: the endpoint's URL alone.
+    Nothing is minted: the assistant's credential comes from the analyst's consent."""
+    from ..client_config import COMPACT_PROFILES, client_config
+
+    found = find_server(args)
+    url = found.address  # inside a hub, its public address: the assistant is elsewhere
+    config = client_config(args.client, url=url, name=server_name)
+    print(f"# MCP endpoint {url} (found from {found.found_by})", file=sys.stderr)
+    if url == found.url and found.public_url is None and under_hub_without_address():
+        print(f"# warning: {HUB_LOOPBACK_WARNING}", file=sys.stderr)
+    warning = _probe_jupyter_endpoint(found.status_url, found.token)
+    if warning:
+        print(f"# warning: {warning}", file=sys.stderr)
+    print(f"# {OAUTH_NOTE}", file=sys.stderr)
+    compact = COMPACT_PROFILES.get(args.client)
+    if compact:
+        print(f"# {args.client} takes only so many tools: pick the {compact} profile on the "
+              "consent page", file=sys.stderr)
+    print(f"# {config.where}", file=sys.stderr)
+    print(config.text)
+    return 0
+
+
+#: What ``config --jupyter`` warns inside a hub that gave no public address.
+HUB_LOOPBACK_WARNING = (
+    "that is this server's address inside JupyterHub, which an assistant elsewhere cannot "
+    "reach: use the address your browser shows (…/user/NAME/cloudg/mcp), and ask the hub's "
+    "admin to set JupyterHub.public_url"
+)
+
+#: What ``config --jupyter`` says on stderr when it prints the OAuth form.
+OAUTH_NOTE = (
+    "no token here: the client signs in with OAuth when it first connects. Your browser opens "
+    "the Jupyter server's consent page (your Jupyter login); Allow names the assistant and "
+    "picks its profile, and the assistant then gets a credential of its own (revoke it in the "
+    "cloudg sidebar or with `cloudg-nb assistants revoke NAME`). A client that cannot sign in: "
+    "add --token-auth to mint it a token instead."
+)
+

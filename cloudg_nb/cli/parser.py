@@ -119,12 +119,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     config = sub.add_parser(
         "config", help="print a ready-to-paste MCP client configuration",
-        description="Print an MCP client configuration. With --jupyter, the assistant gets a "
-                    "credential of its own from the running Jupyter server: a token that "
-                    "opens only the cloudg MCP endpoint, runs under the assistant policy "
-                    "profile and is revoked with `cloudg-nb assistants revoke NAME`. It is "
-                    "shown only once, in the configuration (jupyter-ai: written into the "
-                    "server's .jupyter/mcp_settings.json).")
+        description="Print an MCP client configuration. With --jupyter, a client that signs "
+                    "in with OAuth (claude-code, cursor, vscode, claude-desktop through "
+                    "mcp-remote) gets the running Jupyter server's endpoint URL alone: when "
+                    "it first connects, you consent in your browser and the assistant gets a "
+                    "credential of its own. With --token-auth (and always for jupyter-ai), "
+                    "the server mints that credential now: a token that opens only the "
+                    "cloudg MCP endpoint, runs under the assistant policy profile and is "
+                    "revoked with `cloudg-nb assistants revoke NAME`. It is shown only once, "
+                    "in the configuration (jupyter-ai: written into the server's "
+                    ".jupyter/mcp_settings.json).")
     config.add_argument("--client", choices=ALL_CLIENTS, required=True)
     config.add_argument("--url", help="without --jupyter: connect to this running HTTP server "
                                       "instead of launching a stdio one; with --jupyter: the "
@@ -133,22 +137,28 @@ def build_parser() -> argparse.ArgumentParser:
                                         "send (with --url); with --jupyter: the Jupyter "
                                         "server's own token, used only to mint the credential")
     config.add_argument("--name", default=None,
-                        help="with --jupyter: the assistant's name (default: the client "
-                             "name); a name that exists gets a new token and the old one "
-                             "stops working. Without --jupyter (and with --server-token): "
-                             "the server entry name in the client, as --server-name")
+                        help="with --jupyter --token-auth (or jupyter-ai): the assistant's "
+                             "name (default: the client name); a name that exists gets a new "
+                             "token and the old one stops working. Without --jupyter (and "
+                             "with --server-token): the server entry name in the client, as "
+                             "--server-name")
     config.add_argument("--server-name", default=None, metavar="NAME",
                         help="the server entry name in the client's configuration (default: "
                              "cloudg)")
     config.add_argument("--profile", default=None,
-                        help="with --jupyter: the policy profile the assistant's calls run "
-                             "under (default: the server's assistant profile; for cursor, "
-                             "which takes about 40 tools, assistant-compact)")
+                        help="with --jupyter --token-auth (or jupyter-ai): the policy "
+                             "profile the assistant's calls run under (default: the server's "
+                             "assistant profile; for cursor, which takes about 40 tools, "
+                             "assistant-compact)")
     config.add_argument("--jupyter", action="store_true",
                         help="connect to the cloudg endpoint of the running Jupyter server "
                              "(found from $CLOUDG_MCP_URL, Jupyter's server files or "
                              "JupyterHub; --url names the server instead) with a credential "
-                             "of the assistant's own")
+                             "of the assistant's own (OAuth sign-in, or --token-auth)")
+    config.add_argument("--token-auth", action="store_true",
+                        help="with --jupyter: mint the assistant a token of its own and put "
+                             "it in the configuration, instead of the OAuth sign-in (for a "
+                             "client that cannot sign in; jupyter-ai always gets a token)")
     config.add_argument("--server-token", action="store_true",
                         help="with --jupyter: escape hatch, NOT recommended: give the "
                              "assistant the Jupyter server's own token (referred to as "

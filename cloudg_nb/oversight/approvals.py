@@ -5,8 +5,9 @@ request of a governed principal (an assistant) as that principal (``acting``), s
 workspace knows whose data a change touches. Before a tool call it works out the call's
 effects (``catalog.effects``); a call that changes data another principal owns, or that its
 caller's ``ApprovalRule`` names, waits: it shows on the ``ApprovalDesk`` (what it will do, as
-the caller's policy shows it), reports progress "waiting for analyst approval", optionally
-asks the client to open the approval page (MCP URL-mode elicitation), and waits — on the loop,
+the caller's policy shows it), reports progress "waiting for analyst approval" (saying where
+the analyst decides), offers a client that declared URL mode the approval page (MCP URL-mode
+elicitation; its answer is informational, never a decision), and waits — on the loop,
 holding no worker thread or concurrency slot. An approval lets the call through allowed
 exactly the changes shown; a denial, a timeout, a cancelled call or a revoked credential ends
 it as an error result; a caller with ``max_pending`` calls waiting is refused at once. Every
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from ..policy.approval import ApprovalRule
 
 __all__ = ["APPROVALS_URI", "Approval", "ApprovalDesk", "ApprovalGate", "DEFAULT_MAX_PENDING",
-           "DEFAULT_TIMEOUT", "Watcher"]
+           "DEFAULT_TIMEOUT", "Watcher", "waiting_message"]
 
 logger = logging.getLogger("cloudg.oversight")
 
@@ -383,55 +384,70 @@ class ApprovalGate:
         return approval
 
     async def _decision(self, info: CallInfo, approval: Approval) -> str:
-        where = f" or at {approval.url}" if approval.url else ""
-        await info.context.report_progress(
-            0, None, f"waiting for analyst approval (up to {approval.timeout:g} s): the "
-                     f"analyst approves or denies it in the notebook{where}")
-        asking = self._elicit(info, approval)
+        await info.context.report_progress(0, None, waiting_message(approval))
+        offered: list[bool] = []
+        asking = self._elicit(info, approval, offered)
         try:
             decision = await self.desk.wait(approval)
         finally:
             if asking is not None and not asking.done():
                 asking.cancel()
-        await self._elicitation_done(info, approval)
+        if offered:
+            await self._elicitation_done(info, approval)
         return decision
 
-    def _elicit(self, info: CallInfo, approval: Approval) -> asyncio.Task[None] | None:
-        """Ask a client that supports URL-mode elicitation to show the approval page; a
-        decline there denies the call, a dismissal leaves it waiting for the notebook."""
+    def _elicit(self, info: CallInfo, approval: Approval, offered: list[bool]
+                ) -> asyncio.Task[None] | None:
+        """Offer the approval page to a client that declared URL-mode elicitation (``offered``
+        gets an entry once the offer is on its way). What the client answers — accept,
+        decline or cancel — is only logged: the client (an assistant, or a user who is not
+        the analyst) never decides a call; the analyst does, on the server."""
         elicit = info.context.elicit_url
         if elicit is None or not approval.url:
             return None
 
         async def ask() -> None:
+            what = approval.effect.get("summary") or info.name
+            offered.append(True)
             try:
-                what = approval.effect.get("summary") or info.name
                 action = await elicit(
                     f"{info.principal.id} wants to run {what} The analyst approves or denies "
-                    "it on this page (Jupyter login needed).", approval.url or "",
-                    approval.id)
+                    "it on this page (Jupyter login needed); answering here decides nothing.",
+                    approval.url or "", approval.id)
             except Exception:
                 logger.debug("URL elicitation failed", exc_info=True)
                 return
-            if action == "decline" and approval.state == PENDING:
-                self.desk.decide(approval.id, False, info.principal.id,
-                                 "declined in the assistant's client")
+            logger.info("%s's client answered the approval page offer for %s with %r; only "
+                        "the analyst's decision counts", info.principal.id, approval.id,
+                        str(action)[:20])
 
         return asyncio.get_running_loop().create_task(ask(), name="cloudg-approval-elicit")
 
     @staticmethod
     async def _elicitation_done(info: CallInfo, approval: Approval) -> None:
+        """Tell the client the page it was offered is done with (the analyst decided, or the
+        wait ended), where its protocol version has ``notifications/elicitation/complete``."""
         done = info.context.elicit_complete
-        if done is not None and approval.url:
+        if done is not None:
             with contextlib.suppress(Exception):
                 await done(approval.id)
 
 
+def waiting_message(approval: Approval) -> str:
+    """The progress text of a waiting call: how long it may wait and where the analyst
+    decides (the approval page's address last, so a client can pick it out)."""
+    where = f", or at {approval.url}" if approval.url else ""
+    return (f"waiting for analyst approval (up to {approval.timeout:g} s): the analyst approves "
+            "or denies it in JupyterLab (the cloudg sidebar or its notification), in the "
+            f"notebook (%cloudg approvals){where}")
+
+
 def _refusal(approval: Approval) -> str:
     if approval.state == EXPIRED:
+        page = f" or at {approval.url}" if approval.url else ""
         return (f"The analyst did not approve {approval.tool} within {approval.timeout:g} s, "
-                "so it did not run. Ask the analyst to watch for the approval in the notebook "
-                "(%cloudg approvals) and call it again.")
+                "so it did not run. Ask the analyst to watch for the approval in JupyterLab's "
+                f"cloudg sidebar, the notebook (%cloudg approvals){page}, and call it again.")
     if approval.state == CANCELLED:
         return f"The call of {approval.tool} was cancelled while it waited for approval."
     by = "The analyst" if approval.decided_by else "cloudg"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types as types
@@ -22,10 +22,12 @@ from ..layer.bounds import check_uri
 from ..layer.context import Principal
 from ..layer.errors import MCPLayerError, NotFoundError
 from ..layer.wire import ERROR_DATA_META
+from .approval_rounds import ApprovalRounds
 from .fanout import ChangeFanout
 from .intake import leave_turn
 from .principal import PrincipalResolver
 from .request import (
+    declares_url_elicitation,
     hide_server_paths,
     internal_error,
     is_modern,
@@ -37,6 +39,7 @@ from .request import (
 from .sdk_internals import advertise_list_changes, connection_of
 
 if TYPE_CHECKING:
+    from ..layer.content import ToolResult
     from ..layer.layer import CloudGMCPLayer
 
 __all__ = ["LayerBinding", "bind_layer"]
@@ -84,12 +87,14 @@ def _error_without_server_paths(wire: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class LayerBinding:
-    """A layer bound into an SDK server: the server, its change fan-out and principal resolver."""
+    """A layer bound into an SDK server: the server, its change fan-out, principal resolver
+    and the calls parked between the rounds of the 2026-07-28 request-retry pattern."""
 
     server: Server[Any]
     layer: CloudGMCPLayer
     fanout: ChangeFanout
     resolver: PrincipalResolver
+    rounds: ApprovalRounds = field(default_factory=ApprovalRounds)
 
     def principal(self, sdk_ctx: Any) -> Principal:
         return self.resolver(sdk_ctx)
@@ -178,14 +183,35 @@ class _Handlers:
         if params.name in await self._host_names("tools/list", ctx, "tools", "name"):
             return await self.host["tools/call"].handler(ctx, params)
         principal = self.b.principal(ctx)
-        result = await self._through_layer("tools/call", ctx, self.layer.call_tool(
-            params.name, params.arguments or {}, principal=principal,
-            context=layer_context(self.layer, ctx, principal),
-        ))
+        if is_modern(ctx) and (params.request_state is not None
+                               or declares_url_elicitation(ctx)):
+            outcome = await self._through_layer("tools/call", ctx,
+                                                self._call_in_rounds(ctx, params, principal))
+            if isinstance(outcome, dict):
+                return outcome  # input_required: the approval page, offered
+            result = outcome
+        else:
+            result = await self._through_layer("tools/call", ctx, self.layer.call_tool(
+                params.name, params.arguments or {}, principal=principal,
+                context=layer_context(self.layer, ctx, principal),
+            ))
         wire = result.to_wire()
         if result.is_error and is_remote(ctx):
             wire = _error_without_server_paths(wire)
         return _complete(wire)
+
+    async def _call_in_rounds(self, ctx: _Ctx, params: types.CallToolRequestParams,
+                              principal: Principal) -> ToolResult | dict[str, Any]:
+        """A 2026-07-28 tools/call whose approval page may be offered by the request-retry
+        pattern (``approval_rounds``): a retry takes its parked call over."""
+        arguments = params.arguments or {}
+        if params.request_state is not None:
+            return await self.b.rounds.resume(ctx, principal, params.name, arguments,
+                                              params.request_state, params.input_responses)
+        return await self.b.rounds.start(
+            ctx, layer_context(self.layer, ctx, principal), params.name, arguments,
+            lambda context: self.layer.call_tool(params.name, arguments, principal=principal,
+                                                 context=context))
 
     async def read_resource(self, ctx: _Ctx, params: types.ReadResourceRequestParams) -> Any:
         host_entry = self.host.get("resources/read")

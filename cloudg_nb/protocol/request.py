@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, get_args
 import mcp_types as types
 from mcp.server.connection import allowed_log_levels
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import SERVER_NOTIFICATIONS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..layer.context import Principal, ToolContext
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LOG_LEVEL",
     "connection_of",
+    "declares_url_elicitation",
+    "log_callback",
+    "progress_callback",
     "is_modern",
     "layer_context",
     "hide_server_paths",
@@ -68,7 +72,7 @@ def _log_allowed(sdk_ctx: Any, level: str) -> bool:
     return LOG_LEVEL_ORDER.index(level) >= LOG_LEVEL_ORDER.index(floor)
 
 
-def _progress_callback(sdk_ctx: Any) -> Callable[..., Any]:
+def progress_callback(sdk_ctx: Any) -> Callable[..., Any]:
     """A callback sending progress for this request.
 
     The SDK delivers it only when the caller asked for progress: on JSON-RPC transports the
@@ -88,7 +92,7 @@ def _progress_callback(sdk_ctx: Any) -> Callable[..., Any]:
     return send
 
 
-def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
+def log_callback(sdk_ctx: Any) -> Callable[..., Any]:
     async def send(level: str, data: Any, logger_name: str | None = None) -> None:
         if level not in LOG_LEVEL_ORDER or not _log_allowed(sdk_ctx, level):
             return
@@ -103,15 +107,29 @@ def _log_callback(sdk_ctx: Any) -> Callable[..., Any]:
     return send
 
 
+#: The notification that closes a URL-mode elicitation (2025-11-25; the 2026-07-28 era's
+#: request-retry pattern has no such notification: the retried request's answer closes it).
+ELICITATION_COMPLETE = "notifications/elicitation/complete"
+
+
+def declares_url_elicitation(sdk_ctx: Any) -> bool:
+    """The request's client declared URL-mode elicitation (``capabilities.elicitation.url``;
+    in the 2026-07-28 era per request)."""
+    capabilities = getattr(getattr(sdk_ctx, "session", None), "client_capabilities", None)
+    return getattr(getattr(capabilities, "elicitation", None), "url", None) is not None
+
+
 def _url_elicitation(sdk_ctx: Any) -> tuple[Any, Any]:
-    """``(elicit_url, elicit_complete)`` callbacks for a client that declared URL-mode
-    elicitation (``capabilities.elicitation.url``), else ``(None, None)``. Both ride the
-    stream of the request that asks."""
+    """``(elicit_url, elicit_complete)`` callbacks for a handshake-era client that declared
+    URL-mode elicitation (``capabilities.elicitation.url``), else ``(None, None)``. Both ride
+    the stream of the request that asks; ``elicit_complete`` is None where the negotiated
+    version has no ``notifications/elicitation/complete``. A 2026-07-28 request has no channel
+    for a server request mid-call: ``approval_rounds`` offers the page instead."""
     session = getattr(sdk_ctx, "session", None)
-    capabilities = getattr(session, "client_capabilities", None)
-    if getattr(getattr(capabilities, "elicitation", None), "url", None) is None:
+    if is_modern(sdk_ctx) or not declares_url_elicitation(sdk_ctx):
         return None, None
     related = getattr(sdk_ctx, "request_id", None)
+    version = str(getattr(sdk_ctx, "protocol_version", None) or "")
 
     async def elicit_url(message: str, url: str, elicitation_id: str) -> str:
         result = await session.elicit_url(message, url, elicitation_id,  # type: ignore[union-attr]
@@ -122,7 +140,8 @@ def _url_elicitation(sdk_ctx: Any) -> tuple[Any, Any]:
         await session.send_elicit_complete(elicitation_id,  # type: ignore[union-attr]
                                            related_request_id=related)
 
-    return elicit_url, elicit_complete
+    completes = (ELICITATION_COMPLETE, version) in SERVER_NOTIFICATIONS
+    return elicit_url, (elicit_complete if completes else None)
 
 
 def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> ToolContext:
@@ -132,8 +151,8 @@ def layer_context(layer: CloudGMCPLayer, sdk_ctx: Any, principal: Principal) -> 
         layer=layer,
         principal=principal,
         request_id=getattr(sdk_ctx, "request_id", None),
-        progress_callback=_progress_callback(sdk_ctx),
-        log_callback=_log_callback(sdk_ctx),
+        progress_callback=progress_callback(sdk_ctx),
+        log_callback=log_callback(sdk_ctx),
         meta={"request": request_meta(sdk_ctx)},
         elicit_url=elicit_url,
         elicit_complete=elicit_complete,

@@ -81,7 +81,8 @@ def config_in_server(hub: Hub, user: str, *args: str) -> subprocess.CompletedPro
 
 
 def test_config_jupyter_in_a_server_gives_the_hub_public_endpoint(hub: Hub) -> None:
-    done = config_in_server(hub, "alice", "--client", "vscode", "--name", "laptop-vscode")
+    done = config_in_server(hub, "alice", "--client", "vscode", "--token-auth", "--name",
+                            "laptop-vscode")
     assert done.returncode == 0, done.stderr
     config = json.loads(done.stdout)
     (entry,) = config["servers"].values()
@@ -92,6 +93,16 @@ def test_config_jupyter_in_a_server_gives_the_hub_public_endpoint(hub: Hub) -> N
     with open_session(entry["url"], "2026", headers={"Authorization": f"Bearer {token}"}) as mcp:
         who = mcp.call_tool("who_am_i", {}).structured_content
     assert who == {"id": "assistant:laptop-vscode", "roles": ["assistant"]}
+
+
+def test_config_jupyter_oauth_form_in_a_server_gives_the_hub_public_endpoint(hub: Hub) -> None:
+    done = config_in_server(hub, "alice", "--client", "vscode")
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads(done.stdout)["servers"].values()
+    assert entry["url"] == public_endpoint(hub, "alice")
+    assert "headers" not in entry  # the client signs in with OAuth: no token in its config
+    assert f":{server_port(hub, 'alice')}/" not in done.stdout + done.stderr
+    assert "warning" not in done.stderr
 
 
 def test_config_jupyter_with_the_server_token_also_gives_the_hub_public_endpoint(

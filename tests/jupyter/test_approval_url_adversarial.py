@@ -80,9 +80,8 @@ SPOOF_IDS = list(spoofs(1))
 
 def links_of_one_approval(server: JupyterServer, token: str, spoof: dict[str, str],
                           era: str = "2025") -> dict[str, str]:
-    """An assistant (sending ``spoof``) asks for a sensitive call, which the analyst denies
-    (or the assistant declines in its client, when it is asked there): every link to that
-    call's approval page the assistant and the analyst are given."""
+    """An assistant (sending ``spoof``) asks for a sensitive call, which the analyst denies:
+    every link to that call's approval page the assistant and the analyst are given."""
     asked: list[str] = []
     progress: list[str] = []
 
@@ -100,20 +99,18 @@ def links_of_one_approval(server: JupyterServer, token: str, spoof: dict[str, st
             "suppress_findings", {"ids": ["f-001"], "reason": "r"},
             progress_callback=on_progress))
         waiting = _pending(analyst, "suppress_findings")
-        if era == "2025":
-            analyst.wait_for(lambda: asked)
+        analyst.wait_for(lambda: asked)  # offered mid-call (2025) or in the first round (2026)
         analyst.call_tool("decide_approval", {"approval_id": waiting["id"], "decision": "deny"})
         thread.join(TIMEOUT)
         own = json.loads(bot.read_resource("cloudg://approvals").contents[0].text)
     assert out["result"].is_error and "denied" in out["result"].content[0].text
     (mine,) = [a for a in own["recent"] if a["id"] == waiting["id"]]
-    (said,) = [m for m in progress if "waiting for analyst approval" in m]
+    (said,) = {m for m in progress if "waiting for analyst approval" in m}  # 2026: each round
     in_progress = re.search(r" at (\S+)$", said)
     assert in_progress is not None, said
     links = {"progress": in_progress.group(1), "assistant's cloudg://approvals": mine["url"],
              "analyst's cloudg://approvals": waiting["url"]}
-    if asked:
-        (links["elicitation"],) = asked
+    (links["elicitation"],) = asked
     return {"id": waiting["id"], **links}
 
 
@@ -150,7 +147,7 @@ def test_approval_links_in_the_stateless_era_use_the_servers_own_address(
     headers = spoofs(local.port)["another local port"]
     links = links_of_one_approval(local, mint(local, "modern"), headers, era="2026")
     page = f"http://127.0.0.1:{local.port}{BASE}cloudg/approvals/{links.pop('id')}"
-    assert links and set(links.values()) == {page}, links
+    assert "elicitation" in links and set(links.values()) == {page}, links
 
 
 def test_behind_a_proxy_links_use_the_configured_public_url(proxied: JupyterServer) -> None:

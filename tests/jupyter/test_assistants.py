@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 
 from tests.protocol.harness import TIMEOUT, open_session
@@ -372,23 +371,6 @@ def test_progress_says_the_call_waits_for_the_analyst(server: JupyterServer) -> 
         thread.join(TIMEOUT)
     assert "waiting for analyst approval" in seen[0]
     assert out["result"].is_error  # denied
-
-
-def test_url_elicitation_points_at_the_approval_page_and_a_decline_denies(
-        server: JupyterServer) -> None:
-    asked: list[types.ElicitRequestURLParams] = []
-
-    async def elicit(ctx: Any, params: Any) -> types.ElicitResult:
-        asked.append(params)
-        return types.ElicitResult(action="decline")
-
-    with open_session(server.endpoint, "2025", headers=bearer(mint(server, "elicit")),
-                      elicitation_callback=elicit) as bot:
-        result = _suppress(bot)
-    assert result.is_error and "declined" in result.content[0].text
-    (params,) = asked
-    assert params.mode == "url"
-    assert params.url.startswith(f"http://127.0.0.1:{server.port}{BASE}cloudg/approvals/")
 
 
 def test_the_approval_page_needs_the_analysts_login_with_xsrf(server: JupyterServer) -> None:

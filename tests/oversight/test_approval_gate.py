@@ -170,23 +170,77 @@ async def test_a_revoked_assistants_waiting_calls_are_denied(setup: Setup) -> No
     assert result.is_error and "revoked" in result.text
 
 
-async def test_url_elicitation_is_sent_and_a_decline_denies(setup: Setup) -> None:
-    asked: list[tuple[str, str]] = []
-    completed: list[str] = []
+class Elicitations:
+    """A client's URL-elicitation callbacks that answer ``action`` and record what they got."""
 
-    async def elicit(message: str, url: str, elicitation_id: str) -> str:
-        asked.append((url, elicitation_id))
-        return "decline"
+    def __init__(self, action: str) -> None:
+        self.action = action
+        self.asked: list[tuple[str, str, str]] = []
+        self.completed: list[str] = []
 
-    async def complete(elicitation_id: str) -> None:
-        completed.append(elicitation_id)
+    async def elicit(self, message: str, url: str, elicitation_id: str) -> str:
+        self.asked.append((message, url, elicitation_id))
+        return self.action
 
-    ctx = setup.layer.context(BOT, elicit_url=elicit, elicit_complete=complete)
-    result = await asyncio.wait_for(setup.layer.call_tool(
-        "unload_dataset", {"name": "demo"}, principal=BOT, context=ctx), 5)
-    assert result.is_error and "declined" in result.text
-    (url, eid), = asked
-    assert url == f"http://x/cloudg/approvals/{eid}" and completed == [eid]
+    async def complete(self, elicitation_id: str) -> None:
+        self.completed.append(elicitation_id)
+
+
+async def _elicited_call(setup: Setup, client: Elicitations) -> tuple[asyncio.Task[Any], Any]:
+    ctx = setup.layer.context(BOT, elicit_url=client.elicit, elicit_complete=client.complete)
+    call = asyncio.create_task(setup.layer.call_tool(
+        "unload_dataset", {"name": "demo"}, principal=BOT, context=ctx))
+    approval = await setup.pending()
+    for _ in range(200):
+        if client.asked:
+            break
+        await asyncio.sleep(0.01)
+    return call, approval
+
+
+async def test_url_elicitation_offers_the_approval_page(setup: Setup) -> None:
+    client = Elicitations("cancel")
+    call, approval = await _elicited_call(setup, client)
+    ((message, url, eid),) = client.asked
+    assert url == f"http://x/cloudg/approvals/{approval.id}" and eid == approval.id
+    assert "assistant:bot" in message and "decides nothing" in message
+    setup.desk.decide(approval.id, False, "alice")
+    await asyncio.wait_for(call, 5)
+
+
+@pytest.mark.parametrize("action", ["accept", "decline", "cancel"])
+async def test_the_clients_answer_to_the_elicitation_decides_nothing(setup: Setup,
+                                                                     action: str) -> None:
+    client = Elicitations(action)
+    call, approval = await _elicited_call(setup, client)
+    await asyncio.sleep(0.2)  # the answer is in
+    assert approval.state == "pending" and not call.done()
+    setup.desk.decide(approval.id, action != "accept", "alice")  # the opposite of "accept"
+    result = await asyncio.wait_for(call, 5)
+    assert result.is_error == (action == "accept")
+
+
+async def test_elicitation_complete_follows_the_analysts_decision(setup: Setup) -> None:
+    client = Elicitations("accept")
+    call, approval = await _elicited_call(setup, client)
+    assert client.completed == []
+    setup.desk.decide(approval.id, True, "alice")
+    await asyncio.wait_for(call, 5)
+    assert client.completed == [approval.id]
+
+
+async def test_without_url_elicitation_progress_says_where_the_analyst_decides(
+        setup: Setup) -> None:
+    progress: list[str] = []
+    ctx = setup.layer.context(BOT, progress_callback=lambda p, t, m: progress.append(m or ""))
+    call = asyncio.create_task(setup.layer.call_tool(
+        "unload_dataset", {"name": "demo"}, principal=BOT, context=ctx))
+    approval = await setup.pending()
+    setup.desk.decide(approval.id, False, "alice")
+    await asyncio.wait_for(call, 5)
+    (said,) = [m for m in progress if "waiting for analyst approval" in m]
+    assert "cloudg sidebar" in said and "%cloudg approvals" in said
+    assert said.endswith(f" at http://x/cloudg/approvals/{approval.id}")
 
 
 def test_approval_ids_can_be_typed_after_a_magic_or_a_command() -> None:
