@@ -176,7 +176,7 @@ def diff_datasets(
             "an earlier one as base, e.g. a snapshot taken before the change "
             "(snapshot_dataset).", data={"field": "base", "dataset": t.name})
     ph = Phases(progress_of(ctx))
-    result = diff(b, t, progress=ph.sub(0, 60))
+    result = diff(b, t, progress=ph.sub(0, 55))
     ph.step(60, "walking attack paths to crown jewels")
     report = drift(b, t, result)
     ph.done()
