@@ -150,21 +150,29 @@ def readme_screenshot(page: LabPage) -> None:
         shutil.copyfile(shot, README_SCREENSHOT)
 
 
-def test_assistant_notebook_runs_remotely_with_an_http_assistant_stand_in(
+def test_assistant_notebook_runs_remotely_with_a_minted_stand_in_and_its_drift_report(
         page: LabPage, lab: JupyterServer) -> None:
     notebook = "notebooks/02-with-an-ai-assistant.ipynb"
+    (lab.root_dir / notebook).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / notebook, lab.root_dir / notebook)
     page.open_notebook(notebook)
     page.run_all_cells()
 
     assert page.errors() == []
-    commands = text_of(output_area(page, "client_config("))
+    areas = page.output_areas()
+    assert not [text_of(a) for a in areas if "Error [" in text_of(a)]
+    assert not [text_of(a) for a in areas if lab.token in text_of(a)]
+    commands = text_of(output_area(page, "ALL_CLIENTS"))
     assert f"MCP endpoint of this Jupyter server: {lab.endpoint}" in commands
-    assert f"claude mcp add --transport http cloudg {lab.endpoint}" in commands
-    followed = text_of(output_area(page, '"suppress_findings"'))
-    assert "without running its cell" in followed
-    assert "The live table now shows dataset 'drifted'" in text_of(
-        output_area(page, '"drifted", "dataset_name"'))
+    assert "cloudg-nb config --client claude-code --jupyter" in commands
+    decided = text_of(output_area(page, "client.approve("))
+    assert "Waiting: suppress_findings from assistant:notebook-stand-in." in decided
+    assert "The assistant's call: suppressed" in decided
+    assert "without running its cell" in text_of(output_area(page, "without running its cell"))
+    report = output_area(page, "%cloudg diff demo drifted")
+    wait_for(lambda: "web-alb lost its WAF (web-waf)" in text_of(report), "the drift report")
+    assert "web-waf (WAF) protects web-alb" in text_of(report)
+    page.screenshot("assistant-drift-report")
     with open_session(lab.endpoint, "2025", headers=lab.headers) as other:
         listed = other.call_tool("list_datasets", {}).structured_content
     assert [(d["name"], d["active"]) for d in listed["datasets"]] == [("demo", True)]

@@ -15,6 +15,7 @@ import pytest
 
 from cloudg_nb.estate import demo
 from tests.jupyter.server import JupyterServer, jupyter_server
+from tests.lanes import starts
 from tests.protocol.harness import open_session
 
 from .execute import (
@@ -112,6 +113,7 @@ def all_text(notebook: nbformat.NotebookNode) -> str:
 
 
 @pytest.fixture(scope="module")
+@starts("server", "kernel")
 def assistant_notebook(tmp_path_factory: pytest.TempPathFactory
                        ) -> Iterator[tuple[nbformat.NotebookNode, JupyterServer]]:
     """Notebook 02 executed by nbclient against a real Jupyter server, as a kernel the server
