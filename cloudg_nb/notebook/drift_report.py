@@ -59,6 +59,8 @@ SECTIONS: list[tuple[str, str, str, Callable[[Item], str]]] = [
 ]
 _TITLES = {"worse": "What got worse", "better": "What improved"}
 _EMPTY = {"worse": "Nothing got worse.", "better": "Nothing improved."}
+#: The colour of each side's bar (its text keeps the theme's text colour: red or green text
+#: on white reads below 4.5:1).
 _COLOURS = {"worse": "var(--jp-error-color1, #d32f2f)",
             "better": "var(--jp-success-color1, #388e3c)"}
 _BOX = ("font-family:var(--jp-ui-font-family, system-ui, sans-serif);"
@@ -115,8 +117,7 @@ class DriftReport:
             colour = _COLOURS[side]
             parts.append(f'<section class="cloudg-drift-{side}" style="border-left:3px solid '
                          f'{colour};padding:.1em .8em;margin:.4em 0">')
-            parts.append(f'<div style="font-weight:600;color:{colour}">'
-                         f'{_TITLES[side]}</div>')
+            parts.append(f'<div style="font-weight:600">{_TITLES[side]}</div>')
             sections = self._sections(side)
             if not sections:
                 parts.append(f"<div>{_EMPTY[side]}</div>")

@@ -18,7 +18,8 @@ from selenium.webdriver.remote.webelement import WebElement
 from tests.jupyter.server import ROOT, JupyterServer
 from tests.protocol.harness import open_session
 
-from .chrome import WIDGET_FAILURES, LabPage, wait_for
+from .chrome import ARTIFACTS, WIDGET_FAILURES, LabPage, wait_for
+from .test_theme_in_browser import _TEXTS, DARK, LIGHT, TEXT_CONTRAST, switch_theme
 
 QUICKSTART = "notebooks/01-quickstart.ipynb"
 #: The README's picture of the quickstart (committed); the test writes it to ARTIFACTS and,
@@ -173,9 +174,27 @@ def test_assistant_notebook_runs_remotely_with_a_minted_stand_in_and_its_drift_r
     wait_for(lambda: "web-alb lost its WAF (web-waf)" in text_of(report), "the drift report")
     assert "web-waf (WAF) protects web-alb" in text_of(report)
     page.screenshot("assistant-drift-report")
+    drift_report_reads_in_both_themes(page, report)
     with open_session(lab.endpoint, "2025", headers=lab.headers) as other:
         listed = other.call_tool("list_datasets", {}).structured_content
     assert [(d["name"], d["active"]) for d in listed["datasets"]] == [("demo", True)]
+
+
+def drift_report_reads_in_both_themes(page: LabPage, report: WebElement) -> None:
+    """Every text of the drift report reads at least 4.5:1 on what is behind it, in the light
+    theme and in the dark one (screenshots of each); the page is left in the light theme."""
+    box = report.find_element(By.CSS_SELECTOR, ".cloudg-drift")
+    try:
+        for theme, label in ((LIGHT, "light"), (DARK, "dark")):
+            switch_theme(page, theme)
+            page.driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", box)
+            shown = page.driver.execute_script(_TEXTS, box)
+            assert shown and min(t["contrast"] for t in shown) >= TEXT_CONTRAST, (theme, [
+                t for t in shown if t["contrast"] < TEXT_CONTRAST])
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            box.screenshot(str(ARTIFACTS / f"drift-report-{label}.png"))
+    finally:
+        switch_theme(page, LIGHT)
 
 
 @pytest.mark.parametrize("notebook", ["notebooks/03-privacy-and-policy.ipynb",
