@@ -202,19 +202,23 @@ def diff_datasets(
 
 
 def _latest_snapshot(ws: Workspace, name: str) -> Dataset:
-    """The most recent snapshot of dataset ``name`` the caller took (the baseline of "since
-    my last review"), else anyone's most recent one, else an error saying how to take one."""
+    """The most recent snapshot of dataset ``name`` that the caller took (the baseline of
+    "since my last review"), else an error saying how to take one. Only the caller's own
+    count: a snapshot another principal took later must not become the caller's baseline
+    (an assistant could otherwise hide what got worse behind a fresh one)."""
     acting = current_acting()
     mine = acting.owner if acting is not None else None
-    snapshots = [ws.get(n) for n in reversed(ws.names())
+    snapshots = [n for n in reversed(ws.names())
                  if getattr(ws.datasets.get(n), "snapshot_of", None) == name]
-    own = [ds for ds in snapshots if ws.owner_of(ds.name) == mine]
-    if own or snapshots:
-        return (own or snapshots)[0]
+    own = [n for n in snapshots if ws.owner_of(n) == mine]
+    if own:
+        return ws.get(own[0])
+    others = {n: owner_label(ws.owner_of(n)) for n in snapshots}
     raise InvalidArgumentsError(
-        f"No snapshot of {name!r} to compare with: take one when you review it "
-        f"(snapshot_dataset dataset={name}) and diff against it later, or name base.",
-        data={"field": "base", "dataset": name})
+        f"No snapshot of {name!r} of yours to compare with: take one when you review it "
+        f"(snapshot_dataset dataset={name}) and diff against it later, or name base"
+        + (" (snapshots others took are in the error data)." if others else "."),
+        data={"field": "base", "dataset": name, "others_snapshots": others})
 
 
 _DIFF_ASSET = obj({"id": STR, "name": NSTR, "type": STR, "account_id": NSTR, "arn": NSTR})

@@ -47,7 +47,7 @@ async def test_without_a_base_or_a_snapshot_the_error_says_to_take_one(
         layer: CloudGMCPLayer) -> None:
     result = await fail(layer, "diff_datasets", {})
     assert result.error_code == -32602
-    assert "No snapshot of 'demo'" in result.text and "snapshot_dataset" in result.text
+    assert "No snapshot of 'demo' of yours" in result.text and "snapshot_dataset" in result.text
     assert error_data(result)["field"] == "base"
 
 

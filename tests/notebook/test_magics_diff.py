@@ -81,7 +81,7 @@ def test_diff_without_names_is_since_the_latest_snapshot(ip: InteractiveShell,
 
 def test_diff_without_a_snapshot_says_how_to_take_one(ip: InteractiveShell) -> None:
     run = run_cell(ip, "%cloudg diff -o drift")
-    assert "No snapshot of 'demo'" in run.text and "snapshot_dataset" in run.text
+    assert "No snapshot of 'demo' of yours" in run.text and "snapshot_dataset" in run.text
     assert "Traceback" not in run.text and "drift" not in ip.user_ns
 
 
