@@ -10,6 +10,7 @@ behind it even though no edge between the entry and the jewel changed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,7 @@ class _Estate:
         name = self.names[row]
         return str(name) if isinstance(name, str) and name else str(self.ids[row])
 
+    @functools.cached_property
     def protections(self) -> dict[tuple[str, str, str], tuple[int, int]]:
         """(protector key, protected key, edge type) -> (protector row, protected row) for
         each PROTECTS edge and each attachment to a WAF, security group or NSG."""
@@ -108,7 +110,7 @@ def _guards(est: _Estate) -> dict[int, int]:
     if not guarded:
         return guarded
     members: dict[int, set[int]] = {}
-    for (_, _, kind), (f, m) in est.protections().items():
+    for (_, _, kind), (f, m) in est.protections.items():
         if kind == _ATTACHED and est.types[f] != AssetType.WAF.value:
             members.setdefault(f, set()).add(m)
     for group, held in members.items():
@@ -150,7 +152,7 @@ def _paths(est: _Estate, depth: int) -> tuple[_Paths, dict[int, int]]:
 
 def _lost_protections(was: _Estate, now: _Estate) -> tuple[list[dict[str, Any]],
                                                             list[dict[str, Any]]]:
-    before, after = was.protections(), now.protections()
+    before, after = was.protections, now.protections
 
     def record(est: _Estate, rows: tuple[int, int], kind: str, how: str) -> dict[str, Any]:
         p, q = rows
@@ -167,6 +169,9 @@ def _lost_protections(was: _Estate, now: _Estate) -> tuple[list[dict[str, Any]],
         lost.append(record(was, rows, key[2], how))
     gained = [record(now, rows, key[2], "protection added") for key, rows in after.items()
               if key not in before and key[1] in was.row_of_key]
+    first = {_PROTECTS: 0}  # WAFs and other PROTECTS edges before filter attachments
+    lost.sort(key=lambda p: first.get(p["edge_type"], 1))
+    gained.sort(key=lambda p: first.get(p["edge_type"], 1))
     return lost, gained
 
 
