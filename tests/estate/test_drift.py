@@ -122,3 +122,16 @@ def test_a_large_estate_against_its_twin_reports_nothing_and_prints_the_time_tak
     seconds = time.perf_counter() - started
     print(f"\ndiff + drift of two 20,000-asset estates: {seconds:.2f} s")
     assert out["summary"] == "Nothing got worse. Nothing improved."
+
+
+def test_an_empty_estate_on_either_side_reports_everything_as_gained_or_lost() -> None:
+    empty = Dataset(name="empty")
+    grown = report(empty, demo())
+    assert grown["counts"]["worse_findings_opened"] == 15
+    assert grown["counts"]["worse_attack_paths_opened"] == 4  # the WAF guards the other 3
+    assert {p["why"] for p in grown["worse"]["attack_paths_opened"]} == {
+        "a new route from the internet"}
+    gone = report(demo(), empty)
+    assert gone["summary"].startswith("Nothing got worse. Improved: 4 attack paths")
+    assert report(empty, Dataset(name="also-empty"))["summary"] == (
+        "Nothing got worse. Nothing improved.")
