@@ -323,7 +323,8 @@ The activity shows each call under the name of whoever made it, and the approval
 suppression waited for:"""),
     ("py", """\
 activity = client.activity()
-activity[activity["assistant"]][["time", "principal", "name", "outcome", "approval"]]"""),
+by_assistants = activity[activity["assistant"]]
+by_assistants[["time", "principal", "name", "outcome", "approval"]].fillna("—")"""),
     ("md", """\
 ## 5. What got worse: the drift report
 
@@ -344,8 +345,10 @@ the customer data are open again. The same report as data, e.g. for a ticket:"""
     ("py", """\
 import pandas as pd
 
-pd.DataFrame([{"crown jewel": p["crown_jewel"]["name"], "path": " → ".join(p["path"]),
-               "why": p["why"]} for p in drift["worse"]["attack_paths_opened"]])"""),
+opened = pd.DataFrame([{"crown jewel": p["crown_jewel"]["name"], "path": " → ".join(p["path"]),
+                        "why": p["why"]} for p in drift["worse"]["attack_paths_opened"]])
+with pd.option_context("display.max_colwidth", None):
+    display(opened)"""),
     ("md", """\
 **Since my last review.** Take a snapshot when you review (`%cloudg call snapshot_dataset
 name=monday`); later `%cloudg diff` with no names compares the active dataset with its latest

@@ -178,7 +178,7 @@ def test_the_stand_ins_suppression_waits_for_the_notebooks_approval_and_the_tabl
 def test_the_activity_shows_the_stand_ins_calls_under_its_name_with_the_approval(
         assistant_notebook: tuple[nbformat.NotebookNode, JupyterServer]) -> None:
     notebook, _ = assistant_notebook
-    table = cell_with(notebook, 'activity[activity["assistant"]]').outputs[-1]["data"]
+    table = cell_with(notebook, "by_assistants = ").outputs[-1]["data"]
     rows = table["text/plain"]
     assert STAND_IN in rows and "list_findings" in rows
     assert re.search(r"suppress_findings\s+ok\s+approved", rows), rows
