@@ -115,6 +115,7 @@ async def run_demo(policy: str | None = "standard") -> None:
     removed = [a.get("name", a.get("id")) for a in drift["assets"]["removed"]]
     resolved = [f.get("id") for f in drift["findings"]["resolved"]]
     _line(f"assets removed: {removed}; findings resolved: {resolved}")
+    _line(drift["headline"])
 
     _say("7. Privacy by default: what a model sees of web-1 and web-2 (get_asset)")
     web1 = await tour.call("get_asset", {"ref": "web-1"})

@@ -470,6 +470,7 @@ class Workspace:
             if target in self.datasets:
                 raise DatasetNameConflictError(target, self.unique_name(target))
         copy = src.copy(target)
+        copy.snapshot_of = src.name
         return self.add(copy, target, activate=False)
 
     # -- loading -------------------------------------------------------------------------

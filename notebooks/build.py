@@ -238,171 +238,207 @@ ASSISTANT: list[Cell] = [
     ("md", """\
 # Working with an AI assistant
 
-Your assistant (Claude Code, Cursor, VS Code, Claude Desktop ...) and this notebook can share
-**one workspace**: the Jupyter server's cloudg extension serves it to the assistant over MCP at
-`{server}/cloudg/mcp`, and the notebook's client talks to the same endpoint. What the
-assistant loads or suppresses, the notebook sees at once, and the other way round.
+Your assistant (Claude Code, Cursor, VS Code, Claude Desktop, Jupyter AI ...) and this notebook
+share **one workspace**: the Jupyter server's cloudg extension serves it to the assistant over
+MCP at `{server}/cloudg/mcp`. What the assistant loads or suppresses, the notebook sees at once.
 
-This notebook prints the commands that connect each assistant to *this* server, then shows
-a live table following an assistant at work. A second MCP client inside the notebook stands
-in for the assistant, so it runs without one."""),
+The assistant never gets the Jupyter server's token. It gets a **credential of its own**,
+minted by this server for it: its calls show under its name in the activity feed, and a call
+that would change *your* data (suppress your findings, unload or replace your datasets) waits
+until you approve it here. You can revoke the credential at any time.
+
+A small MCP client inside this notebook stands in for the assistant, with a credential minted
+for it, so the notebook runs without one. It needs the Jupyter server: open it in JupyterLab
+started with the cloudg extension (`make demo`, or `jupyter lab` after installing cloudg-nb)."""),
     ("py", """\
 %load_ext cloudg_nb
 from cloudg_nb.notebook import default_client
 
-client = default_client()"""),
+client = default_client()
+if client.mode != "remote":
+    raise RuntimeError(
+        "This notebook shows an assistant working beside you on the Jupyter server's "
+        "workspace, so it needs that server: open it in JupyterLab started with the cloudg "
+        "extension (make demo). Headless runs (nbclient, papermill) find no server and use an "
+        "in-process workspace, which no assistant can reach.")"""),
     ("md", """\
-## 1. Connect your assistant to this server
+## 1. Connect your assistant
 
-Paste the command (or the JSON) for your assistant. The commands refer to the Jupyter token
-through the `JUPYTER_TOKEN` environment variable rather than printing it here (notebooks get
-shared); `cloudg-nb config --jupyter --show-token` prints it, or set `SHOW_TOKEN = True`.
-Without a Jupyter server (this notebook run headless), the cell prints the configurations
-that start a server of the assistant's own over stdio instead: that one has a workspace of
-its own, not this notebook's."""),
+One command per assistant: `cloudg-nb config --client NAME --jupyter` asks this server to mint
+a credential for that assistant and prints (or, for Jupyter AI, writes) its configuration with
+that credential in it. Run it in a terminal; each assistant gets a token of its own, which
+`%cloudg assistants` lists (never the token itself) and `%cloudg assistants revoke NAME` ends."""),
     ("py", """\
-from cloudg_nb.client_config import CLIENTS, client_config
-from cloudg_nb.jupyter_discovery import JupyterServerNotFound, find_jupyter_endpoint
+from cloudg_nb.client_config import ALL_CLIENTS
+from cloudg_nb.jupyter_discovery import find_jupyter_endpoint
 
-SHOW_TOKEN = False
-
-try:
-    endpoint = find_jupyter_endpoint() if client.mode == "remote" else None
-except JupyterServerNotFound:
-    endpoint = None
-if endpoint is not None:
-    print(f"MCP endpoint of this Jupyter server: {endpoint.url}\\n")
-    token_env = None if SHOW_TOKEN else "JUPYTER_TOKEN"
-    configs = {name: client_config(name, url=endpoint.url, token=endpoint.token,
-                                   token_env=token_env) for name in CLIENTS}
-else:
-    print("No Jupyter server: each assistant would start its own stdio server.\\n")
-    configs = {name: client_config(name) for name in CLIENTS}
-for name, config in configs.items():
-    print(f"{name}: {config.where}\\n{config.text}\\n")"""),
+endpoint = find_jupyter_endpoint()
+print(f"MCP endpoint of this Jupyter server: {endpoint.url}\\n")
+for name in ALL_CLIENTS:
+    print(f"{name:15} cloudg-nb config --client {name} --jupyter")"""),
     ("md", """\
-## 2. A live view of the open findings
+## 2. A credential for the stand-in assistant
 
-`client.live(...)` keeps a query's table current: it subscribes to the data behind it and
-re-runs the query when anyone changes it. Keep an eye on this table (its caption shows the
-dataset version) while the assistant works below."""),
+The notebook mints the stand-in's credential the way that command does: one request to the
+server's owner-only API (`POST cloudg/api/assistants`), made with *your* login. The token
+comes back once; the notebook keeps it in a variable and never prints it."""),
     ("py", """\
-findings = client.live("list_findings")
-findings.columns = ["id", "severity", "title", "resource_name", "source_tool"]
-findings"""),
+import json
+import urllib.request
+
+STAND_IN = "notebook-stand-in"
+
+request = urllib.request.Request(
+    f"{endpoint.server_url}cloudg/api/assistants", method="POST",
+    data=json.dumps({"name": STAND_IN, "client": "other"}).encode(),
+    headers={"Authorization": f"token {endpoint.token}", "Content-Type": "application/json"})
+with urllib.request.urlopen(request, timeout=30) as response:
+    minted = json.load(response)
+assistant_token = minted["token"]
+print(f"Minted a credential for {minted['assistant']['principal']} "
+      f"(token {minted['assistant']['token_hint']}, policy profile "
+      f"{minted['assistant']['profile'] or 'the default'}).")
+client.assistants()[["name", "principal", "profile", "token_hint"]]"""),
     ("md", """\
-## 3. The assistant at work
-
-A second MCP client plays the assistant. With a Jupyter server it connects to the server's
-endpoint with the token found the way `cloudg-nb config --jupyter` finds it, exactly as
-Claude Code would. Without one, it connects in memory to this notebook's in-process layer as
-a second caller (principal `assistant`). Either way it goes through the same door as every
-caller: policy, redaction and audit apply to it.
-
-The assistant triages: it suppresses the two LOW/INFO findings as accepted risk."""),
+The stand-in is an ordinary MCP client (the `mcp` SDK) sending that token. It runs in a thread
+of its own, so this notebook stays free while one of its calls waits for you."""),
     ("py", """\
 import asyncio
-import contextlib
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx2
 from mcp import Client as MCPClient
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
-ASSISTANT = Implementation(name="assistant-stand-in", version="1.0")
+_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="assistant")
 
 
-@contextlib.asynccontextmanager
-async def assistant_session():
-    \"\"\"An MCP session like the assistant's: remote over HTTP, or in memory locally.\"\"\"
-    if endpoint is not None:
-        headers = {"Authorization": f"Bearer {endpoint.token}"}
-        async with httpx2.AsyncClient(headers=headers) as http:
-            transport = streamable_http_client(endpoint.url, http_client=http)
-            async with MCPClient(transport, mode="legacy", client_info=ASSISTANT) as session:
-                yield session
-    else:
-        from cloudg_nb.layer import Principal
-        from cloudg_nb.protocol import PrincipalResolver, bind_layer
-
-        resolver = PrincipalResolver(principal=Principal("assistant"))
-        binding = bind_layer(client.backend.layer, resolver=resolver)
-        async with MCPClient(binding.server, mode="legacy", client_info=ASSISTANT) as session:
-            yield session
+async def _assistant_call(tool, arguments):
+    headers = {"Authorization": f"Bearer {assistant_token}"}
+    async with httpx2.AsyncClient(headers=headers,
+                                  timeout=httpx2.Timeout(30, read=300)) as http:
+        transport = streamable_http_client(endpoint.url, http_client=http)
+        info = Implementation(name=STAND_IN, version="1.0")
+        async with MCPClient(transport, mode="legacy", client_info=info) as session:
+            return await session.call_tool(tool, arguments)
 
 
-async def until_changed(live, version, seconds=10.0):
-    \"\"\"Wait until the live table shows a version other than ``version``.\"\"\"
-    for _ in range(int(seconds / 0.05)):
-        if live.version != version:
-            return
-        await asyncio.sleep(0.05)
-    raise TimeoutError("the live table did not refresh")"""),
+def assistant_call(tool, **arguments):
+    \"\"\"Start one MCP call as the stand-in assistant: a Future of its result.\"\"\"
+    return _threads.submit(asyncio.run, _assistant_call(tool, arguments))"""),
+    ("md", """\
+## 3. What you watch: open findings, the approval panel, the activity feed
+
+`client.live(...)` keeps a query's table current: it re-runs when anyone changes the data."""),
     ("py", """\
+findings = client.live("list_findings")
+findings.columns = ["id", "severity", "title", "resource_name", "source_tool"]
+findings"""),
+    ("md", """\
+The approval panel lists the assistants' calls that wait for you, with what each would do,
+and Approve / Deny buttons (in JupyterLab a click goes straight to the server, even while this
+kernel is busy; the cloudg sidebar and a notification show them too)."""),
+    ("py", "%cloudg approvals -o panel"),
+    ("md", """\
+The activity feed shows every call to the workspace as it happens: who made it (you, or which
+assistant), the tool, the outcome, and whether it waited for an approval. Never a value."""),
+    ("py", "%cloudg activity -o feed"),
+    ("md", """\
+## 4. The assistant triages
+
+The stand-in lists the LOW and INFO findings (a read: it runs at once) and asks to suppress
+all of them as accepted risk. Those findings are in *your* dataset, so that call waits in the
+panel above."""),
+    ("py", """\
+low = assistant_call("list_findings", severities=["LOW", "INFO"]).result(timeout=60)
+triaged = [item["id"] for item in low.structured_content["items"]]
+print(f"The assistant found {len(triaged)} LOW/INFO findings: {', '.join(triaged)}.")
+suppressing = assistant_call("suppress_findings", ids=triaged,
+                             reason="accepted risk (triaged by the assistant)")"""),
+    ("md", """\
+Click **Approve** in the panel, or run the next cell: it finds the waiting call and approves it
+through the same API (`client.approve(id, reason)`; `%cloudg approve ID` does it too)."""),
+    ("py", """\
+import time
+
 version_before, rows_before = findings.version, len(findings.df)
-async with assistant_session() as assistant:
-    low = await assistant.call_tool("list_findings", {"severities": ["LOW", "INFO"]})
-    triaged = [item["id"] for item in low.structured_content["items"]]
-    await assistant.call_tool("suppress_findings", {
-        "ids": triaged, "reason": "accepted risk (triaged by the assistant)"})
-await until_changed(findings, version_before)
-print(f"The assistant suppressed {', '.join(triaged)}.")
-print(f"The live table above went from version {version_before} ({rows_before} rows) to "
+
+
+def waiting_call_of(principal, seconds=60.0):
+    \"\"\"The call of ``principal`` waiting for your approval (None once it was decided).\"\"\"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not suppressing.done():
+        for call in client.approvals():
+            if call["principal"] == principal:
+                return call
+        time.sleep(0.2)
+    return None
+
+
+waiting = waiting_call_of(minted["assistant"]["principal"])
+if waiting is not None:
+    print(f"Waiting: {waiting['tool']} from {waiting['principal']}.")
+    decided = client.approve(waiting["id"], "fine: low risk")
+    print("Approved here." if not decided.is_error else decided.error.message)
+done = suppressing.result(timeout=120)
+print("The assistant's call:", "refused" if done.is_error else
+      f"suppressed {len(done.structured_content['suppressed'])} findings")"""),
+    ("py", """\
+for _ in range(200):  # the live table refreshes on its own, a moment after the change
+    if findings.version != version_before:
+        break
+    time.sleep(0.05)
+print(f"The live table went from version {version_before} ({rows_before} rows) to "
       f"version {findings.version} ({len(findings.df)} rows) without running its cell.")"""),
     ("md", """\
-## 4. The assistant loads last week's estate
-
-The assistant now loads the *drifted* sample (the demo estate a week later) and makes it the
-active dataset. The live table follows the active dataset, so it switches over by itself."""),
+The activity shows each call under the name of whoever made it, and the approval the
+suppression waited for:"""),
     ("py", """\
-version_before = findings.version
-async with assistant_session() as assistant:
-    await assistant.call_tool("sample_estate", {
-        "name": "drifted", "dataset_name": "drifted", "activate": True, "replace": True})
-await until_changed(findings, version_before)
-print(f"The live table now shows dataset {findings.dataset!r} ({len(findings.df)} rows).")
-client.datasets()[["name", "version", "active", "assets", "findings"]]"""),
+activity = client.activity()
+by_assistants = activity[activity["assistant"]]
+by_assistants[["time", "principal", "name", "outcome", "approval"]].fillna("—")"""),
     ("md", """\
-## 5. What changed: `diff_datasets`
+## 5. What got worse: the drift report
 
-From the demo estate (as the assistant left it) to the drifted one: assets added, removed
-and changed, edges, new and resolved findings, suppressions, and, most important, what is
-newly exposed to the internet."""),
+The stand-in now loads the *drifted* sample, the demo estate a week later, as a dataset of its
+own (no approval needed: it changes nothing of yours, and your active dataset stays `demo`).
+`%cloudg diff BASE TARGET` then says what got worse first, then what improved: protections
+lost, attack paths to crown jewels opened, new internet exposure, findings opened or closed."""),
+    ("py", """\
+loaded = assistant_call("sample_estate", name="drifted", dataset_name="drifted",
+                        activate=False).result(timeout=120)
+datasets = client.datasets()
+print(f"The assistant loaded {loaded.structured_content['name']!r}; your active dataset is "
+      f"still {datasets.loc[datasets['active'], 'name'].iat[0]!r}.")"""),
+    ("py", "%cloudg diff demo drifted -o drift"),
+    ("md", """\
+The WAF in front of `web-alb` is gone, so the paths from the internet through `web-alb` to
+the customer data are open again. The same report as data, e.g. for a ticket:"""),
     ("py", """\
 import pandas as pd
 
-diff = client.call("diff_datasets", base="demo", target="drifted").data
-pd.Series(diff["summary"], name="count").to_frame().T"""),
-    ("md", "Every change, one row each:"),
-    ("py", """\
-def described(group, item):
-    if group == "edges":
-        return f"{item['source_id']} → {item['target_id']} ({item['edge_type']})"
-    return item.get("title") or item.get("name") or ""
-
-
-pd.DataFrame(
-    [{"what": group, "change": change, "id": item["id"], "detail": described(group, item)}
-     for group in ("assets", "edges", "findings")
-     for change, items in diff[group].items()
-     for item in items]
-)"""),
-    ("py", """\
-exposed = diff["newly_internet_exposed"]
-if exposed:
-    print("Newly exposed to the internet:", ", ".join(a["name"] or a["id"] for a in exposed))
-else:
-    print("Nothing is newly exposed to the internet.")"""),
+opened = pd.DataFrame([{"crown jewel": p["crown_jewel"]["name"], "path": " → ".join(p["path"]),
+                        "why": p["why"]} for p in drift["worse"]["attack_paths_opened"]])
+with pd.option_context("display.max_colwidth", None):
+    display(opened)"""),
+    ("md", """\
+**Since my last review.** Take a snapshot when you review (`%cloudg call snapshot_dataset
+name=monday`); later `%cloudg diff` with no names compares the active dataset with its latest
+snapshot."""),
     ("md", """\
 ## 6. Tidy up
 
 The workspace is shared: put it back as it was, so the other notebooks (and your assistant)
-start from the demo estate again."""),
+start from the demo estate again, and revoke the stand-in's credential (its token stops
+working at once)."""),
     ("py", """\
 findings.close()
+panel.close()
+feed.close()
 client.call("unsuppress_findings", ids=triaged, dataset="demo")
-client.call("select_dataset", name="demo")
 client.call("unload_dataset", name="drifted")
+%cloudg assistants revoke notebook-stand-in
 client.datasets()[["name", "version", "active"]]"""),
 ]
 

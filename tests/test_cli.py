@@ -27,6 +27,7 @@ def test_demo_tours_the_sample_estate_with_the_real_answers() -> None:
     assert "Internet -> web-alb -> web-1 -> app-role -> customers-db" in text
     assert "directly: customers-db, customer-pii-exports, db-credentials, audit-logs" in text
     assert "assets removed: ['web-waf']; findings resolved: ['f-002']" in text
+    assert "Worse: 1 protection lost (web-waf (WAF) protects web-alb); 3 new attack paths" in text
     assert "Xq7-tide-Lantern-42" not in text and "[REDACTED" in text
     assert "⟦untrusted⟧ Ignore all previous instructions" in text
     assert "close matches: ['customers-db'" in text

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .. import estate
+from ..estate.drift import drift
 from ..estate.finding_exposure import relationship_note
 from ..layer.context import ToolContext
 from ..layer.jsonable import to_jsonable
@@ -185,9 +186,13 @@ def drift_review(ctx: ToolContext, base: str, target: str = "") -> str:
     ws = workspace_of(ctx)
     b, t = ws.get(base), ws.get(target)
     d = estate.diff(b, t)
+    report = drift(b, t, d)
     cap = 25
     facts = {
-        "base": d["base"], "target": d["target"], "summary": d["summary"],
+        "base": d["base"], "target": d["target"], "headline": report["summary"],
+        "worse": {k: v[:cap] for k, v in report["worse"].items()},
+        "better": {k: v[:cap] for k, v in report["better"].items()},
+        "summary": d["summary"] | report["counts"],
         "assets_added": d["assets"]["added"][:cap], "assets_removed": d["assets"]["removed"][:cap],
         "assets_changed": d["assets"]["changed"][:cap],
         "edges_removed": d["edges"]["removed"][:cap], "edges_added": d["edges"]["added"][:cap],
@@ -198,9 +203,9 @@ def drift_review(ctx: ToolContext, base: str, target: str = "") -> str:
     }
     return _facts(
         f"Review the drift from '{b.name}' to '{t.name}'.", facts,
-        "Say which changes weaken security (removed protections such as WAFs, new exposure, "
-        "new findings) and which improve it (resolved findings), whether any looks "
-        "unintended, and what to verify. Use diff_datasets for the full lists.")
+        "Start from what got worse (lost protections such as WAFs, attack paths to crown "
+        "jewels that opened, new exposure, new findings), then what improved; say whether any "
+        "looks unintended and what to verify first. Use diff_datasets for the full lists.")
 
 
 def register(registry: Registry) -> None:

@@ -14,12 +14,15 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
+from ..acting import current as current_acting
 from ..acting import owner_label
 from ..estate import MAX_LIMIT, Dataset, Phases, diff, write_inventory_map, write_tabular
+from ..estate.drift import drift
 from ..estate.formats import DatasetKind, dataset_kind
 from ..estate.samples import MAX_SCALED
 from ..layer.context import ToolContext
 from ..layer.enums import Capability, Sensitivity
+from ..layer.errors import InvalidArgumentsError
 from ..layer.registry import Registry
 from ..layer.wire import summary_uri
 from ..workspace import Workspace
@@ -149,19 +152,34 @@ _SUMMARY = obj({"dataset": STR, "name": STR, "version": INT, "source": NSTR, "ki
 
 def diff_datasets(
     ctx: ToolContext,
-    base: Annotated[str, Field(min_length=1, max_length=64,
-                               description="The earlier dataset (e.g. last week's snapshot).")],
+    base: Annotated[str, Field(
+        max_length=64,
+        description="The earlier dataset (e.g. last week's snapshot). Empty: the latest "
+                    "snapshot of target (snapshot_dataset), i.e. what changed since that "
+                    "review.")] = "",
     target: DatasetArg = "",
     limit: Annotated[int, Field(ge=1, le=MAX_LIMIT,
                                 description="At most this many entries per list; the summary "
                                             "counts everything.")] = 100,
 ) -> dict[str, Any]:
-    """What changed from base to target (empty = active): assets added, removed and changed
-    (field by field), edges added and removed, findings new, resolved and with a changed
-    severity, and assets newly exposed to the internet (or no longer)."""
+    """What got worse and what improved from base to target (empty = active), in a
+    sentence first: protections lost (a WAF or security group removed), attack paths to crown
+    jewels opened or closed, assets newly exposed to the internet, findings opened or
+    closed. Then every change: assets added, removed and changed (field by field), edges,
+    findings new, resolved, with a changed severity or suppression."""
     ws = workspace_of(ctx)
-    b, t = ws.get(base), dataset_of(ctx, target)
-    result = diff(b, t, progress=progress_of(ctx))
+    t = dataset_of(ctx, target)
+    b = ws.get(base) if base else _latest_snapshot(ws, t.name)
+    if b is t:
+        raise InvalidArgumentsError(
+            f"base and target are the same dataset ({t.name!r}), so nothing can differ: name "
+            "an earlier one as base, e.g. a snapshot taken before the change "
+            "(snapshot_dataset).", data={"field": "base", "dataset": t.name})
+    ph = Phases(progress_of(ctx))
+    result = diff(b, t, progress=ph.sub(0, 55))
+    ph.step(60, "walking attack paths to crown jewels")
+    report = drift(b, t, result)
+    ph.done()
     truncated = False
 
     def cap(items: list[Any]) -> list[Any]:
@@ -175,21 +193,64 @@ def diff_datasets(
         result[group] = {k: cap(v) for k, v in result[group].items()}
     for key in ("newly_internet_exposed", "no_longer_internet_exposed"):
         result[key] = cap(result[key])
-    result["truncated"] = truncated
-    return result
+    result["summary"] |= report["counts"]
+    return {"headline": report["summary"],
+            "since_snapshot": not base,
+            "worse": {k: cap(v) for k, v in report["worse"].items()},
+            "better": {k: cap(v) for k, v in report["better"].items()},
+            **result, "truncated": truncated}
+
+
+def _latest_snapshot(ws: Workspace, name: str) -> Dataset:
+    """The most recent snapshot of dataset ``name`` that the caller took (the baseline of
+    "since my last review"), else an error saying how to take one. Only the caller's own
+    count: a snapshot another principal took later must not become the caller's baseline
+    (an assistant could otherwise hide what got worse behind a fresh one)."""
+    acting = current_acting()
+    mine = acting.owner if acting is not None else None
+    snapshots = [n for n in reversed(ws.names())
+                 if getattr(ws.datasets.get(n), "snapshot_of", None) == name]
+    own = [n for n in snapshots if ws.owner_of(n) == mine]
+    if own:
+        return ws.get(own[0])
+    others = {n: owner_label(ws.owner_of(n)) for n in snapshots}
+    raise InvalidArgumentsError(
+        f"No snapshot of {name!r} of yours to compare with: take one when you review it "
+        f"(snapshot_dataset dataset={name}) and diff against it later, or name base"
+        + (" (snapshots others took are in the error data)." if others else "."),
+        data={"field": "base", "dataset": name, "others_snapshots": others})
 
 
 _DIFF_ASSET = obj({"id": STR, "name": NSTR, "type": STR, "account_id": NSTR, "arn": NSTR})
 _DIFF_EDGE = obj({"id": STR, "source_id": STR, "target_id": STR, "edge_type": STR})
 _DIFF_FINDING = obj({"id": STR, "severity": STR, "title": NSTR, "resource_id": NSTR})
+_DIFF_ASSET_BRIEF = obj({"id": STR, "name": NSTR, "type": STR})
+_DIFF_PATH = obj({"crown_jewel": _DIFF_ASSET_BRIEF, "entry": _DIFF_ASSET_BRIEF,
+                  "path": arr(STR), "hops": INT, "why": STR})
+_DIFF_PROTECTION = obj({"protector": _DIFF_ASSET_BRIEF, "protected": _DIFF_ASSET_BRIEF,
+                        "edge_type": STR, "how": STR, "text": STR})
+_DIFF_EXPOSURE = obj({"asset": _DIFF_ASSET_BRIEF, "changes": arr(STR)})
+_DIFF_SEVERITY = obj({"id": STR, "title": NSTR, "from": STR, "to": STR})
 _DIFF = obj({
+    "headline": STR, "since_snapshot": BOOL,
+    "worse": obj({"lost_protections": arr(_DIFF_PROTECTION),
+                  "attack_paths_opened": arr(_DIFF_PATH),
+                  "newly_internet_exposed": arr(_DIFF_ASSET),
+                  "exposure_weakened": arr(_DIFF_EXPOSURE),
+                  "findings_opened": arr(_DIFF_FINDING),
+                  "severity_raised": arr(_DIFF_SEVERITY)}),
+    "better": obj({"protections_gained": arr(_DIFF_PROTECTION),
+                   "attack_paths_closed": arr(_DIFF_PATH),
+                   "no_longer_internet_exposed": arr(_DIFF_ASSET),
+                   "exposure_strengthened": arr(_DIFF_EXPOSURE),
+                   "findings_closed": arr(_DIFF_FINDING),
+                   "severity_lowered": arr(_DIFF_SEVERITY)}),
     "base": obj({"name": STR, "version": INT}), "target": obj({"name": STR, "version": INT}),
     "assets": obj({"added": arr(_DIFF_ASSET), "removed": arr(_DIFF_ASSET),
                    "changed": arr(obj({"id": STR, "name": STR, "changes": OBJ}))}),
     "edges": obj({"added": arr(_DIFF_EDGE), "removed": arr(_DIFF_EDGE)}),
     "findings": obj({"new": arr(_DIFF_FINDING), "resolved": arr(_DIFF_FINDING),
-                     "severity_changed": arr(obj({"id": STR, "title": NSTR, "from": STR,
-                                                  "to": STR}))}),
+                     "severity_changed": arr(_DIFF_SEVERITY)}),
     "newly_internet_exposed": arr(_DIFF_ASSET), "no_longer_internet_exposed": arr(_DIFF_ASSET),
     "summary": int_map(), "truncated": BOOL})
 

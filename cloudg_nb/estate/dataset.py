@@ -227,6 +227,9 @@ class Dataset:
         #: What a loader that checks record by record skipped and noted (``LoadReport``
         #: as a dict); empty for datasets not read by such a loader (samples, snapshots).
         self.load_report: dict[str, Any] = {}
+        #: The dataset this one is a snapshot of (``Workspace.snapshot``), else None: the
+        #: baseline ``diff_datasets`` compares with when no base is named.
+        self.snapshot_of: str | None = None
         self.version = 1
         #: Random per Dataset object: a (epoch, version) pair names one state of one dataset,
         #: also across a reload under the same name (which starts again at version 1).

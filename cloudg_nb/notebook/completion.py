@@ -162,6 +162,8 @@ class MagicCompleter:
             return current, _starting_with(self._categories(), current)
         if sub == "use" and position == 1:
             return current, self._values("dataset", current, None, {})
+        if sub == "diff" and position in (1, 2) and "=" not in current:
+            return current, self._values("dataset", current, None, {})
         if sub == "help" and position == 1:
             return current, _starting_with(self.subcommands, current)
         if sub in ("approve", "deny") and position == 1:

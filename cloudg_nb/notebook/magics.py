@@ -62,6 +62,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "next": ("next [-o VAR]", "the next page of the last paged result"),
     "connect": ("connect [URL] [--token T]", "use the Jupyter server's shared workspace"),
     "local": ("local [--policy P]", "use an in-process workspace (demo estate loaded)"),
+    "diff": ("diff [BASE] [TARGET] [-o VAR]",
+             "what got worse, then what improved, from BASE to TARGET (default: the active "
+             "dataset; no BASE: since its latest snapshot)"),
     "live": ("live TOOL key=value ... [-o VAR]",
              "a table that updates itself when the workspace changes"),
     "activity": ("activity [-o VAR]", "every call by assistants and you, live (no values)"),
@@ -95,6 +98,7 @@ Examples:
     %cloudg call list_findings severities=["HIGH","CRITICAL"]
     %cloudg next
     %cloudg live list_findings severities=["HIGH"] -o lf
+    %cloudg diff last-week            (what got worse since dataset last-week)
     %cloudg approvals                 (assistants' calls waiting for you)
     %cloudg deny Xy3k9 not on prod
 
@@ -139,6 +143,7 @@ class CloudGMagics(Magics):
             "use": self._use, "load": self._load, "status": self._status,
             "policy": self._policy, "audit": self._audit, "next": self._next,
             "connect": self._connect, "local": self._local, "live": self._live,
+            "diff": self._diff,
             "activity": self._activity, "approvals": self._approvals,
             "approve": self._approve, "deny": self._deny, "assistants": self._assistants,
             "help": self._help,
@@ -458,6 +463,21 @@ class CloudGMagics(Magics):
         frame = self.client.live(tool, **arguments)
         display(frame)
         self._store(parsed, frame)
+
+    def _diff(self, parsed: ParsedLine, cell: str | None) -> None:
+        usage = SUBCOMMANDS["diff"][0]
+        words = self._words(parsed, usage, 0, 2)
+        if set(parsed.arguments) - {"limit"}:
+            self._no_arguments(parsed, usage)
+        arguments = {**parsed.arguments, **dict(zip(("base", "target"), words, strict=False))}
+        result = self.client.call("diff_datasets", **arguments)
+        if result.is_error or not isinstance(result.data, dict):
+            display(render_result(result))
+            return
+        from .drift_report import DriftReport
+
+        display(DriftReport(result.data))
+        self._store(parsed, result.data)
 
     # -- oversight of assistants ---------------------------------------------------------------
 

@@ -18,7 +18,8 @@ from selenium.webdriver.remote.webelement import WebElement
 from tests.jupyter.server import ROOT, JupyterServer
 from tests.protocol.harness import open_session
 
-from .chrome import WIDGET_FAILURES, LabPage, wait_for
+from .chrome import ARTIFACTS, WIDGET_FAILURES, LabPage, wait_for
+from .test_theme_in_browser import _TEXTS, DARK, LIGHT, TEXT_CONTRAST, switch_theme
 
 QUICKSTART = "notebooks/01-quickstart.ipynb"
 #: The README's picture of the quickstart (committed); the test writes it to ARTIFACTS and,
@@ -150,24 +151,50 @@ def readme_screenshot(page: LabPage) -> None:
         shutil.copyfile(shot, README_SCREENSHOT)
 
 
-def test_assistant_notebook_runs_remotely_with_an_http_assistant_stand_in(
+def test_assistant_notebook_runs_remotely_with_a_minted_stand_in_and_its_drift_report(
         page: LabPage, lab: JupyterServer) -> None:
     notebook = "notebooks/02-with-an-ai-assistant.ipynb"
+    (lab.root_dir / notebook).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / notebook, lab.root_dir / notebook)
     page.open_notebook(notebook)
     page.run_all_cells()
 
     assert page.errors() == []
-    commands = text_of(output_area(page, "client_config("))
+    areas = page.output_areas()
+    assert not [text_of(a) for a in areas if "Error [" in text_of(a)]
+    assert not [text_of(a) for a in areas if lab.token in text_of(a)]
+    commands = text_of(output_area(page, "ALL_CLIENTS"))
     assert f"MCP endpoint of this Jupyter server: {lab.endpoint}" in commands
-    assert f"claude mcp add --transport http cloudg {lab.endpoint}" in commands
-    followed = text_of(output_area(page, '"suppress_findings"'))
-    assert "without running its cell" in followed
-    assert "The live table now shows dataset 'drifted'" in text_of(
-        output_area(page, '"drifted", "dataset_name"'))
+    assert "cloudg-nb config --client claude-code --jupyter" in commands
+    decided = text_of(output_area(page, "client.approve("))
+    assert "Waiting: suppress_findings from assistant:notebook-stand-in." in decided
+    assert "The assistant's call: suppressed" in decided
+    assert "without running its cell" in text_of(output_area(page, "without running its cell"))
+    report = output_area(page, "%cloudg diff demo drifted")
+    wait_for(lambda: "web-alb lost its WAF (web-waf)" in text_of(report), "the drift report")
+    assert "web-waf (WAF) protects web-alb" in text_of(report)
+    page.screenshot("assistant-drift-report")
+    drift_report_reads_in_both_themes(page, report)
     with open_session(lab.endpoint, "2025", headers=lab.headers) as other:
         listed = other.call_tool("list_datasets", {}).structured_content
     assert [(d["name"], d["active"]) for d in listed["datasets"]] == [("demo", True)]
+
+
+def drift_report_reads_in_both_themes(page: LabPage, report: WebElement) -> None:
+    """Every text of the drift report reads at least 4.5:1 on what is behind it, in the light
+    theme and in the dark one (screenshots of each); the page is left in the light theme."""
+    box = report.find_element(By.CSS_SELECTOR, ".cloudg-drift")
+    try:
+        for theme, label in ((LIGHT, "light"), (DARK, "dark")):
+            switch_theme(page, theme)
+            page.driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", box)
+            shown = page.driver.execute_script(_TEXTS, box)
+            assert shown and min(t["contrast"] for t in shown) >= TEXT_CONTRAST, (theme, [
+                t for t in shown if t["contrast"] < TEXT_CONTRAST])
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            box.screenshot(str(ARTIFACTS / f"drift-report-{label}.png"))
+    finally:
+        switch_theme(page, LIGHT)
 
 
 @pytest.mark.parametrize("notebook", ["notebooks/03-privacy-and-policy.ipynb",

@@ -89,6 +89,15 @@ async def test_drift_review_reports_the_removed_waf_and_resolved_ssh_finding(lay
     assert [f["id"] for f in facts["findings_resolved"]] == ["f-002"]
 
 
+async def test_drift_review_starts_from_the_lost_waf_and_the_paths_it_opens(layer) -> None:
+    await ok(layer, "sample_estate", {"name": "drifted"})
+    text, facts = await _facts(layer, "drift_review", {"base": "demo"})
+    assert facts["headline"].startswith("Worse: 1 protection lost (web-waf (WAF) protects")
+    assert [p["why"] for p in facts["worse"]["attack_paths_opened"]] == [
+        "web-alb lost its WAF (web-waf)"] * 3
+    assert "Start from what got worse" in text
+
+
 async def test_prompt_missing_a_required_argument_is_refused(layer) -> None:
     with pytest.raises(InvalidArgumentsError):
         await layer.get_prompt("investigate_asset", {})

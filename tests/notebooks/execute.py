@@ -2,9 +2,12 @@
 
 ``execute_notebook(path, tmp_path)`` runs every cell in a kernel of this interpreter, with the
 notebook's own folder as the working directory and no Jupyter server to find (isolated
-Jupyter dirs, no server variables), and returns the executed notebook. ``problems(nb)`` lists
-the error outputs and the cloudg error displays of cells not tagged as expecting them;
-``stderr_blocks(nb)`` what the run wrote to stderr (JupyterLab shows it in pink).
+Jupyter dirs, no server variables), and returns the executed notebook. With ``server`` (a
+real Jupyter server started on the same ``tmp_path``) the kernel finds that server as a kernel
+the server started would (``JPY_PARENT_PID`` and its runtime dir): remote mode; ``env`` adds
+variables to the kernel's. ``problems(nb)`` lists the error outputs and the cloudg error
+displays of cells not tagged as expecting them; ``stderr_blocks(nb)`` what the run wrote to
+stderr (JupyterLab shows it in pink).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from tests.jupyter.server import ROOT
+from tests.jupyter.server import ROOT, JupyterServer
 from tests.notebook.kernel import install_kernelspec
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -33,13 +36,16 @@ CELL_TIMEOUT = 300
 
 
 @contextlib.contextmanager
-def isolated_jupyter(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """Jupyter dirs under ``tmp_path`` (no running server is found there), a ``python3``
-    kernelspec for this interpreter, and no server variables, for the block's duration."""
+def isolated_jupyter(tmp_path: Path, extra: dict[str, str] | None = None
+                     ) -> Iterator[dict[str, str]]:
+    """Jupyter dirs under ``tmp_path`` (no running server is found there unless one was
+    started on it), a ``python3`` kernelspec for this interpreter, no server variables but
+    ``extra``, for the block's duration."""
     saved = dict(os.environ)
     try:
         for name in SERVER_HINTS:
             os.environ.pop(name, None)
+        os.environ.update(extra or {})
         for name in ("data", "runtime", "config"):
             folder = tmp_path / f"jupyter-{name}"
             folder.mkdir(parents=True, exist_ok=True)
@@ -52,14 +58,14 @@ def isolated_jupyter(tmp_path: Path) -> Iterator[dict[str, str]]:
         os.environ.update(saved)
 
 
-def execute_notebook(path: Path, tmp_path: Path,
+def execute_notebook(path: Path, tmp_path: Path, server: JupyterServer | None = None,
                      env: dict[str, str] | None = None) -> nbformat.NotebookNode:
-    """``path`` executed top to bottom in its own folder (errors are kept as outputs);
-    ``env`` adds variables to the kernel's (``CLOUDG_MCP_URL`` and ``CLOUDG_MCP_TOKEN`` point
-    it at a Jupyter server: remote mode)."""
+    """``path`` executed top to bottom in its own folder (errors are kept as outputs); with
+    ``server`` (started on ``tmp_path``), against it; ``env`` adds variables to the kernel's
+    (``CLOUDG_MCP_URL`` and ``CLOUDG_MCP_TOKEN`` point it at a Jupyter server: remote mode)."""
     notebook = nbformat.read(path, as_version=4)
-    with isolated_jupyter(tmp_path):
-        os.environ.update(env or {})
+    extra = {"JPY_PARENT_PID": str(server.proc.pid)} if server is not None else {}
+    with isolated_jupyter(tmp_path, {**extra, **(env or {})}):
         client = NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
                                 allow_errors=True,
                                 resources={"metadata": {"path": str(path.parent)}})

@@ -7,16 +7,23 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
+
+from cloudg_nb.estate import demo
+from tests.jupyter.server import JupyterServer, jupyter_server
+from tests.lanes import starts
+from tests.protocol.harness import open_session
 
 from .execute import (
     EXPECTS_ERROR,
     NOTEBOOKS,
     cell_text,
     execute_notebook,
+    output_text,
     problems,
     stderr_blocks,
 )
@@ -90,27 +97,132 @@ def test_quickstart_runs_locally_without_errors_and_draws_its_pictures(tmp_path:
     assert "dataset demo" in cell_text(live)
 
 
-@pytest.mark.kernel
-def test_assistant_notebook_runs_locally_and_its_live_table_follows_the_stand_in(
-        tmp_path: Path) -> None:
-    notebook = execute_notebook(NOTEBOOKS / "02-with-an-ai-assistant.ipynb", tmp_path)
+STAND_IN = "assistant:notebook-stand-in"
+#: An assistant token in full (a hint shows only its first characters).
+FULL_ASSISTANT_TOKEN = re.compile(r"cgat_[A-Za-z0-9_-]{20,}")
 
+
+def all_text(notebook: nbformat.NotebookNode) -> str:
+    """Every source and every output of the notebook, as text (HTML included)."""
+    parts = []
+    for cell in notebook.cells:
+        parts.append(cell.source)
+        for output in cell.get("outputs", []):
+            parts.append(output_text(output))
+            parts.append(str((output.get("data") or {}).get("text/html", "")))
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+@starts("server", "kernel")
+def assistant_notebook(tmp_path_factory: pytest.TempPathFactory
+                       ) -> Iterator[tuple[nbformat.NotebookNode, JupyterServer]]:
+    """Notebook 02 executed by nbclient against a real Jupyter server, as a kernel the server
+    started would run it (remote mode); the server stays up for the checks."""
+    tmp_path = tmp_path_factory.mktemp("assistant-notebook")
+    with jupyter_server(tmp_path, other_extensions=False) as server:
+        notebook = execute_notebook(NOTEBOOKS / "02-with-an-ai-assistant.ipynb", tmp_path,
+                                    server)
+        yield notebook, server
+
+
+@pytest.mark.kernel
+@pytest.mark.server
+def test_assistant_notebook_runs_against_the_server_without_errors(
+        assistant_notebook: tuple[nbformat.NotebookNode, JupyterServer]) -> None:
+    notebook, server = assistant_notebook
     assert problems(notebook) == []
-    commands = cell_text(cell_with(notebook, "client_config("))
-    for name in ("claude-desktop", "claude-code", "cursor", "vscode"):
-        assert f"{name}: " in commands
-    assert "claude mcp add --transport stdio cloudg" in commands
+    first = cell_text(code_cells(notebook)[0])
+    assert f"cloudg: remote: Jupyter server {server.url}" in first
+
+
+@pytest.mark.kernel
+@pytest.mark.server
+def test_assistant_notebook_never_shows_the_server_token_nor_the_assistants_token(
+        assistant_notebook: tuple[nbformat.NotebookNode, JupyterServer]) -> None:
+    notebook, server = assistant_notebook
+    text = all_text(notebook)
+    assert server.token not in text
+    assert "JUPYTER_TOKEN" not in text and "Bearer $" not in text
+    assert FULL_ASSISTANT_TOKEN.search(text) is None
+    commands = cell_text(cell_with(notebook, "ALL_CLIENTS"))
+    assert f"MCP endpoint of this Jupyter server: {server.endpoint}" in commands
+    for name in ("claude-desktop", "claude-code", "cursor", "vscode", "jupyter-ai"):
+        assert f"cloudg-nb config --client {name} --jupyter" in commands
+    minted = cell_text(cell_with(notebook, "cloudg/api/assistants"))
+    assert f"Minted a credential for {STAND_IN} (token cgat_" in minted
+
+
+@pytest.mark.kernel
+@pytest.mark.server
+def test_the_stand_ins_suppression_waits_for_the_notebooks_approval_and_the_table_follows(
+        assistant_notebook: tuple[nbformat.NotebookNode, JupyterServer]) -> None:
+    notebook, _ = assistant_notebook
+    found = re.search(r"found (\d+) LOW/INFO findings",
+                      cell_text(cell_with(notebook, '"suppress_findings"')))
+    assert found is not None
+    decided = cell_text(cell_with(notebook, "client.approve("))
+    assert f"Waiting: suppress_findings from {STAND_IN}." in decided
+    assert "Approved here." in decided
+    assert f"suppressed {found.group(1)} findings" in decided
     followed = re.search(r"went from version (\d+) \((\d+) rows\) to version (\d+) \((\d+) rows\)",
-                         cell_text(cell_with(notebook, '"suppress_findings"')))
+                         cell_text(cell_with(notebook, "without running its cell")))
     assert followed is not None
     before, rows_before, after, rows_after = map(int, followed.groups())
-    assert after > before and rows_after < rows_before
-    switched = cell_text(cell_with(notebook, '"drifted", "dataset_name"'))
-    assert "The live table now shows dataset 'drifted'" in switched
-    changes = cell_text(cell_with(notebook, "def described("))
-    assert "aws-waf-web" in changes and "suppression_changed" in changes
-    tidy = code_cells(notebook)[-1]
-    assert "demo" in cell_text(tidy) and "drifted" not in cell_text(tidy)
+    assert after > before and rows_before - rows_after == int(found.group(1))
+    assert WIDGET_VIEW in mime_types(cell_with(notebook, "%cloudg approvals -o panel"))
+    assert WIDGET_VIEW in mime_types(cell_with(notebook, "%cloudg activity -o feed"))
+
+
+@pytest.mark.kernel
+@pytest.mark.server
+def test_the_activity_shows_the_stand_ins_calls_under_its_name_with_the_approval(
+        assistant_notebook: tuple[nbformat.NotebookNode, JupyterServer]) -> None:
+    notebook, _ = assistant_notebook
+    table = cell_with(notebook, "by_assistants = ").outputs[-1]["data"]
+    rows = table["text/plain"]
+    assert STAND_IN in rows and "list_findings" in rows
+    assert re.search(r"suppress_findings\s+ok\s+approved", rows), rows
+
+
+@pytest.mark.kernel
+@pytest.mark.server
+def test_the_drift_report_names_the_lost_waf_and_the_paths_it_opens(
+        assistant_notebook: tuple[nbformat.NotebookNode, JupyterServer]) -> None:
+    notebook, _ = assistant_notebook
+    assert "your active dataset is still 'demo'" in cell_text(cell_with(notebook, "activate=False"))
+    report = cell_text(cell_with(notebook, "%cloudg diff demo drifted"))
+    assert report.index("What got worse") < report.index(
+        "web-waf (WAF) protects web-alb — protector removed") < report.index("What improved")
+    assert "internet → web-alb → web-1 → app-role → customers-db — web-alb lost its WAF " \
+           "(web-waf)" in report
+    assert "Nothing is newly exposed" not in all_text(notebook)
+    paths = cell_text(cell_with(notebook, 'drift["worse"]["attack_paths_opened"]'))
+    assert "customer-pii-exports" in paths and "db-credentials" in paths
+
+
+@pytest.mark.kernel
+@pytest.mark.server
+def test_assistant_notebook_leaves_the_workspace_as_it_found_it_and_revokes_the_stand_in(
+        assistant_notebook: tuple[nbformat.NotebookNode, JupyterServer]) -> None:
+    notebook, server = assistant_notebook
+    assert "revoked assistant:notebook-stand-in" in cell_text(code_cells(notebook)[-1])
+    with open_session(server.endpoint, "2025", headers=server.headers) as analyst:
+        listed = analyst.call_tool("list_datasets", {}).structured_content
+        summary = analyst.call_tool("findings_summary", {}).structured_content
+    assert [(d["name"], d["active"]) for d in listed["datasets"]] == [("demo", True)]
+    assert summary["suppressed"] == int(demo().findings["is_suppressed"].sum())
+    status, body = server.get_json(f"{server.url}cloudg/api/assistants")
+    assert status == 200 and not [a for a in body["assistants"]
+                                  if a["name"] == "notebook-stand-in"]
+
+
+@pytest.mark.kernel
+def test_assistant_notebook_run_without_a_server_stops_at_once_saying_it_needs_one(
+        tmp_path: Path) -> None:
+    notebook = execute_notebook(NOTEBOOKS / "02-with-an-ai-assistant.ipynb", tmp_path)
+    first = problems(notebook)[0]
+    assert first.startswith("cell 1 ") and "needs that server" in first
 
 
 @pytest.mark.kernel
