@@ -171,6 +171,10 @@ class ApprovalPageHandler(SecurityHeaders, OwnerOnly, JupyterHandler):
     def set_default_headers(self) -> None:
         super().set_default_headers()
         self.set_header("Cache-Control", "no-store")
+        # Approve / Deny post back here: under no-referrer a browser sends "Origin: null",
+        # which Jupyter's origin check refuses (the click did nothing). same-origin still
+        # gives other sites nothing.
+        self.set_header("Referrer-Policy", "same-origin")
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """A small page of its own (Jupyter's error template loads scripts and styles this

@@ -68,10 +68,11 @@ def assert_not_frameable(server: JupyterServer, headers: dict[str, list[str]],
     assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
     assert headers["x-frame-options"] == ["DENY"]
     assert headers["x-content-type-options"] == ["nosniff"]
-    # The consent page's form posts back to it: under no-referrer a browser sends "Origin:
-    # null", which Jupyter refuses; same-origin still tells no other site anything.
-    allowed = ["no-referrer"] + (["same-origin"] if path.startswith("cloudg/oauth/consent/")
-                                 else [])
+    # The consent and approval pages' forms post back to them: under no-referrer a browser
+    # sends "Origin: null", which Jupyter refuses; same-origin still tells no other site
+    # anything.
+    posts_back = path.startswith(("cloudg/oauth/consent/", "cloudg/approvals/"))
+    allowed = ["no-referrer"] + (["same-origin"] if posts_back else [])
     (referrer_policy,) = headers["referrer-policy"]
     assert referrer_policy in allowed
 
@@ -231,7 +232,7 @@ def test_the_approval_page_with_a_waiting_call_cannot_be_framed(
         page = f"{BASE}cloudg/approvals/{approval['id']}"
         status, found, html = request(server, "GET", page, headers={"Cookie": attacker["jar"]})
         assert status == 200 and b'id="cloudg-approve"' in html  # the page a click decides
-        assert_not_frameable(server, found)
+        assert_not_frameable(server, found, page.removeprefix(BASE))
         (policy,) = policies(found)
         assert "form-action 'self'" in policy and "report-uri /csp-report" in policy
         assert found["cache-control"] == ["no-store"]
@@ -239,7 +240,7 @@ def test_the_approval_page_with_a_waiting_call_cannot_be_framed(
             f"decision=deny&_xsrf={attacker['cookies']['_xsrf']}").encode(), {
             "Cookie": attacker["jar"], "Content-Type": "application/x-www-form-urlencoded"})
         assert status == 200 and b"denied" in html
-        assert_not_frameable(server, found)
+        assert_not_frameable(server, found, page.removeprefix(BASE))
         thread.join(TIMEOUT)
     assert out["result"].is_error
 
