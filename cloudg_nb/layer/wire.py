@@ -44,6 +44,7 @@ __all__ = [
     "DATASET_FINDINGS_TEMPLATE",
     "DATASET_PARTS",
     "DATASET_SUMMARY_TEMPLATE",
+    "DISPLAY_META",
     "DURATION_META",
     "ENDPOINT_PATH",
     "ERROR_CODE_META",
@@ -156,6 +157,10 @@ RETRIES_META: Final = "cloudg/retries"
 CATEGORY_META: Final = "cloudg/category"
 SENSITIVITY_META: Final = "cloudg/sensitivity"
 TAGS_META: Final = "cloudg/tags"
+#: How a list tool's rows read in a table: ``{"columns": [...], "rows": "findings"}`` (the
+#: columns shown by default, in order; what one row is, for captions). The rows keep every
+#: column; a client shows the others on request.
+DISPLAY_META: Final = "cloudg/display"
 
 #: Where a handshake-era connection's ``logging/setLevel`` choice is kept (SDK connection state).
 LOG_LEVEL_STATE_KEY: Final = "cloudg/log_level"

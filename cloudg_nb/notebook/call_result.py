@@ -177,16 +177,20 @@ class Result:
 
     @property
     def caption(self) -> str:
-        """One line about a list result: "12 of 340 · dataset demo v3 · next page: ..."."""
+        """One line about a list result: "12 of 340 rows · dataset demo v3 · next page: ..."."""
+        return self.caption_of("rows")
+
+    def caption_of(self, rows: str) -> str:
+        """``caption`` naming what a row is: "50 of 12,431 findings · dataset demo v3 · ..."."""
         parts: list[str] = []
         data = self.data if isinstance(self.data, Mapping) else {}
-        rows = self._rows()
-        if rows is not None:
-            shown = len(rows) if not isinstance(data.get("columns"), Mapping) else int(
+        listed = self._rows()
+        if listed is not None:
+            shown = len(listed) if not isinstance(data.get("columns"), Mapping) else int(
                 data.get("returned") or 0)
             total = data.get("total")
-            parts.append(f"{shown} of {total}" if isinstance(total, int) and total != shown
-                         else f"{shown} rows")
+            parts.append(f"{shown:,} of {total:,} {rows}"
+                         if isinstance(total, int) and total != shown else f"{shown:,} {rows}")
         if self.dataset:
             version = data.get("dataset_version", data.get("version"))
             parts.append(f"dataset {self.dataset}" + (f" v{version}" if version else ""))
@@ -195,9 +199,18 @@ class Result:
         return " · ".join(parts)
 
     @property
+    def text_cut(self) -> int:
+        """Characters the server cut from the result's text (0 when none); the structured
+        data, which notebooks show, is whole."""
+        report = self.meta.get(TRANSFORMS_META)
+        cut = report.get("truncated_chars") if isinstance(report, Mapping) else None
+        return cut if isinstance(cut, int) else 0
+
+    @property
     def transform_note(self) -> str | None:
         """What the policy changed (counts by kind), e.g. "redacted 2 (secret) · pseudonymized
-        5 (account_id)"; None when nothing was changed."""
+        5 (account_id)"; None when nothing was changed. (A cut of the result's text is not a
+        privacy change: ``text_cut``.)"""
         report = self.meta.get(TRANSFORMS_META)
         if not isinstance(report, Mapping):
             return None
@@ -209,9 +222,6 @@ class Result:
                 notes.append(f"{kind} {total} ({', '.join(sorted(map(str, value)))})")
             elif isinstance(value, (int, float)) and value:
                 notes.append(f"{kind} {int(value)}")
-        truncated = report.get("truncated_chars")
-        if isinstance(truncated, int) and truncated:
-            notes.append(f"text cut by {truncated} characters")
         return " · ".join(notes) or None
 
     def __repr__(self) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
-from ..layer.wire import CATEGORY_META, WORKSPACE_URI
+from ..layer.wire import CATEGORY_META, DISPLAY_META, WORKSPACE_URI
 from .call_result import CloudGError, ErrorInfo, Result, close_matches
 from .completion import MagicCompleter
 from .magic_args import (
@@ -25,6 +25,7 @@ from .magic_args import (
     parse_body,
     parse_line,
 )
+from .readable_table import TABLE_ROWS
 from .render import (
     Rendered,
     render_error,
@@ -34,6 +35,7 @@ from .render import (
     render_table,
     render_value,
     table_of,
+    with_note,
 )
 
 if TYPE_CHECKING:
@@ -236,9 +238,21 @@ class CloudGMagics(Magics):
         if out is not None and self.shell is not None:
             self.shell.user_ns[out] = value
 
+    def _display_of(self, tool: str) -> dict[str, Any] | None:
+        """The tool's ``cloudg/display`` (default columns, what a row is), or None."""
+        try:
+            tools = self.client.tools()
+        except Exception:
+            return None
+        for spec in tools:
+            if spec.get("name") == tool:
+                view = (spec.get("_meta") or {}).get(DISPLAY_META)
+                return dict(view) if isinstance(view, dict) else None
+        return None
+
     def _show_result(self, result: Result, parsed: ParsedLine) -> None:
         """Display ``result``; store its DataFrame (lists) or data under -o unless an error."""
-        display(render_result(result))
+        display(render_result(result, self._display_of(result.tool)))
         if result.is_error:
             return
         if result.next_cursor is not None or result.is_list:
@@ -247,7 +261,37 @@ class CloudGMagics(Magics):
         self._store(parsed, frame if frame is not None else result.data)
 
     def _call_tool(self, tool: str, arguments: dict[str, Any], parsed: ParsedLine) -> None:
+        if _asks_for_many_rows(tool, arguments) and self._show_all_rows(tool, arguments,
+                                                                         parsed):
+            return
         self._show_result(self.client.call(tool, **arguments), parsed)
+
+    def _show_all_rows(self, tool: str, arguments: dict[str, Any], parsed: ParsedLine
+                       ) -> bool:
+        """A call asking for more rows than a table shows (``limit`` over ``TABLE_ROWS``):
+        every row of its result, read as columns in one request (the grid in a kernel), and
+        -o stores them all. False when ``tool`` does not return a list (call it as usual)."""
+        client = self.client
+        try:
+            frame = client.frame(tool, **{k: v for k, v in arguments.items() if k != "limit"})
+        except CloudGError as exc:
+            if exc.error.code == "not_a_list":
+                return False
+            display(render_error(exc.error, tool))
+            return True
+        view = self._display_of(tool) or {}
+        rows = str(view.get("rows") or "rows")
+        columns = view.get("columns") if isinstance(view.get("columns"), list) else None
+        last = client.last if client.last is not None and client.last.tool == tool else None
+        parts = [f"{len(frame):,} {rows}"]
+        if last is not None and last.dataset:
+            version = last.data.get("dataset_version") if isinstance(last.data, dict) else None
+            parts.append(f"dataset {last.dataset}" + (f" v{version}" if version else ""))
+        shown = render_table(frame, " · ".join(parts), columns=columns, rows=rows)
+        display(with_note(shown, last.transform_note if last is not None else None))
+        self.last_paged = None
+        self._store(parsed, frame)
+        return True
 
     # -- subcommands ---------------------------------------------------------------------------
 
@@ -279,7 +323,8 @@ class CloudGMagics(Magics):
             rows = [r for r in rows if r["category"] == category]
         frame = pandas.DataFrame.from_records(rows, columns=["name", "category", "title",
                                                              "description"])
-        display(render_table(frame, f"{len(frame)} tools · %cloudg describe TOOL for one"))
+        display(render_table(frame, f"{len(frame)} tools · %cloudg describe TOOL for one",
+                             wrap=("description",)))
         self._store(parsed, frame)
 
     def _describe(self, parsed: ParsedLine, cell: str | None) -> None:
@@ -301,7 +346,8 @@ class CloudGMagics(Magics):
             rows, columns=["argument", "type", "required", "default", "description"])
         title = str(tool.get("title") or name)
         head = render_value(str(tool.get("description") or ""), title=f"{name} — {title}")
-        table = render_table(frame, f"{len(frame)} arguments · %cloudg call {name} key=value")
+        table = render_table(frame, f"{len(frame)} arguments · %cloudg call {name} key=value",
+                             wrap=("description", "default"))
         display(Rendered(head.html + table.html, f"{head.text}\n\n{table.text}"))
         self._store(parsed, frame)
 
@@ -363,7 +409,10 @@ class CloudGMagics(Magics):
         self._words(parsed, usage, 0, 0)
         self._no_arguments(parsed, usage)
         frame = self.client.datasets()
-        display(render_table(frame, f"{len(frame)} datasets · %cloudg use NAME to switch"))
+        view = self._display_of("list_datasets") or {}
+        columns = view.get("columns") if isinstance(view.get("columns"), list) else None
+        display(render_table(frame, f"{len(frame)} datasets · %cloudg use NAME to switch",
+                             columns=columns, rows="datasets"))
         self._store(parsed, frame)
 
     def _use(self, parsed: ParsedLine, cell: str | None) -> None:
@@ -523,6 +572,16 @@ class CloudGMagics(Magics):
         display(render_table(frame, f"{len(frame)} assistants · "
                                     "%cloudg assistants revoke NAME ends one's access"))
         self._store(parsed, frame)
+
+
+def _asks_for_many_rows(tool: str, arguments: dict[str, Any]) -> bool:
+    """Whether a call asks for more rows than a table shows (a ``limit`` over
+    ``TABLE_ROWS``, no ``cursor``), and is not drawn as a graph."""
+    from .graph_view import GRAPH_TOOLS
+
+    limit = arguments.get("limit")
+    return (isinstance(limit, int) and not isinstance(limit, bool) and limit > TABLE_ROWS
+            and "cursor" not in arguments and tool not in GRAPH_TOOLS)
 
 
 def _first_sentence(text: str) -> str:

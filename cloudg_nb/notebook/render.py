@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from .call_result import ErrorInfo, Result
+from .readable_table import value_text
 
 if TYPE_CHECKING:
     import pandas
 
 __all__ = [
     "Rendered", "WidgetRendered", "render", "render_result", "render_error", "render_value",
-    "render_table", "render_messages", "render_note", "table_of", "MAX_TEXT_CHARS",
+    "render_table", "render_messages", "render_note", "table_of", "with_note", "MAX_TEXT_CHARS",
 ]
 
 #: A dict or text shown beyond this many characters is cut, with a note saying how to get it.
@@ -91,24 +92,33 @@ def render(value: Any) -> Rendered:
     return render_value(value)
 
 
-def render_result(result: Result) -> Rendered:
-    """A tool result: error -> short message; list -> table + caption; else the data (or text)."""
+def render_result(result: Result, display: Mapping[str, Any] | None = None) -> Rendered:
+    """A tool result: error -> short message; list -> table + caption; else the data (or text).
+    ``display`` is the tool's ``cloudg/display`` (its default columns and what a row is)."""
     if result.is_error:
         error = result.error or ErrorInfo(code="tool_error", message=result.text or "failed")
         return render_error(error, result.tool)
     note = result.transform_note
     frame = result.df
+    view = display if isinstance(display, Mapping) else {}
+    columns = view.get("columns") if isinstance(view.get("columns"), list) else None
+    rows = str(view.get("rows") or "rows")
     if frame is not None:
-        body = render_table(frame, result.caption)
+        body = render_table(frame, result.caption_of(rows), columns=columns, rows=rows)
     elif result.data is not None:
         body = render_value(result.data)
     else:
         body = render_value(result.text)
+        cut = result.text_cut
+        if cut:
+            note = " · ".join(filter(None, [note, (
+                f"the server cut this text: {cut:,} more characters (its max_output_chars "
+                "setting)")]))
     from .graph_view import is_graph_result
 
     if is_graph_result(result.tool, result.data):
-        return _with_note(_graph_display(result, body), note)
-    return _with_note(body, note)
+        return with_note(_graph_display(result, body), note)
+    return with_note(body, note)
 
 
 def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
@@ -157,23 +167,50 @@ def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:
                     "\n".join(lines))
 
 
-def render_table(frame: pandas.DataFrame, caption: str = "") -> Rendered:
-    """A DataFrame as pandas shows it, with the caption as one line under it; in a kernel,
-    one of more than ``LARGE_RESULT_ROWS`` rows as an interactive grid (``grid.py``)."""
-    repr_html = getattr(frame, "_repr_html_", None)
-    table_html = repr_html() if repr_html is not None else None
-    if not table_html:
-        table_html = frame.to_html(max_rows=60, na_rep="—")
-    table_text = repr(frame)
-    caption_html = _e(caption).replace("%cloudg next", "<code>%cloudg next</code>")
-    below = (f'<div class="cloudg-caption" style="{_CAPTION_STYLE}">{caption_html}</div>'
-             if caption else "")
-    body = Rendered(table_html + below, f"{table_text}\n{caption}" if caption else table_text)
-    from .grid import LARGE_RESULT_ROWS, grid_display
+def render_table(frame: pandas.DataFrame, caption: str = "", *,
+                 columns: Sequence[str] | None = None, rows: str = "rows",
+                 wrap: Sequence[str] = ()) -> Rendered:
+    """A DataFrame as a readable table (``readable_table.py``: no index, ids unwrapped, ``—``
+    for missing, readable times and numbers) of its ``columns`` (all when None), with the
+    caption and, in words, what the table leaves out; columns in ``wrap`` wrap whole instead
+    of being cut. In a kernel, a frame of more rows than the table shows (``TABLE_ROWS``) is
+    an interactive grid holding every row."""
+    from .readable_table import TABLE_ROWS, readable_table
 
-    if len(frame) > LARGE_RESULT_ROWS:
-        return WidgetRendered(body.html, body.text, lambda: grid_display(frame, below))
-    return body
+    table = readable_table(frame, columns=columns, wrap=wrap)
+    hidden = _hidden_columns(table.columns_hidden)
+    cut = (f"showing {table.rows_shown:,} of {len(frame):,} {rows} — "
+           "-o VAR stores them all" if table.rows_shown < len(frame) else "")
+    body = _captioned(table.html, table.text, [caption, cut, hidden])
+    if len(frame) <= TABLE_ROWS:
+        return body
+    from .grid import grid_display
+
+    in_grid = (f"all {len(frame):,} {rows} in the grid: sort, filter and pick columns there"
+               " · -o VAR stores them")
+    below = _captioned("", "", [caption, in_grid, hidden]).html
+    return WidgetRendered(body.html, body.text,
+                          lambda: grid_display(frame, below, columns=table.columns_shown))
+
+
+def _hidden_columns(hidden: Sequence[str]) -> str:
+    if not hidden:
+        return ""
+    named = ", ".join(hidden[:4]) + (", …" if len(hidden) > 4 else "")
+    return f"{len(hidden)} more column{'s' if len(hidden) > 1 else ''} ({named}) in -o VAR"
+
+
+def _captioned(table_html: str, table_text: str, lines: Sequence[str]) -> Rendered:
+    """A table with its caption lines (empty ones left out) under it."""
+    kept = [line for line in lines if line]
+    if not kept:
+        return Rendered(table_html, table_text)
+    text = " · ".join(kept)
+    shown = _e(text)
+    for code in ("%cloudg next", "-o VAR"):
+        shown = shown.replace(code, f"<code>{code}</code>")
+    below = f'<div class="cloudg-caption" style="{_CAPTION_STYLE}">{shown}</div>'
+    return Rendered(table_html + below, f"{table_text}\n{text}" if table_text else text)
 
 
 def table_of(value: Any) -> pandas.DataFrame | None:
@@ -199,7 +236,7 @@ def render_value(value: Any, title: str | None = None) -> Rendered:
         rows_text: list[str] = []
         width = min(max(len(str(k)) for k in value), 24)
         for key, item in value.items():
-            inline = _inline(item)
+            inline = value_text(str(key), item) or _inline(item)
             if inline is not None:
                 rows_html.append(f"<tr><th style='text-align:left'>{_e(key)}</th>"
                                  f"<td style='text-align:left'>{_e(inline)}</td></tr>")
@@ -240,10 +277,12 @@ def render_note(text: str) -> Rendered:
     return Rendered(f'<div style="{_CAPTION_STYLE}">{_e(text)}</div>', text)
 
 
-def _with_note(body: Rendered, note: str | None) -> Rendered:
+def with_note(body: Rendered, note: str | None) -> Rendered:
+    """``body`` with a line saying what the privacy policy changed (none when ``note`` is
+    None)."""
     if not note:
         return body
-    text = f"policy: {note}"
+    text = f"privacy policy: {note}"
     note_html = f'<div class="cloudg-transforms" style="{_NOTE_STYLE}">{_e(text)}</div>'
     if isinstance(body, WidgetRendered):
         make = body.make
