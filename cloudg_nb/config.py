@@ -65,6 +65,11 @@ class CloudGConfig:
     assistant_max_datasets: int = DEFAULT_ASSISTANT_MAX_DATASETS
     #: Assets one assistant's datasets may hold together (0: no cap of its own).
     assistant_max_assets: int = DEFAULT_ASSISTANT_MAX_ASSETS
+    #: Where whoever runs this workspace allows more folders to read from, and sets the output
+    #: folder, in words an error can name: the environment here; the Jupyter extension sets
+    #: its traits (``c.CloudGExtension.allowed_roots`` ...).
+    roots_setting: str = f"the environment variable {ROOTS_ENV}"
+    output_setting: str = f"the environment variable {OUTPUT_ENV}"
 
     def output_root(self) -> Path:
         """The absolute output directory (``./cloudg-output`` when unset); not created."""

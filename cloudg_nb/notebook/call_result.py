@@ -12,7 +12,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..layer.wire import ERROR_CODE_META, ERROR_DATA_META, TRANSFORMS_META
+from ..layer.wire import (
+    ERROR_CODE_META,
+    ERROR_DATA_META,
+    ERROR_NAMES,
+    INVALID_PARAMS,
+    TRANSFORMS_META,
+)
 
 if TYPE_CHECKING:
     import pandas
@@ -32,9 +38,25 @@ class ErrorInfo:
     hints: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def name(self) -> str:
+        """The code as README's error table names it: ``invalid_arguments``, ``not_found``,
+        ``access_denied`` ... (a number the table lacks stays a number). The layer answers
+        "not found" and bad arguments with one JSON-RPC code; an error about a thing that
+        does not exist says which kind (``kind``) or offers close matches without a list of
+        allowed values."""
+        code = self.code
+        if isinstance(code, str):
+            return code
+        if code == INVALID_PARAMS:
+            data = self.data
+            if "kind" in data or ("close_matches" in data and "allowed" not in data):
+                return "not_found"
+        return ERROR_NAMES.get(code, str(code))
+
     def __str__(self) -> str:
         hint = f" (did you mean: {', '.join(self.hints)}?)" if self.hints else ""
-        return f"[{self.code}] {self.message}{hint}"
+        return f"[{self.name}] {self.message}{hint}"
 
 
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

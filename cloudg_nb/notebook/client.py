@@ -425,7 +425,7 @@ class Client(DisplayFactories, OversightCalls):
             self._finish(display, None, started, "interrupted")
             raise
         except CloudGError as exc:
-            self._finish(display, None, started, f"{tool}: {exc.error.code}")
+            self._finish(display, None, started, f"{tool}: {exc.error.name}")
             raise
         if display is not None:
             display.finish(ok=True, summary=f"{tool}: {len(df)} rows · "

@@ -148,23 +148,72 @@ def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
 
 
 def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:
-    """``Error [code] in tool: message`` and a line of hints (close matches / allowed values)."""
+    """``Error [name] in tool: message`` (the README's error names, never a bare number), the
+    argument it is about, close matches and allowed values, and the error's other details
+    shown (the message may refer to them as "the error data")."""
     where = f" in {tool}" if tool and ":" not in tool else ""
-    head = f"Error [{error.code}]{where}: {error.message}"
+    details = _error_details(error)
+    rows: list[tuple[str, str]] = []
     argument = _error_argument(error)
-    lines = [head]
     if argument:
-        lines.append(f"  argument: {argument}")
-    if error.hints:
-        lines.append(f"  did you mean: {', '.join(error.hints)}")
-    parts = [f"<b>Error</b> <code>[{_e(error.code)}]</code>{_e(where)}: {_e(error.message)}"]
-    if argument:
-        parts.append(f"argument: <code>{_e(argument)}</code>")
-    if error.hints:
-        parts.append("did you mean: " + ", ".join(f"<code>{_e(h)}</code>" for h in error.hints))
+        rows.append(("argument", argument))
+    close, allowed = _error_choices(error)
+    if close:
+        rows.append(("did you mean", ", ".join(close)))
+    if allowed:
+        rows.append(("allowed", ", ".join(allowed)))
+    rows.extend(details)
+    message = error.message
+    if rows:  # the data the message points to is shown under it
+        message = message.replace("in the error data", "below").replace(
+            "the error data", "the lines below")
+    if isinstance(error.code, int):
+        rows.append(("code", f"{error.code} (JSON-RPC)"))
+    head_text = f"Error [{error.name}]{where}: {message}"
+    lines = [head_text, *(f"  {key}: {value}" for key, value in rows)]
+    parts = [f"<b>Error</b> <code>[{_e(error.name)}]</code>{_e(where)}: {_e(message)}"]
+    for key, value in rows:
+        shown = _e(value) if key in ("code",) else f"<code>{_e(value)}</code>"
+        parts.append(f"<span style='color:{_DIM_TEXT}'>{_e(key)}:</span> {shown}")
     body = "<br>".join(parts)
     return Rendered(f'<div class="cloudg-error" style="{_ERROR_STYLE}">{body}</div>',
                     "\n".join(lines))
+
+
+#: Error data keys shown in their own line (argument, matches, allowed) or not at all.
+_SHOWN_APART = frozenset({"field", "close_matches", "allowed", "errors"})
+
+
+def _error_details(error: ErrorInfo) -> list[tuple[str, str]]:
+    """The error data a reader needs besides the argument and choices: ``roots: ., data`` ...;
+    argument-validation errors as ``limit: Input should be a valid integer``."""
+    data = error.data if isinstance(error.data, Mapping) else {}
+    rows: list[tuple[str, str]] = []
+    for item in data.get("errors") or ():
+        if isinstance(item, Mapping) and item.get("type") not in (
+                "accepted_arguments", "extra_forbidden") \
+                and str(item.get("msg", "")) not in error.message:
+            loc = ".".join(str(p) for p in item.get("loc") or ()) or "arguments"
+            rows.append((loc, str(item.get("msg", ""))))
+    for key, value in data.items():
+        if key in _SHOWN_APART or value is None or value == "" or value == []:
+            continue
+        text = value_text(str(key), value) or _inline(value) or _yaml(value)
+        rows.append((str(key), text))
+    return rows
+
+
+def _error_choices(error: ErrorInfo) -> tuple[list[str], list[str]]:
+    """(close matches, allowed values) of an error: from its data when it has them, else its
+    hints as close matches."""
+    data = error.data if isinstance(error.data, Mapping) else {}
+    close = [str(v) for v in data.get("close_matches") or ()] if isinstance(
+        data.get("close_matches"), list) else []
+    allowed = [str(v) for v in data.get("allowed") or ()] if isinstance(
+        data.get("allowed"), list) else []
+    if not close and not allowed:
+        close = list(error.hints)
+    return close, allowed
 
 
 def render_table(frame: pandas.DataFrame, caption: str = "", *,

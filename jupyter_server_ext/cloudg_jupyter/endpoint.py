@@ -186,12 +186,8 @@ class Endpoint:
             except Exception as exc:
                 self._dataset_problem(f"{spec.name}: {exc}")
                 continue
-            if result.is_error:
-                hint = ""
-                if "allowed" in result.text and "CLOUDG_MCP_ALLOWED_ROOTS" in result.text:
-                    hint = (" In Jupyter, CloudGExtension.allowed_roots lists the readable "
-                            "folders (default: the server's root_dir).")
-                self._dataset_problem(f"{spec.name}: {result.text}{hint}")
+            if result.is_error:  # (a path outside the roots names the allowed_roots trait)
+                self._dataset_problem(f"{spec.name}: {result.text}")
 
     def _dataset_problem(self, text: str) -> None:
         line = " ".join(text.split())[:400]

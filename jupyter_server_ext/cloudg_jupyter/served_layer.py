@@ -96,6 +96,8 @@ def build_layer(settings: EndpointSettings, *, activity: ActivityLog, desk: Appr
         else root / "cloudg-output",
         assistant_max_datasets=max(1, settings.assistant_max_datasets),
         assistant_max_assets=max(0, settings.assistant_max_assets),
+        roots_setting="c.CloudGExtension.allowed_roots (jupyter_server_config.py)",
+        output_setting="c.CloudGExtension.output_dir (jupyter_server_config.py)",
     )
     try:
         registry = register_oversight(_catalog(settings, log), activity=activity, desk=desk,

@@ -74,7 +74,7 @@ def test_error_renders_code_message_and_hints_without_traceback(client: Client) 
 
 def test_bad_argument_error_names_the_argument(client: Client) -> None:
     shown = render_result(client.call("list_findings", severities=["HIGHH"], progress=False))
-    assert "[-32602]" in shown.text
+    assert "Error [invalid_arguments] in list_findings" in shown.text
     assert "argument: severities" in shown.text
     assert "did you mean: HIGH" in shown.text
 
