@@ -23,7 +23,12 @@ from ..layer.wire import (
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["CloudGError", "ErrorInfo", "Result", "close_matches", "error_result", "hints_from"]
+__all__ = ["CloudGError", "ErrorInfo", "FRAME_ATTR", "Result", "close_matches", "error_result",
+           "hints_from"]
+
+#: ``DataFrame.attrs`` key marking a frame the client made (value: the tool); with the
+#: extension loaded, notebooks show such frames as readable tables (``render.frame_html``).
+FRAME_ATTR = "cloudg"
 
 #: Transform report keys (``cloudg/transforms``) that mean a value was changed for privacy.
 _TRANSFORM_KINDS = ("redacted", "pseudonymized", "masked", "hashed", "generalized", "dropped")
@@ -166,6 +171,7 @@ class Result:
             return None
         if self._frame is None:
             self._frame = decode_columns(columns)
+            self._frame.attrs[FRAME_ATTR] = self.tool
         return self._frame
 
     @property
@@ -180,8 +186,11 @@ class Result:
         import pandas
 
         if rows and all(isinstance(r, Mapping) for r in rows):
-            return pandas.DataFrame.from_records(rows)
-        return pandas.DataFrame({"value": rows})
+            frame = pandas.DataFrame.from_records(rows)
+        else:
+            frame = pandas.DataFrame({"value": rows})
+        frame.attrs[FRAME_ATTR] = self.tool
+        return frame
 
     @property
     def next_cursor(self) -> str | None:
@@ -245,6 +254,12 @@ class Result:
             elif isinstance(value, (int, float)) and value:
                 notes.append(f"{kind} {int(value)}")
         return " · ".join(notes) or None
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """A notebook shows a Result as ``%cloudg call`` would (``render.render_result``)."""
+        from .render import render_result
+
+        return render_result(self)._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         if self.is_error and self.error is not None:

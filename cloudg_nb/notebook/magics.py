@@ -622,6 +622,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
     matchers = ip.Completer.custom_matchers
     matchers[:] = [m for m in matchers if not isinstance(m, MagicCompleter)]
     matchers.append(completer)
+    _frames_readable(ip, on=True)
     from . import warmup
 
     # the first %cloudg line then costs one round trip
@@ -636,3 +637,25 @@ def unload_ipython_extension(ip: InteractiveShell) -> None:
     manager.registry.pop(CloudGMagics.__name__, None)
     matchers = ip.Completer.custom_matchers
     matchers[:] = [m for m in matchers if not isinstance(m, MagicCompleter)]
+    _frames_readable(ip, on=False)
+
+
+def _frames_readable(ip: InteractiveShell, *, on: bool) -> None:
+    """Show DataFrames the client made (``client.frame(...)``, ``-o df`` and what is selected
+    from them) as readable tables; any other DataFrame keeps pandas' display."""
+    import pandas
+
+    if ip.display_formatter is None:
+        return
+    html = ip.display_formatter.formatters["text/html"]
+    if on:
+        html.for_type(pandas.DataFrame, _frame_html)
+    else:
+        html.type_printers.pop(pandas.DataFrame, None)
+
+
+def _frame_html(frame: Any) -> str | None:
+    from .render import frame_html
+
+    found = frame_html(frame)
+    return found if found is not None else frame._repr_html_()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .call_result import ErrorInfo, Result
+from .call_result import FRAME_ATTR, ErrorInfo, Result
 from .readable_table import value_text
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Rendered", "WidgetRendered", "render", "render_result", "render_error", "render_value",
     "render_table", "render_messages", "render_note", "table_of", "with_note", "MAX_TEXT_CHARS",
+    "table", "frame_html",
 ]
 
 #: A dict or text shown beyond this many characters is cut, with a note saying how to get it.
@@ -240,6 +241,27 @@ def render_table(frame: pandas.DataFrame, caption: str = "", *,
     below = _captioned("", "", [caption, in_grid, hidden]).html
     return WidgetRendered(body.html, body.text,
                           lambda: grid_display(frame, below, columns=table.columns_shown))
+
+
+def table(frame: pandas.DataFrame, columns: Sequence[str] | None = None, caption: str = "",
+          rows: str = "rows") -> Rendered:
+    """Any DataFrame shown as the magics show tables (``render_table``): the last line of a
+    cell, or ``display(table(df, ["id", "title"]))``."""
+    return render_table(frame, caption, columns=columns, rows=rows)
+
+
+def frame_html(frame: pandas.DataFrame) -> str | None:
+    """The HTML a notebook shows for a DataFrame the client made (``FRAME_ATTR`` in its
+    ``attrs``, kept through selections and ``head``): the readable table of its columns;
+    None for any other DataFrame (IPython then shows pandas' own)."""
+    if FRAME_ATTR not in getattr(frame, "attrs", {}):
+        return None
+    from .readable_table import readable_table
+
+    shown = readable_table(frame)
+    cut = (f"showing {shown.rows_shown:,} of {len(frame):,} rows (the DataFrame holds them "
+           "all)" if shown.rows_shown < len(frame) else "")
+    return _captioned(shown.html, "", [cut]).html
 
 
 def _hidden_columns(hidden: Sequence[str]) -> str:

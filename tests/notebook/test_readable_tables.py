@@ -188,3 +188,33 @@ def test_every_display_names_columns_its_tool_returns(client: Client) -> None:
         assert frame is not None and len(frame), tool
         missing = set(columns) - set(frame.columns)
         assert not missing, (tool, missing)
+
+
+def test_frames_the_client_made_display_readable_after_load_ext(ip: InteractiveShell,
+                                                                 client: Client) -> None:
+    frame = client.frame("list_findings", progress=False)
+    html = ip.display_formatter.format(frame[["id", "title", "cvss_score"]].head(3))[0][
+        "text/html"]
+    (table,) = tables_in(html)
+    assert table.columns == ["id", "title", "cvss_score"]
+    assert [c.text for c in table.column("cvss_score")] == ["10.00", "—", "8.10"]
+
+
+def test_other_dataframes_keep_pandas_display(ip: InteractiveShell) -> None:
+    own = pandas.DataFrame({"a": [1.5, None]})
+    assert ip.display_formatter.format(own)[0]["text/html"] == own._repr_html_()
+
+
+def test_a_result_displays_as_the_magic_shows_it(ip: InteractiveShell, client: Client) -> None:
+    result = client.call("find_assets", limit=2, progress=False)
+    html = ip.display_formatter.format(result)[0]["text/html"]
+    assert tables_in(html)[0].columns == list(result.df.columns)  # no index column
+    assert "2 of 60 rows · dataset demo v1" in html
+
+
+def test_table_shows_any_frame_with_chosen_columns(client: Client) -> None:
+    from cloudg_nb.notebook import table
+
+    frame = client.frame("top_risks", progress=False)
+    shown = table(frame, ["rank", "name", "score"])
+    assert tables_in(shown.html)[0].columns == ["rank", "name", "score"]
