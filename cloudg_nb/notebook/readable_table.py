@@ -53,7 +53,7 @@ _NUMBER_CELL = f"{_CELL_STYLE};text-align:right;font-variant-numeric:tabular-num
 _ID_CELL = (f"{_CELL_STYLE};text-align:left;"
             "font-family:var(--jp-code-font-family,monospace)")
 _WRAP_CELL = "padding:1px 10px 1px 4px;vertical-align:top;text-align:left;white-space:normal"
-_MISSING_STYLE = "color:var(--jp-content-font-color3,var(--vscode-disabledForeground,#9e9e9e))"
+_MISSING_STYLE = "color:var(--jp-content-font-color2,var(--vscode-descriptionForeground,#616161))"
 
 
 def is_id_column(name: str) -> bool:

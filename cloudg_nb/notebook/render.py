@@ -175,7 +175,7 @@ def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:
     parts = [f"<b>Error</b> <code>[{_e(error.name)}]</code>{_e(where)}: {_e(message)}"]
     for key, value in rows:
         shown = _e(value) if key in ("code",) else f"<code>{_e(value)}</code>"
-        parts.append(f"<span style='color:{_DIM_TEXT}'>{_e(key)}:</span> {shown}")
+        parts.append(f"<span class='cloudg-error-key'>{_e(key)}:</span> {shown}")
     body = "<br>".join(parts)
     return Rendered(f'<div class="cloudg-error" style="{_ERROR_STYLE}">{body}</div>',
                     "\n".join(lines))

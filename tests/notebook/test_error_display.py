@@ -93,4 +93,4 @@ def test_rate_limits_show_when_to_try_again() -> None:
     shown = render_error(ErrorInfo(RATE_LIMITED, "Too many calls.",
                                    data={"retry_after": 2.5}), "find_assets")
     assert "  retry_after: 2.50" in shown.text.splitlines()
-    assert "retry_after:</span> <code>2.50</code>" in shown.html
+    assert "retry_after:</span> <code>2.50</code>" in shown.html  # visible, not in a tooltip
