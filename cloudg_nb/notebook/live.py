@@ -180,10 +180,10 @@ class LiveFrame(Follower):
         return out
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        shown = self.df.head(TABLE_ROWS)
-        if self._columns is not None:
-            shown = shown[[c for c in self._columns if c in shown.columns]]
-        text = f"{self.caption()}\n{shown.to_string(index=False)}"
+        from .readable_table import readable_table
+
+        shown = readable_table(self.df, columns=self._columns, max_rows=TABLE_ROWS)
+        text = f"{self.caption()}\n{shown.text}"
         if self._grid is not None:  # its viewer is made here, on the displaying thread
             self._grid.show_first(lambda: self.df, self._columns)
         if self.widget is not None:
