@@ -105,7 +105,8 @@ def render_result(result: Result, display: Mapping[str, Any] | None = None) -> R
     columns = view.get("columns") if isinstance(view.get("columns"), list) else None
     rows = str(view.get("rows") or "rows")
     if frame is not None:
-        body = render_table(frame, result.caption_of(rows), columns=columns, rows=rows)
+        body = render_table(frame, result.caption_of(rows), columns=columns, rows=rows,
+                            complete=result.next_cursor is None)
     elif result.data is not None:
         body = render_value(result.data)
     else:
@@ -219,12 +220,13 @@ def _error_choices(error: ErrorInfo) -> tuple[list[str], list[str]]:
 
 def render_table(frame: pandas.DataFrame, caption: str = "", *,
                  columns: Sequence[str] | None = None, rows: str = "rows",
-                 wrap: Sequence[str] = ()) -> Rendered:
+                 wrap: Sequence[str] = (), complete: bool = True) -> Rendered:
     """A DataFrame as a readable table (``readable_table.py``: no index, ids unwrapped, ``—``
     for missing, readable times and numbers) of its ``columns`` (all when None), with the
     caption and, in words, what the table leaves out; columns in ``wrap`` wrap whole instead
     of being cut. In a kernel, a frame of more rows than the table shows (``TABLE_ROWS``) is
-    an interactive grid holding every row."""
+    an interactive grid holding every row (``complete``: the frame is the whole result, not
+    one page of it)."""
     from .readable_table import TABLE_ROWS, readable_table
 
     table = readable_table(frame, columns=columns, wrap=wrap)
@@ -236,8 +238,8 @@ def render_table(frame: pandas.DataFrame, caption: str = "", *,
         return body
     from .grid import grid_display
 
-    in_grid = (f"all {len(frame):,} {rows} in the grid: sort, filter and pick columns there"
-               " · -o VAR stores them")
+    in_grid = (f"{'all ' if complete else ''}{len(frame):,} {rows} in the grid: sort, filter "
+               "and pick columns there · -o VAR stores them")
     below = _captioned("", "", [caption, in_grid, hidden]).html
     return WidgetRendered(body.html, body.text,
                           lambda: grid_display(frame, below, columns=table.columns_shown))

@@ -218,3 +218,26 @@ def test_table_shows_any_frame_with_chosen_columns(client: Client) -> None:
     frame = client.frame("top_risks", progress=False)
     shown = table(frame, ["rank", "name", "score"])
     assert tables_in(shown.html)[0].columns == ["rank", "name", "score"]
+
+
+def test_a_page_in_the_grid_is_not_called_all_of_the_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cloudg_nb.notebook import grid
+
+    monkeypatch.setattr(grid, "kernel_shell", lambda: object())  # as in a kernel
+    frame = pandas.DataFrame({"id": [f"a-{i}" for i in range(500)]})
+    whole = render_table(frame, rows="assets")
+    page = render_table(frame, "500 of 14,000 assets · next page: %cloudg next", rows="assets",
+                        complete=False)
+    assert "all 500 assets in the grid" in _grid_caption(whole)
+    caption = _grid_caption(page)
+    assert "all " not in caption and "500 assets in the grid" in caption
+
+
+def _grid_caption(shown: object) -> str:
+    """The caption a kernel shows under the grid."""
+    import ipywidgets
+
+    box = shown.make()  # type: ignore[attr-defined]
+    assert isinstance(box, ipywidgets.VBox)
+    return str(box.children[1].value)
