@@ -156,13 +156,24 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-def _list_text(value: list[Any] | tuple[Any, ...]) -> str:
-    """A list's first ``LIST_ITEMS`` items and ``+N more``."""
+def _list_text(value: list[Any] | tuple[Any, ...], limit: int = CELL_CHARS) -> str:
+    """A list's first items (at most ``LIST_ITEMS``, as many as fit in ``limit`` characters,
+    the first one cut if it alone is too long) and ``+N more``: the count always shows."""
     if not value:
         return MISSING
-    head = ", ".join(cell_text(v) for v in value[:LIST_ITEMS])
-    more = len(value) - LIST_ITEMS
-    return f"{head}, +{more} more" if more > 0 else head
+    items = [cell_text(v) for v in value]
+    shown: list[str] = []
+    for item in items[:LIST_ITEMS]:
+        more = len(items) - len(shown) - 1
+        tail = f", +{more} more" if more > 0 else ""
+        if len(", ".join([*shown, item]) + tail) > limit:
+            break
+        shown.append(item)
+    if not shown:  # the first item alone does not fit
+        tail = f", +{len(items) - 1} more" if len(items) > 1 else ""
+        return _cut(items[0], max(limit - len(tail), 8))[0] + tail
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f", +{more} more" if more > 0 else "")
 
 
 def _cut(text: str, limit: int = CELL_CHARS) -> tuple[str, bool]:

@@ -241,3 +241,10 @@ def _grid_caption(shown: object) -> str:
     box = shown.make()  # type: ignore[attr-defined]
     assert isinstance(box, ipywidgets.VBox)
     return str(box.children[1].value)
+
+
+def test_a_list_of_long_items_still_says_how_many_more() -> None:
+    frame = pandas.DataFrame({"id": ["a"], "arns": [[f"arn:aws:s3:::bucket-{i}" * 3
+                                                     for i in range(5)]]})
+    (cell,) = tables_in(render_table(frame).html)[0].column("arns")
+    assert cell.text.endswith(", +4 more") and len(cell.text) <= CELL_CHARS
