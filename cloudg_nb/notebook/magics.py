@@ -8,6 +8,7 @@ stores its DataFrame, anything else its data. Interrupts propagate after the cli
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -585,9 +586,14 @@ def _asks_for_many_rows(tool: str, arguments: dict[str, Any]) -> bool:
 
 
 def _first_sentence(text: str) -> str:
-    head = text.strip().split("\n", 1)[0]
-    end = head.find(". ")
-    return head[: end + 1] if end >= 0 else head
+    """The first sentence of a description's first paragraph (its lines joined; "e.g." and
+    "i.e." do not end a sentence)."""
+    paragraph = " ".join(text.strip().split("\n\n", 1)[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[: end.start() + 1] if end else paragraph
+
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.\s")
 
 
 def _schema_type(spec: dict[str, Any]) -> str:

@@ -36,7 +36,7 @@ LIST_ITEMS = 4
 #: Id-like columns: never wrapped, shown in the code font.
 _ID = re.compile(r"(^|_)(id|ids|arn|uri|cidr|account)$|^(id|arn|uri)$")
 #: Columns holding times.
-_TIME = re.compile(r"(_at|_time|^time|^timestamp|_since|^since)$")
+_TIME = re.compile(r"(_at|(^|_)(time|timestamp|ts)|_since|^since)$")
 #: Number columns that are codes, not quantities: no thousands separators.
 _CODE_NUMBER = re.compile(r"(port|_id$|^id$|year|seq|code)")
 #: Epoch seconds between 2001 and 2286 (and the same in milliseconds).

@@ -248,3 +248,18 @@ def test_a_list_of_long_items_still_says_how_many_more() -> None:
                                                      for i in range(5)]]})
     (cell,) = tables_in(render_table(frame).html)[0].column("arns")
     assert cell.text.endswith(", +4 more") and len(cell.text) <= CELL_CHARS
+
+
+def test_tools_show_each_whole_first_sentence(ip: InteractiveShell) -> None:
+    table = _table(run_cell(ip, "%cloudg tools graph"))
+    (attack,) = [r for r in table.rows if r[0].text == "attack_paths"]
+    description = attack[table.columns.index("description")].text
+    assert description.startswith("How an attacker on the internet reaches a target (e.g. a "
+                                  "database): the shortest paths")
+    assert description.endswith("hop by hop.")
+
+
+def test_audit_times_read_as_utc_times() -> None:
+    frame = pandas.DataFrame({"ts": [1796644497.34], "principal": ["analyst"]})
+    (cell,) = tables_in(render_table(frame).html)[0].column("ts")
+    assert _UTC_TIME.match(cell.text)
