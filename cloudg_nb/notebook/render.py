@@ -372,6 +372,10 @@ def with_note(body: Rendered, note: str | None) -> Rendered:
     return Rendered(f"{body.html}{note_html}", f"{body.text}\n{text}")
 
 
+#: The name ``with_note`` had before it was shared with the magics.
+_with_note = with_note
+
+
 def _error_argument(error: ErrorInfo) -> str | None:
     """The argument(s) an error is about: ``field`` of the error data, or the ``loc`` of each
     argument-validation error."""
