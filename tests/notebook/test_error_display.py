@@ -94,3 +94,19 @@ def test_rate_limits_show_when_to_try_again() -> None:
                                    data={"retry_after": 2.5}), "find_assets")
     assert "  retry_after: 2.50" in shown.text.splitlines()
     assert "retry_after:</span> <code>2.50</code>" in shown.html  # visible, not in a tooltip
+
+
+@pytest.mark.parametrize(("outcome", "code", "shown"), [
+    ("error", INVALID_PARAMS, "error (invalid_arguments / not_found)"),
+    ("denied", ACCESS_DENIED, "denied"),
+    ("rate_limited", RATE_LIMITED, "rate_limited"),
+    ("error", "timeout", "error (timeout)"),
+    ("ok", None, "ok"),
+])
+def test_the_activity_feed_names_error_codes(outcome: str, code: object, shown: str) -> None:
+    from cloudg_nb.notebook.activity_feed import row_html
+
+    row = row_html({"outcome": outcome, "error_code": code, "kind": "tool", "name": "x",
+                    "principal": "analyst", "time": 0})
+    assert f">{shown}</span>" in row
+    assert "-3260" not in row and "-3100" not in row
