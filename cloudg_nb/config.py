@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CloudGConfig", "ROOTS_ENV", "ROOTS_ENV_HINT", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR",
+__all__ = ["CloudGConfig", "ROOTS_ENV", "OUTPUT_ENV", "DEFAULT_OUTPUT_DIR",
            "MAX_ASSETS_ENV",
            "MAX_DATASETS_ENV"]
 
@@ -27,9 +27,6 @@ DEFAULT_MAX_DATASETS = 16
 #: An assistant's own share of the workspace: datasets, and assets across them.
 DEFAULT_ASSISTANT_MAX_DATASETS = 4
 DEFAULT_ASSISTANT_MAX_ASSETS = 200_000
-#: How a refused path's error says to allow more folders where the roots come from the
-#: environment (the CLI, ``cloudg-nb serve``, an in-process notebook workspace).
-ROOTS_ENV_HINT = f"To allow more folders, set {ROOTS_ENV}"
 
 
 def _roots_from_env() -> list[Path]:
@@ -69,9 +66,11 @@ class CloudGConfig:
     assistant_max_datasets: int = DEFAULT_ASSISTANT_MAX_DATASETS
     #: Assets one assistant's datasets may hold together (0: no cap of its own).
     assistant_max_assets: int = DEFAULT_ASSISTANT_MAX_ASSETS
-    #: What a refused path's error says to allow more folders: the setting that lists the
-    #: roots where this workspace runs (the Jupyter extension names its trait).
-    roots_hint: str = ROOTS_ENV_HINT
+    #: Where whoever runs this workspace allows more folders to read from, and sets the output
+    #: folder, in words an error can name: the environment here; the Jupyter extension sets
+    #: its traits (``c.CloudGExtension.allowed_roots`` ...).
+    roots_setting: str = f"the environment variable {ROOTS_ENV}"
+    output_setting: str = f"the environment variable {OUTPUT_ENV}"
 
     def output_root(self) -> Path:
         """The absolute output directory (``./cloudg-output`` when unset); not created."""

@@ -589,12 +589,13 @@ class Workspace:
                                     data={"field": "path"}) from None
         if not any(resolved == r or resolved.is_relative_to(r) for r in roots):
             where = "the output folder" if write else "the allowed folders"
-            hint = "" if write else f" {self.config.roots_hint}."
+            setting = self.config.output_setting if write else self.config.roots_setting
+            more = "moves it" if write else "allows more"
             raise AccessDeniedError(
                 f"The path is outside {where}; use a path under one of the roots in the "
-                f"error data (relative paths start at the first).{hint}",
+                f"error data (relative paths start at the first; {setting} {more}).",
                 data={"field": "path", "roots": [root_label(r) for r in roots],
-                      "write": write})
+                      "write": write, "setting": setting})
         return resolved
 
     def shown_path(self, path: Path, *, write: bool = False) -> str:

@@ -290,15 +290,16 @@ def test_path_outside_the_roots_is_access_denied(ws, roots) -> None:
 def test_a_refused_path_says_which_variable_allows_more_folders(ws, roots) -> None:
     with pytest.raises(AccessDeniedError) as err:
         ws.resolve_path(roots["outside"] / "x.json")
-    assert "set CLOUDG_MCP_ALLOWED_ROOTS" in err.value.message
+    assert "the environment variable CLOUDG_MCP_ALLOWED_ROOTS allows more" in err.value.message
 
 
 def test_a_refused_path_names_the_setting_of_where_the_workspace_runs(roots) -> None:
     config = CloudGConfig(allowed_roots=[roots["data"]], output_dir=roots["out"],
-                          roots_hint="To allow more folders, set Somewhere.roots")
+                          roots_setting="Somewhere.roots")
     with pytest.raises(AccessDeniedError) as err:
         Workspace(config).resolve_path(roots["outside"] / "x.json")
-    assert "set Somewhere.roots." in err.value.message
+    assert "Somewhere.roots allows more" in err.value.message
+    assert err.value.data["setting"] == "Somewhere.roots"
     assert "CLOUDG_MCP_ALLOWED_ROOTS" not in err.value.message
 
 

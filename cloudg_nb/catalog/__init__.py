@@ -1,14 +1,26 @@
 """The built-in catalog of tools, resources and prompts (``default_registry``), one module per
 category. Shared argument types and paging live in ``conventions``, closed-set argument readers
-in ``choices``, output-schema pieces in ``schemas``, completions in ``completions``. Graph tools,
-file loaders/exporters and whole-dataset work (samples, snapshots, diffs, summaries, top risks,
-find_assets, list_tags) run in the heavy worker lane; the rest in the light lane.
+in ``choices``, output-schema pieces in ``schemas``, completions in ``completions``, each list
+tool's default table view in ``display``. Graph tools, file loaders/exporters and
+whole-dataset work (samples, snapshots, diffs, summaries, top risks, find_assets, list_tags)
+run in the heavy worker lane; the rest in the light lane.
 """
 
 from __future__ import annotations
 
 from ..layer.registry import Registry
-from . import compliance, findings, graph, inventory, meta, privacy, prompts, resources, workspace
+from . import (
+    compliance,
+    display,
+    findings,
+    graph,
+    inventory,
+    meta,
+    privacy,
+    prompts,
+    resources,
+    workspace,
+)
 
 __all__ = ["default_registry"]
 
@@ -25,4 +37,4 @@ def default_registry() -> Registry:
     privacy.register(registry)
     resources.register(registry)
     prompts.register(registry)
-    return registry
+    return display.add_display_meta(registry)

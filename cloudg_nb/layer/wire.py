@@ -45,10 +45,12 @@ __all__ = [
     "DATASET_FINDINGS_TEMPLATE",
     "DATASET_PARTS",
     "DATASET_SUMMARY_TEMPLATE",
+    "DISPLAY_META",
     "DURATION_META",
     "ENDPOINT_PATH",
     "ERROR_CODE_META",
     "ERROR_DATA_META",
+    "ERROR_NAMES",
     "FINDINGS_BY_SEVERITY_TEMPLATE",
     "FINDINGS_SUMMARY_URI",
     "FINDING_TEMPLATE",
@@ -124,6 +126,22 @@ RATE_LIMITED: Final = -31029
 #: Codes a caller may read as "no such thing" (either era).
 NOT_FOUND_CODES: Final = frozenset({INVALID_PARAMS, RESOURCE_NOT_FOUND})
 
+#: The names people read for the numeric codes (README, "Error codes"). ``INVALID_PARAMS`` is
+#: also every "not found" of the layer: a reader tells them apart by the error data
+#: (``cloudg_nb.notebook.call_result.ErrorInfo.name``).
+ERROR_NAMES: Final = {
+    PARSE_ERROR: "parse_error",
+    INVALID_REQUEST: "invalid_request",
+    METHOD_NOT_FOUND: "method_not_found",
+    INVALID_PARAMS: "invalid_arguments",
+    INTERNAL_ERROR: "internal_error",
+    CONNECTION_CLOSED: "connection_closed",
+    RESOURCE_NOT_FOUND: "not_found",
+    REQUEST_CANCELLED: "cancelled",
+    ACCESS_DENIED: "access_denied",
+    RATE_LIMITED: "rate_limited",
+}
+
 # -- Streamable HTTP headers (lower case, as ASGI carries them) --------------------------------
 MCP_SESSION_ID_HEADER: Final = "mcp-session-id"
 MCP_PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
@@ -161,6 +179,10 @@ RETRIES_META: Final = "cloudg/retries"
 CATEGORY_META: Final = "cloudg/category"
 SENSITIVITY_META: Final = "cloudg/sensitivity"
 TAGS_META: Final = "cloudg/tags"
+#: How a list tool's rows read in a table: ``{"columns": [...], "rows": "findings"}`` (the
+#: columns shown by default, in order; what one row is, for captions). The rows keep every
+#: column; a client shows the others on request.
+DISPLAY_META: Final = "cloudg/display"
 
 #: Where a handshake-era connection's ``logging/setLevel`` choice is kept (SDK connection state).
 LOG_LEVEL_STATE_KEY: Final = "cloudg/log_level"

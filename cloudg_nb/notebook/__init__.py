@@ -1,5 +1,6 @@
 """The kernel side of cloudg-nb: the ``Client`` (remote or local), ``%cloudg`` magics,
-progress displays, LiveFrames and the oversight displays (ActivityFeed, ApprovalPanel).
+progress displays, LiveFrames, the oversight displays (ActivityFeed, ApprovalPanel) and
+``table(frame)``, any DataFrame as the magics show tables.
 Names load on first use, so importing this package (or ``cloudg_nb``) imports neither mcp,
 IPython nor ipywidgets.
 """
@@ -10,7 +11,7 @@ from ..layer.lazy_names import lazy_names
 
 __all__ = ["ActivityFeed", "ApprovalPanel", "CloudGError", "Client", "ErrorInfo", "LiveFrame",
            "Result", "connect", "default_client", "load_ipython_extension", "local",
-           "set_default_client", "unload_ipython_extension"]
+           "set_default_client", "table", "unload_ipython_extension"]
 
 _LAZY = {
     "Client": ".client",
@@ -18,9 +19,10 @@ _LAZY = {
     "local": ".client",
     "default_client": ".client",
     "set_default_client": ".client",
-    "Result": ".result",
-    "ErrorInfo": ".result",
-    "CloudGError": ".result",
+    "Result": ".call_result",
+    "ErrorInfo": ".call_result",
+    "CloudGError": ".call_result",
+    "table": ".render",
     "LiveFrame": ".live",
     "ActivityFeed": ".activity_feed",
     "ApprovalPanel": ".approval_panel",

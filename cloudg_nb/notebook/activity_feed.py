@@ -13,6 +13,8 @@ import html
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from ..layer.wire import INVALID_PARAMS
+from .call_result import ErrorInfo
 from .follow import Follower
 from .oversight import ACTIVITY_URI, APPROVALS_URI, activity_frame, read_oversight, since_uri
 
@@ -69,8 +71,15 @@ def _what(entry: dict[str, Any]) -> str:
 
 
 def _outcome(entry: dict[str, Any]) -> str:
+    """``error (invalid_arguments / not_found)``: the outcome and the error's README name
+    (an entry has no error data to tell those two apart), once when they say the same."""
     outcome, code = str(entry.get("outcome") or ""), entry.get("error_code")
-    return f"{outcome} ({code})" if code is not None and outcome != "ok" else outcome
+    if code is None or outcome == "ok":
+        return outcome
+    name = ("invalid_arguments / not_found" if code == INVALID_PARAMS
+            else ErrorInfo(code, "").name)
+    same = {"denied": "access_denied", "rate_limited": "rate_limited", "cancelled": "cancelled"}
+    return outcome if same.get(outcome) == name else f"{outcome} ({name})"
 
 
 def _who(entry: dict[str, Any]) -> tuple[str, str]:

@@ -12,12 +12,23 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..layer.wire import ERROR_CODE_META, ERROR_DATA_META, TRANSFORMS_META
+from ..layer.wire import (
+    ERROR_CODE_META,
+    ERROR_DATA_META,
+    ERROR_NAMES,
+    INVALID_PARAMS,
+    TRANSFORMS_META,
+)
 
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["CloudGError", "ErrorInfo", "Result", "close_matches", "error_result", "hints_from"]
+__all__ = ["CloudGError", "ErrorInfo", "FRAME_ATTR", "Result", "close_matches", "error_result",
+           "hints_from"]
+
+#: ``DataFrame.attrs`` key marking a frame the client made (value: the tool); with the
+#: extension loaded, notebooks show such frames as readable tables (``render.frame_html``).
+FRAME_ATTR = "cloudg"
 
 #: Transform report keys (``cloudg/transforms``) that mean a value was changed for privacy.
 _TRANSFORM_KINDS = ("redacted", "pseudonymized", "masked", "hashed", "generalized", "dropped")
@@ -32,9 +43,25 @@ class ErrorInfo:
     hints: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def name(self) -> str:
+        """The code as README's error table names it: ``invalid_arguments``, ``not_found``,
+        ``access_denied`` ... (a number the table lacks stays a number). The layer answers
+        "not found" and bad arguments with one JSON-RPC code; an error about a thing that
+        does not exist says which kind (``kind``) or offers close matches without a list of
+        allowed values."""
+        code = self.code
+        if isinstance(code, str):
+            return code
+        if code == INVALID_PARAMS:
+            data = self.data
+            if "kind" in data or ("close_matches" in data and "allowed" not in data):
+                return "not_found"
+        return ERROR_NAMES.get(code, str(code))
+
     def __str__(self) -> str:
         hint = f" (did you mean: {', '.join(self.hints)}?)" if self.hints else ""
-        return f"[{self.code}] {self.message}{hint}"
+        return f"[{self.name}] {self.message}{hint}"
 
 
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -144,6 +171,7 @@ class Result:
             return None
         if self._frame is None:
             self._frame = decode_columns(columns)
+            self._frame.attrs[FRAME_ATTR] = self.tool
         return self._frame
 
     @property
@@ -158,8 +186,11 @@ class Result:
         import pandas
 
         if rows and all(isinstance(r, Mapping) for r in rows):
-            return pandas.DataFrame.from_records(rows)
-        return pandas.DataFrame({"value": rows})
+            frame = pandas.DataFrame.from_records(rows)
+        else:
+            frame = pandas.DataFrame({"value": rows})
+        frame.attrs[FRAME_ATTR] = self.tool
+        return frame
 
     @property
     def next_cursor(self) -> str | None:
@@ -177,16 +208,20 @@ class Result:
 
     @property
     def caption(self) -> str:
-        """One line about a list result: "12 of 340 · dataset demo v3 · next page: ..."."""
+        """One line about a list result: "12 of 340 rows · dataset demo v3 · next page: ..."."""
+        return self.caption_of("rows")
+
+    def caption_of(self, rows: str) -> str:
+        """``caption`` naming what a row is: "50 of 12,431 findings · dataset demo v3 · ..."."""
         parts: list[str] = []
         data = self.data if isinstance(self.data, Mapping) else {}
-        rows = self._rows()
-        if rows is not None:
-            shown = len(rows) if not isinstance(data.get("columns"), Mapping) else int(
+        listed = self._rows()
+        if listed is not None:
+            shown = len(listed) if not isinstance(data.get("columns"), Mapping) else int(
                 data.get("returned") or 0)
             total = data.get("total")
-            parts.append(f"{shown} of {total}" if isinstance(total, int) and total != shown
-                         else f"{shown} rows")
+            parts.append(f"{shown:,} of {total:,} {rows}"
+                         if isinstance(total, int) and total != shown else f"{shown:,} {rows}")
         if self.dataset:
             version = data.get("dataset_version", data.get("version"))
             parts.append(f"dataset {self.dataset}" + (f" v{version}" if version else ""))
@@ -195,9 +230,18 @@ class Result:
         return " · ".join(parts)
 
     @property
+    def text_cut(self) -> int:
+        """Characters the server cut from the result's text (0 when none); the structured
+        data, which notebooks show, is whole."""
+        report = self.meta.get(TRANSFORMS_META)
+        cut = report.get("truncated_chars") if isinstance(report, Mapping) else None
+        return cut if isinstance(cut, int) else 0
+
+    @property
     def transform_note(self) -> str | None:
         """What the policy changed (counts by kind), e.g. "redacted 2 (secret) · pseudonymized
-        5 (account_id)"; None when nothing was changed."""
+        5 (account_id)"; None when nothing was changed. (A cut of the result's text is not a
+        privacy change: ``text_cut``.)"""
         report = self.meta.get(TRANSFORMS_META)
         if not isinstance(report, Mapping):
             return None
@@ -209,10 +253,13 @@ class Result:
                 notes.append(f"{kind} {total} ({', '.join(sorted(map(str, value)))})")
             elif isinstance(value, (int, float)) and value:
                 notes.append(f"{kind} {int(value)}")
-        truncated = report.get("truncated_chars")
-        if isinstance(truncated, int) and truncated:
-            notes.append(f"text cut by {truncated} characters")
         return " · ".join(notes) or None
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """A notebook shows a Result as ``%cloudg call`` would (``render.render_result``)."""
+        from .render import render_result
+
+        return render_result(self)._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         if self.is_error and self.error is not None:

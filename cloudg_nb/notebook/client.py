@@ -30,7 +30,15 @@ from ..layer.wire import (
 )
 from . import connection, warmup
 from .backends import Backend, ProgressFn
-from .call_result import CloudGError, ErrorInfo, Result, close_matches, error_result, hints_from
+from .call_result import (
+    FRAME_ATTR,
+    CloudGError,
+    ErrorInfo,
+    Result,
+    close_matches,
+    error_result,
+    hints_from,
+)
 from .displays import DisplayFactories
 from .loop import LoopThread, Waiting, shared_loop
 from .oversight import OversightCalls
@@ -276,7 +284,9 @@ class Client(DisplayFactories, OversightCalls):
 
         value = await self.aread(DATASETS_URI)
         rows = value.get("datasets", value.get("items")) if isinstance(value, dict) else value
-        return pandas.DataFrame.from_records(rows or [])
+        frame = pandas.DataFrame.from_records(rows or [])
+        frame.attrs[FRAME_ATTR] = "list_datasets"
+        return frame
 
     datasets = blocking(adatasets)
 
@@ -359,7 +369,9 @@ class Client(DisplayFactories, OversightCalls):
                 break
             args = {**arguments, "cursor": cursor}
         frames = [f for f in frames if not f.empty] or frames[:1]
-        return pandas.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        whole = pandas.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        whole.attrs[FRAME_ATTR] = tool
+        return whole
 
     # -- progress display -----------------------------------------------------------------------
 
@@ -425,7 +437,7 @@ class Client(DisplayFactories, OversightCalls):
             self._finish(display, None, started, "interrupted")
             raise
         except CloudGError as exc:
-            self._finish(display, None, started, f"{tool}: {exc.error.code}")
+            self._finish(display, None, started, f"{tool}: {exc.error.name}")
             raise
         if display is not None:
             display.finish(ok=True, summary=f"{tool}: {len(df)} rows · "

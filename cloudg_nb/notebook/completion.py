@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..layer.wire import CATEGORY_META
 from .magic_args import parse_value, split_partial
 
 if TYPE_CHECKING:
-    from IPython.core.completer import CompletionContext, SimpleMatcherResult
+    from IPython.core.completer import CompletionContext, SimpleCompletion, SimpleMatcherResult
 
     from .client import Client
 
@@ -182,7 +182,9 @@ class MagicCompleter:
                 return fragment, []
             return fragment, client.complete(name, fragment, prompt=words[1],
                                              context=_filled(words[2:]))
-        return None
+        if sub == "load" and position == 1:
+            return None  # a path: IPython's file completer offers them
+        return current, []  # a cloudg word with nothing to offer: offer nothing else either
 
     def _complete_argument(self, tool: str, given: list[str], current: str
                            ) -> tuple[str, list[str]]:
@@ -278,12 +280,34 @@ class MagicCompleter:
         if found is None:
             return {"completions": [], "suppress": False}
         fragment, values = found
+        completions: Sequence[SimpleCompletion] = [SimpleCompletion(v, type="cloudg")
+                                                    for v in values]
         return {
-            "completions": [SimpleCompletion(v, type="cloudg") for v in values],
+            "completions": completions or _NO_CANDIDATES,
             "matched_fragment": fragment,
             "suppress": True,
             "ordered": True,
         }
+
+
+class _NoCandidates(Sequence[Any]):
+    """No completions that still count as an answer: IPython lets a matcher silence the
+    others only when it has at least one completion (``has_any_completions`` asks ``len``),
+    so on a ``%cloudg`` word with nothing to offer (after ``-o``, ``status``, ``describe
+    TOOL``) Python keywords, every magic and file names would show instead. This reports a
+    length of one and holds nothing, so the others are silenced and nothing is offered."""
+
+    def __len__(self) -> int:
+        return 1
+
+    def __getitem__(self, index: Any) -> Any:
+        raise IndexError(index)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+
+_NO_CANDIDATES = _NoCandidates()
 
 
 def _filled(words: list[str]) -> dict[str, str]:

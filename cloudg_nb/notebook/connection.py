@@ -46,7 +46,7 @@ def open_default(opener: Callable[[Backend], C]) -> C:
         try:
             return _open_endpoint(opener, endpoint)
         except CloudGError as exc:
-            reason = f"the server found ({endpoint.server_url}) did not answer: {exc.error.code}"
+            reason = f"the server found ({endpoint.server_url}) did not answer: {exc.error.name}"
     from .inprocess import LocalBackend  # the whole layer: imported only when needed
 
     return opener(LocalBackend(reason=reason))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .progress_bars import kernel_shell
+from .readable_table import TABLE_ROWS
 
 if TYPE_CHECKING:
     import pandas
@@ -43,8 +44,9 @@ __all__ = ["DataGrid", "GRID_ENV", "LARGE_RESULT_ROWS", "grid_available", "use_g
 #: ``CLOUDG_GRID=html`` (or ``off``, ``0``, ``false``): tables stay HTML everywhere.
 GRID_ENV = "CLOUDG_GRID"
 #: A list result or table with more rows than this shows as a grid in a kernel (smaller
-#: ones stay an HTML table, which is quicker to read and saves with the notebook).
-LARGE_RESULT_ROWS = 1000
+#: ones stay an HTML table, which is quicker to read and saves with the notebook): the rows
+#: an HTML table shows (``readable_table.TABLE_ROWS``), so no row is ever out of sight.
+LARGE_RESULT_ROWS = TABLE_ROWS
 #: Grid heights in pixels: the header and toolbar, one row, and the most the grid takes.
 _CHROME_PX, _ROW_PX, _MIN_PX, _MAX_PX = 70, 24, 160, 520
 _OFF = {"html", "off", "0", "false", "no"}
@@ -454,14 +456,16 @@ def _close(viewer: Any, table: Any) -> None:
             table.delete()
 
 
-def grid_display(frame: pandas.DataFrame, below_html: str = "") -> Any:
-    """A large table as shown in a kernel: its grid, and ``below_html`` (a caption) under
-    it; None where the grid is not used (the caller shows HTML)."""
+def grid_display(frame: pandas.DataFrame, below_html: str = "",
+                 columns: Sequence[str] | None = None) -> Any:
+    """A large table as shown in a kernel: its grid (every row; ``columns`` shown first, the
+    others a click away in the viewer's settings), and ``below_html`` (a caption) under it;
+    None where the grid is not used (the caller shows HTML)."""
     if not use_grid():
         return None
     import ipywidgets
 
-    grid = DataGrid(frame, height=_MAX_PX)
+    grid = DataGrid(frame, height=_MAX_PX, columns=columns)
     if not below_html:
         return grid.widget
     return ipywidgets.VBox([grid.widget, ipywidgets.HTML(below_html)])

@@ -171,20 +171,19 @@ class LiveFrame(Follower):
 
     def table_html(self) -> str:
         """The first ``TABLE_ROWS`` rows as an HTML table, with "showing 50 of N" when cut."""
-        shown = self.df.head(TABLE_ROWS)
-        if self._columns is not None:
-            shown = shown[[c for c in self._columns if c in shown.columns]]
-        out = shown.to_html(index=False, border=0, max_cols=30, notebook=True, na_rep="—")
+        from .readable_table import readable_table
+
+        out = readable_table(self.df, columns=self._columns, max_rows=TABLE_ROWS).html
         if len(self.df) > TABLE_ROWS:
             out += (f"<div class='cloudg-note'>showing {TABLE_ROWS} of {len(self.df)} rows "
                     "(all rows are in <code>.df</code>)</div>")
         return out
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        shown = self.df.head(TABLE_ROWS)
-        if self._columns is not None:
-            shown = shown[[c for c in self._columns if c in shown.columns]]
-        text = f"{self.caption()}\n{shown.to_string(index=False)}"
+        from .readable_table import readable_table
+
+        shown = readable_table(self.df, columns=self._columns, max_rows=TABLE_ROWS)
+        text = f"{self.caption()}\n{shown.text}"
         if self._grid is not None:  # its viewer is made here, on the displaying thread
             self._grid.show_first(lambda: self.df, self._columns)
         if self.widget is not None:

@@ -8,6 +8,7 @@ stores its DataFrame, anything else its data. Interrupts propagate after the cli
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
-from ..layer.wire import CATEGORY_META, WORKSPACE_URI
+from ..layer.wire import CATEGORY_META, DISPLAY_META, WORKSPACE_URI
 from .call_result import CloudGError, ErrorInfo, Result, close_matches
 from .completion import MagicCompleter
 from .magic_args import (
@@ -25,6 +26,7 @@ from .magic_args import (
     parse_body,
     parse_line,
 )
+from .readable_table import TABLE_ROWS
 from .render import (
     Rendered,
     render_error,
@@ -34,6 +36,7 @@ from .render import (
     render_table,
     render_value,
     table_of,
+    with_note,
 )
 
 if TYPE_CHECKING:
@@ -241,9 +244,21 @@ class CloudGMagics(Magics):
         if out is not None and self.shell is not None:
             self.shell.user_ns[out] = value
 
+    def _display_of(self, tool: str) -> dict[str, Any] | None:
+        """The tool's ``cloudg/display`` (default columns, what a row is), or None."""
+        try:
+            tools = self.client.tools()
+        except Exception:
+            return None
+        for spec in tools:
+            if spec.get("name") == tool:
+                view = (spec.get("_meta") or {}).get(DISPLAY_META)
+                return dict(view) if isinstance(view, dict) else None
+        return None
+
     def _show_result(self, result: Result, parsed: ParsedLine) -> None:
         """Display ``result``; store its DataFrame (lists) or data under -o unless an error."""
-        display(render_result(result))
+        display(render_result(result, self._display_of(result.tool)))
         if result.is_error:
             return
         if result.next_cursor is not None or result.is_list:
@@ -252,7 +267,37 @@ class CloudGMagics(Magics):
         self._store(parsed, frame if frame is not None else result.data)
 
     def _call_tool(self, tool: str, arguments: dict[str, Any], parsed: ParsedLine) -> None:
+        if _asks_for_many_rows(tool, arguments) and self._show_all_rows(tool, arguments,
+                                                                         parsed):
+            return
         self._show_result(self.client.call(tool, **arguments), parsed)
+
+    def _show_all_rows(self, tool: str, arguments: dict[str, Any], parsed: ParsedLine
+                       ) -> bool:
+        """A call asking for more rows than a table shows (``limit`` over ``TABLE_ROWS``):
+        every row of its result, read as columns in one request (the grid in a kernel), and
+        -o stores them all. False when ``tool`` does not return a list (call it as usual)."""
+        client = self.client
+        try:
+            frame = client.frame(tool, **{k: v for k, v in arguments.items() if k != "limit"})
+        except CloudGError as exc:
+            if exc.error.code == "not_a_list":
+                return False
+            display(render_error(exc.error, tool))
+            return True
+        view = self._display_of(tool) or {}
+        rows = str(view.get("rows") or "rows")
+        columns = view.get("columns") if isinstance(view.get("columns"), list) else None
+        last = client.last if client.last is not None and client.last.tool == tool else None
+        parts = [f"{len(frame):,} {rows}"]
+        if last is not None and last.dataset:
+            version = last.data.get("dataset_version") if isinstance(last.data, dict) else None
+            parts.append(f"dataset {last.dataset}" + (f" v{version}" if version else ""))
+        shown = render_table(frame, " · ".join(parts), columns=columns, rows=rows)
+        display(with_note(shown, last.transform_note if last is not None else None))
+        self.last_paged = None
+        self._store(parsed, frame)
+        return True
 
     # -- subcommands ---------------------------------------------------------------------------
 
@@ -284,7 +329,8 @@ class CloudGMagics(Magics):
             rows = [r for r in rows if r["category"] == category]
         frame = pandas.DataFrame.from_records(rows, columns=["name", "category", "title",
                                                              "description"])
-        display(render_table(frame, f"{len(frame)} tools · %cloudg describe TOOL for one"))
+        display(render_table(frame, f"{len(frame)} tools · %cloudg describe TOOL for one",
+                             wrap=("description",)))
         self._store(parsed, frame)
 
     def _describe(self, parsed: ParsedLine, cell: str | None) -> None:
@@ -306,7 +352,8 @@ class CloudGMagics(Magics):
             rows, columns=["argument", "type", "required", "default", "description"])
         title = str(tool.get("title") or name)
         head = render_value(str(tool.get("description") or ""), title=f"{name} — {title}")
-        table = render_table(frame, f"{len(frame)} arguments · %cloudg call {name} key=value")
+        table = render_table(frame, f"{len(frame)} arguments · %cloudg call {name} key=value",
+                             wrap=("description", "default"))
         display(Rendered(head.html + table.html, f"{head.text}\n\n{table.text}"))
         self._store(parsed, frame)
 
@@ -368,7 +415,10 @@ class CloudGMagics(Magics):
         self._words(parsed, usage, 0, 0)
         self._no_arguments(parsed, usage)
         frame = self.client.datasets()
-        display(render_table(frame, f"{len(frame)} datasets · %cloudg use NAME to switch"))
+        view = self._display_of("list_datasets") or {}
+        columns = view.get("columns") if isinstance(view.get("columns"), list) else None
+        display(render_table(frame, f"{len(frame)} datasets · %cloudg use NAME to switch",
+                             columns=columns, rows="datasets"))
         self._store(parsed, frame)
 
     def _use(self, parsed: ParsedLine, cell: str | None) -> None:
@@ -545,10 +595,25 @@ class CloudGMagics(Magics):
         self._store(parsed, frame)
 
 
+def _asks_for_many_rows(tool: str, arguments: dict[str, Any]) -> bool:
+    """Whether a call asks for more rows than a table shows (a ``limit`` over
+    ``TABLE_ROWS``, no ``cursor``), and is not drawn as a graph."""
+    from .graph_view import GRAPH_TOOLS
+
+    limit = arguments.get("limit")
+    return (isinstance(limit, int) and not isinstance(limit, bool) and limit > TABLE_ROWS
+            and "cursor" not in arguments and tool not in GRAPH_TOOLS)
+
+
 def _first_sentence(text: str) -> str:
-    head = text.strip().split("\n", 1)[0]
-    end = head.find(". ")
-    return head[: end + 1] if end >= 0 else head
+    """The first sentence of a description's first paragraph (its lines joined; "e.g." and
+    "i.e." do not end a sentence)."""
+    paragraph = " ".join(text.strip().split("\n\n", 1)[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[: end.start() + 1] if end else paragraph
+
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.\s")
 
 
 def _schema_type(spec: dict[str, Any]) -> str:
@@ -583,6 +648,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
     matchers = ip.Completer.custom_matchers
     matchers[:] = [m for m in matchers if not isinstance(m, MagicCompleter)]
     matchers.append(completer)
+    _frames_readable(ip, on=True)
     from . import warmup
 
     # the first %cloudg line then costs one round trip
@@ -597,3 +663,25 @@ def unload_ipython_extension(ip: InteractiveShell) -> None:
     manager.registry.pop(CloudGMagics.__name__, None)
     matchers = ip.Completer.custom_matchers
     matchers[:] = [m for m in matchers if not isinstance(m, MagicCompleter)]
+    _frames_readable(ip, on=False)
+
+
+def _frames_readable(ip: InteractiveShell, *, on: bool) -> None:
+    """Show DataFrames the client made (``client.frame(...)``, ``-o df`` and what is selected
+    from them) as readable tables; any other DataFrame keeps pandas' display."""
+    import pandas
+
+    if ip.display_formatter is None:
+        return
+    html = ip.display_formatter.formatters["text/html"]
+    if on:
+        html.for_type(pandas.DataFrame, _frame_html)
+    else:
+        html.type_printers.pop(pandas.DataFrame, None)
+
+
+def _frame_html(frame: Any) -> str | None:
+    from .render import frame_html
+
+    found = frame_html(frame)
+    return found if found is not None else frame._repr_html_()

@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .call_result import ErrorInfo, Result
+from .call_result import FRAME_ATTR, ErrorInfo, Result
+from .readable_table import value_text
 
 if TYPE_CHECKING:
     import pandas
 
 __all__ = [
     "Rendered", "WidgetRendered", "render", "render_result", "render_error", "render_value",
-    "render_table", "render_messages", "render_note", "table_of", "MAX_TEXT_CHARS",
+    "render_table", "render_messages", "render_note", "table_of", "with_note", "MAX_TEXT_CHARS",
+    "table", "frame_html",
 ]
 
 #: A dict or text shown beyond this many characters is cut, with a note saying how to get it.
@@ -91,24 +93,34 @@ def render(value: Any) -> Rendered:
     return render_value(value)
 
 
-def render_result(result: Result) -> Rendered:
-    """A tool result: error -> short message; list -> table + caption; else the data (or text)."""
+def render_result(result: Result, display: Mapping[str, Any] | None = None) -> Rendered:
+    """A tool result: error -> short message; list -> table + caption; else the data (or text).
+    ``display`` is the tool's ``cloudg/display`` (its default columns and what a row is)."""
     if result.is_error:
         error = result.error or ErrorInfo(code="tool_error", message=result.text or "failed")
         return render_error(error, result.tool)
     note = result.transform_note
     frame = result.df
+    view = display if isinstance(display, Mapping) else {}
+    columns = view.get("columns") if isinstance(view.get("columns"), list) else None
+    rows = str(view.get("rows") or "rows")
     if frame is not None:
-        body = render_table(frame, result.caption)
+        body = render_table(frame, result.caption_of(rows), columns=columns, rows=rows,
+                            complete=result.next_cursor is None)
     elif result.data is not None:
         body = render_value(result.data)
     else:
         body = render_value(result.text)
+        cut = result.text_cut
+        if cut:
+            note = " · ".join(filter(None, [note, (
+                f"the server cut this text: {cut:,} more characters (its max_output_chars "
+                "setting)")]))
     from .graph_view import is_graph_result
 
     if is_graph_result(result.tool, result.data):
-        return _with_note(_graph_display(result, body), note)
-    return _with_note(body, note)
+        return with_note(_graph_display(result, body), note)
+    return with_note(body, note)
 
 
 def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
@@ -138,42 +150,140 @@ def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
 
 
 def render_error(error: ErrorInfo, tool: str | None = None) -> Rendered:
-    """``Error [code] in tool: message`` and a line of hints (close matches / allowed values)."""
+    """``Error [name] in tool: message`` (the README's error names, never a bare number), the
+    argument it is about, close matches and allowed values, and the error's other details
+    shown (the message may refer to them as "the error data")."""
     where = f" in {tool}" if tool and ":" not in tool else ""
-    head = f"Error [{error.code}]{where}: {error.message}"
+    details = _error_details(error)
+    rows: list[tuple[str, str]] = []
     argument = _error_argument(error)
-    lines = [head]
     if argument:
-        lines.append(f"  argument: {argument}")
-    if error.hints:
-        lines.append(f"  did you mean: {', '.join(error.hints)}")
-    parts = [f"<b>Error</b> <code>[{_e(error.code)}]</code>{_e(where)}: {_e(error.message)}"]
-    if argument:
-        parts.append(f"argument: <code>{_e(argument)}</code>")
-    if error.hints:
-        parts.append("did you mean: " + ", ".join(f"<code>{_e(h)}</code>" for h in error.hints))
+        rows.append(("argument", argument))
+    close, allowed = _error_choices(error)
+    if close:
+        rows.append(("did you mean", ", ".join(close)))
+    if allowed:
+        rows.append(("allowed", ", ".join(allowed)))
+    rows.extend(details)
+    message = error.message
+    if rows:  # the data the message points to is shown under it
+        message = message.replace("in the error data", "below").replace(
+            "the error data", "the lines below")
+    if isinstance(error.code, int):
+        rows.append(("code", f"{error.code} (JSON-RPC)"))
+    head_text = f"Error [{error.name}]{where}: {message}"
+    lines = [head_text, *(f"  {key}: {value}" for key, value in rows)]
+    parts = [f"<b>Error</b> <code>[{_e(error.name)}]</code>{_e(where)}: {_e(message)}"]
+    for key, value in rows:
+        shown = _e(value) if key in ("code",) else f"<code>{_e(value)}</code>"
+        parts.append(f"<span class='cloudg-error-key'>{_e(key)}:</span> {shown}")
     body = "<br>".join(parts)
     return Rendered(f'<div class="cloudg-error" style="{_ERROR_STYLE}">{body}</div>',
                     "\n".join(lines))
 
 
-def render_table(frame: pandas.DataFrame, caption: str = "") -> Rendered:
-    """A DataFrame as pandas shows it, with the caption as one line under it; in a kernel,
-    one of more than ``LARGE_RESULT_ROWS`` rows as an interactive grid (``grid.py``)."""
-    repr_html = getattr(frame, "_repr_html_", None)
-    table_html = repr_html() if repr_html is not None else None
-    if not table_html:
-        table_html = frame.to_html(max_rows=60, na_rep="—")
-    table_text = repr(frame)
-    caption_html = _e(caption).replace("%cloudg next", "<code>%cloudg next</code>")
-    below = (f'<div class="cloudg-caption" style="{_CAPTION_STYLE}">{caption_html}</div>'
-             if caption else "")
-    body = Rendered(table_html + below, f"{table_text}\n{caption}" if caption else table_text)
-    from .grid import LARGE_RESULT_ROWS, grid_display
+#: Error data keys shown in their own line (argument, matches, allowed) or not at all.
+_SHOWN_APART = frozenset({"field", "close_matches", "allowed", "errors"})
 
-    if len(frame) > LARGE_RESULT_ROWS:
-        return WidgetRendered(body.html, body.text, lambda: grid_display(frame, below))
-    return body
+
+def _error_details(error: ErrorInfo) -> list[tuple[str, str]]:
+    """The error data a reader needs besides the argument and choices: ``roots: ., data`` ...;
+    argument-validation errors as ``limit: Input should be a valid integer``."""
+    data = error.data if isinstance(error.data, Mapping) else {}
+    rows: list[tuple[str, str]] = []
+    for item in data.get("errors") or ():
+        if isinstance(item, Mapping) and item.get("type") not in (
+                "accepted_arguments", "extra_forbidden") \
+                and str(item.get("msg", "")) not in error.message:
+            loc = ".".join(str(p) for p in item.get("loc") or ()) or "arguments"
+            rows.append((loc, str(item.get("msg", ""))))
+    for key, value in data.items():
+        if key in _SHOWN_APART or value is None or value == "" or value == []:
+            continue
+        text = value_text(str(key), value) or _inline(value) or _yaml(value)
+        rows.append((str(key), text))
+    return rows
+
+
+def _error_choices(error: ErrorInfo) -> tuple[list[str], list[str]]:
+    """(close matches, allowed values) of an error: from its data when it has them, else its
+    hints as close matches."""
+    data = error.data if isinstance(error.data, Mapping) else {}
+    close = [str(v) for v in data.get("close_matches") or ()] if isinstance(
+        data.get("close_matches"), list) else []
+    allowed = [str(v) for v in data.get("allowed") or ()] if isinstance(
+        data.get("allowed"), list) else []
+    if not close and not allowed:
+        close = list(error.hints)
+    return close, allowed
+
+
+def render_table(frame: pandas.DataFrame, caption: str = "", *,
+                 columns: Sequence[str] | None = None, rows: str = "rows",
+                 wrap: Sequence[str] = (), complete: bool = True) -> Rendered:
+    """A DataFrame as a readable table (``readable_table.py``: no index, ids unwrapped, ``—``
+    for missing, readable times and numbers) of its ``columns`` (all when None), with the
+    caption and, in words, what the table leaves out; columns in ``wrap`` wrap whole instead
+    of being cut. In a kernel, a frame of more rows than the table shows (``TABLE_ROWS``) is
+    an interactive grid holding every row (``complete``: the frame is the whole result, not
+    one page of it)."""
+    from .readable_table import TABLE_ROWS, readable_table
+
+    table = readable_table(frame, columns=columns, wrap=wrap)
+    hidden = _hidden_columns(table.columns_hidden)
+    cut = (f"showing {table.rows_shown:,} of {len(frame):,} {rows} — "
+           "-o VAR stores them all" if table.rows_shown < len(frame) else "")
+    body = _captioned(table.html, table.text, [caption, cut, hidden])
+    if len(frame) <= TABLE_ROWS:
+        return body
+    from .grid import grid_display
+
+    in_grid = (f"{'all ' if complete else ''}{len(frame):,} {rows} in the grid: sort, filter "
+               "and pick columns there · -o VAR stores them")
+    below = _captioned("", "", [caption, in_grid, hidden]).html
+    return WidgetRendered(body.html, body.text,
+                          lambda: grid_display(frame, below, columns=table.columns_shown))
+
+
+def table(frame: pandas.DataFrame, columns: Sequence[str] | None = None, caption: str = "",
+          rows: str = "rows") -> Rendered:
+    """Any DataFrame shown as the magics show tables (``render_table``): the last line of a
+    cell, or ``display(table(df, ["id", "title"]))``."""
+    return render_table(frame, caption, columns=columns, rows=rows)
+
+
+def frame_html(frame: pandas.DataFrame) -> str | None:
+    """The HTML a notebook shows for a DataFrame the client made (``FRAME_ATTR`` in its
+    ``attrs``, kept through selections and ``head``): the readable table of its columns;
+    None for any other DataFrame (IPython then shows pandas' own)."""
+    if FRAME_ATTR not in getattr(frame, "attrs", {}):
+        return None
+    from .readable_table import readable_table
+
+    shown = readable_table(frame)
+    cut = (f"showing {shown.rows_shown:,} of {len(frame):,} rows (the DataFrame holds them "
+           "all)" if shown.rows_shown < len(frame) else "")
+    return _captioned(shown.html, "", [cut]).html
+
+
+def _hidden_columns(hidden: Sequence[str]) -> str:
+    if not hidden:
+        return ""
+    named = ", ".join(hidden[:4]) + (", …" if len(hidden) > 4 else "")
+    return f"{len(hidden)} more column{'s' if len(hidden) > 1 else ''} ({named}) in -o VAR"
+
+
+def _captioned(table_html: str, table_text: str, lines: Sequence[str]) -> Rendered:
+    """A table with its caption lines (empty ones left out) under it."""
+    kept = [line for line in lines if line]
+    if not kept:
+        return Rendered(table_html, table_text)
+    text = " · ".join(kept)
+    shown = _e(text)
+    for code in ("%cloudg next", "-o VAR"):
+        shown = shown.replace(code, f"<code>{code}</code>")
+    below = f'<div class="cloudg-caption" style="{_CAPTION_STYLE}">{shown}</div>'
+    return Rendered(table_html + below, f"{table_text}\n{text}" if table_text else text)
 
 
 def table_of(value: Any) -> pandas.DataFrame | None:
@@ -199,7 +309,7 @@ def render_value(value: Any, title: str | None = None) -> Rendered:
         rows_text: list[str] = []
         width = min(max(len(str(k)) for k in value), 24)
         for key, item in value.items():
-            inline = _inline(item)
+            inline = value_text(str(key), item) or _inline(item)
             if inline is not None:
                 rows_html.append(f"<tr><th style='text-align:left'>{_e(key)}</th>"
                                  f"<td style='text-align:left'>{_e(inline)}</td></tr>")
@@ -240,10 +350,12 @@ def render_note(text: str) -> Rendered:
     return Rendered(f'<div style="{_CAPTION_STYLE}">{_e(text)}</div>', text)
 
 
-def _with_note(body: Rendered, note: str | None) -> Rendered:
+def with_note(body: Rendered, note: str | None) -> Rendered:
+    """``body`` with a line saying what the privacy policy changed (none when ``note`` is
+    None)."""
     if not note:
         return body
-    text = f"policy: {note}"
+    text = f"privacy policy: {note}"
     note_html = f'<div class="cloudg-transforms" style="{_NOTE_STYLE}">{_e(text)}</div>'
     if isinstance(body, WidgetRendered):
         make = body.make
@@ -258,6 +370,10 @@ def _with_note(body: Rendered, note: str | None) -> Rendered:
 
         return WidgetRendered(body.html + note_html, f"{body.text}\n{text}", noted)
     return Rendered(f"{body.html}{note_html}", f"{body.text}\n{text}")
+
+
+#: The name ``with_note`` had before it was shared with the magics.
+_with_note = with_note
 
 
 def _error_argument(error: ErrorInfo) -> str | None:

@@ -188,7 +188,7 @@ class Endpoint:
             except Exception as exc:
                 self._dataset_problem(f"{spec.name}: {exc}")
                 continue
-            if result.is_error:
+            if result.is_error:  # (a path outside the roots names the allowed_roots trait)
                 self._dataset_problem(f"{spec.name}: {result.text}")
 
     def _dataset_problem(self, text: str) -> None:

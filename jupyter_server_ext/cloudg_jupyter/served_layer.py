@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from cloudg_nb.protocol.sessions import SessionLimits
 
 __all__ = [
-    "MAX_ASSISTANT_SESSIONS", "ROOTS_TRAIT_HINT", "EndpointSettings", "SetupProblem",
+    "MAX_ASSISTANT_SESSIONS", "EndpointSettings", "SetupProblem",
     "add_middleware",
     "build_layer", "check_assistant_policy", "concurrency_limit", "open_audit_log",
     "policy_router", "session_limits",
@@ -38,10 +38,6 @@ __all__ = [
 #: Open MCP sessions all assistants together may hold, of the server's 1000: the other half
 #: stays for Jupyter users, and an assistant's new session never closes one of theirs.
 MAX_ASSISTANT_SESSIONS = 500
-#: What a refused path's error says to allow more folders: in Jupyter the roots are a trait
-#: (the CLI's environment variable would change nothing here).
-ROOTS_TRAIT_HINT = ("To allow more folders, set CloudGExtension.allowed_roots (default: the "
-                    "server's root_dir)")
 
 
 class SetupProblem(Exception):
@@ -101,7 +97,8 @@ def build_layer(settings: EndpointSettings, *, activity: ActivityLog, desk: Appr
         else root / "cloudg-output",
         assistant_max_datasets=max(1, settings.assistant_max_datasets),
         assistant_max_assets=max(0, settings.assistant_max_assets),
-        roots_hint=ROOTS_TRAIT_HINT,
+        roots_setting="c.CloudGExtension.allowed_roots (jupyter_server_config.py)",
+        output_setting="c.CloudGExtension.output_dir (jupyter_server_config.py)",
     )
     try:
         registry = register_oversight(_catalog(settings, log), activity=activity, desk=desk,

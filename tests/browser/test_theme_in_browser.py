@@ -44,7 +44,7 @@ NOTEBOOK = "theme.ipynb"
 NOTEBOOKS = {NOTEBOOK: ["%load_ext cloudg_nb", *CELLS.values()]}
 #: The element of each output whose background and text are measured.
 WIDGETS = {
-    "table": ".jp-RenderedHTMLCommon table.dataframe",
+    "table": ".jp-RenderedHTMLCommon table.cloudg-table",
     "caption": ".cloudg-caption",
     "dict": "table.cloudg-dict",
     "error": ".cloudg-error",

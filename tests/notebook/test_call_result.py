@@ -17,7 +17,7 @@ def test_items_become_a_dataframe_and_caption_counts_them() -> None:
          "items": [{"id": "a"}, {"id": "b"}]}))
     assert list(result.df["id"]) == ["a", "b"]
     assert result.next_cursor == "c2"
-    assert result.caption == "2 of 40 · dataset demo · next page: %cloudg next"
+    assert result.caption == "2 of 40 rows · dataset demo · next page: %cloudg next"
 
 
 def test_caption_shows_the_dataset_version_when_the_result_has_one() -> None:

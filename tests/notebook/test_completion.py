@@ -139,3 +139,29 @@ def test_unload_removes_the_completer(client: Client) -> None:
 def test_a_magic_line_inside_a_longer_cell_completes(ip: InteractiveShell) -> None:
     cell = "x = 1\n%cloudg call get_asset ref=cust"
     assert set(texts(ip, cell)) >= DEMO_CUSTOMER_REFS
+
+
+# -- only real candidates (no keywords, magics or files on a %cloudg line) ----------------------
+
+
+def test_subcommands_are_the_only_candidates_after_the_magic_name(ip: InteractiveShell) -> None:
+    assert texts(ip, "%cloudg ") == list(SUBCOMMANDS)
+
+
+def test_tool_names_are_the_only_candidates_after_call(ip: InteractiveShell,
+                                                       client: Client) -> None:
+    assert texts(ip, "%cloudg call ") == [t["name"] for t in client.tools()]
+
+
+@pytest.mark.parametrize("line", [
+    "%cloudg call find_assets -o ", "%cloudg describe find_assets ", "%cloudg status ",
+    "%cloudg datasets ", "%cloudg next ", "%cloudg read ", "%cloudg nosuchsub ",
+    "%cloudg call find_assets limit=5 -o d", "%cloudg connect --token ",
+])
+def test_a_cloudg_word_with_nothing_to_offer_offers_nothing(ip: InteractiveShell,
+                                                            line: str) -> None:
+    assert texts(ip, line) == []
+
+
+def test_python_completion_still_works_beside_the_magic(ip: InteractiveShell) -> None:
+    assert "os" in texts(ip, "import o")

@@ -307,7 +307,7 @@ def test_a_large_list_result_in_a_kernel_shows_as_a_grid(in_kernel: None) -> Non
     box = _instances[bundle[WIDGET_VIEW]["model_id"]]
     (viewer,) = box.children[0].children
     assert viewer.table.size() == 2500
-    assert "2500 rows · dataset big" in box.children[1].value
+    assert "2,500 rows · dataset big" in box.children[1].value
 
 
 # -- the page's theme ------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ def test_call_with_o_stores_the_dict_of_a_dict_result(ip: InteractiveShell) -> N
 def test_list_result_shows_caption_with_next_page_hint(ip: InteractiveShell) -> None:
     run = run_cell(ip, "%cloudg call find_assets limit=3")
     _ok(run)
-    assert "3 of 60 · dataset demo v1 · next page: %cloudg next" in run.text
+    assert "3 of 60 assets · dataset demo v1 · next page: %cloudg next" in run.text
 
 
 def test_values_parse_as_json_lists(ip: InteractiveShell) -> None:

@@ -39,7 +39,7 @@ def test_list_result_renders_as_table_with_caption(client: Client) -> None:
     result = client.call("find_assets", limit=3, progress=False)
     shown = render_result(result)
     assert "<table" in shown.html
-    assert f"3 of {result.data['total']} · dataset demo v1" in shown.text
+    assert f"3 of {result.data['total']} rows · dataset demo v1" in shown.text
     assert "next page: <code>%cloudg next</code>" in shown.html
     assert shown.text.splitlines()[-1] == result.caption
 
@@ -74,7 +74,7 @@ def test_error_renders_code_message_and_hints_without_traceback(client: Client) 
 
 def test_bad_argument_error_names_the_argument(client: Client) -> None:
     shown = render_result(client.call("list_findings", severities=["HIGHH"], progress=False))
-    assert "[-32602]" in shown.text
+    assert "Error [invalid_arguments] in list_findings" in shown.text
     assert "argument: severities" in shown.text
     assert "did you mean: HIGH" in shown.text
 
@@ -89,7 +89,7 @@ def test_policy_transforms_show_as_a_note(strict_client: Client) -> None:
     result = strict_client.call("find_assets", limit=5, progress=False)
     assert result.transform_note
     shown = render_result(result)
-    assert shown.text.splitlines()[-1] == f"policy: {result.transform_note}"
+    assert shown.text.splitlines()[-1] == f"privacy policy: {result.transform_note}"
     assert "pseudonymized" in shown.text
     assert "cloudg-transforms" in shown.html
 
