@@ -270,7 +270,8 @@ def test_own_data_notebook_loads_prowler_and_tables_and_a_bad_file_changes_nothi
     assert "workspace unchanged: True" in cell_text(cell_with(notebook, "workspace unchanged"))
     refused = cell_text(cell_with(notebook, "/etc/passwd"))
     assert "outside the allowed folders" in refused
-    assert "set CLOUDG_MCP_ALLOWED_ROOTS" in refused  # local mode: the kernel's own workspace
+    # local mode: the kernel's own workspace, whose roots come from the environment
+    assert "the environment variable CLOUDG_MCP_ALLOWED_ROOTS" in refused
     details = stdout_of(cell_with(notebook, "refusal = client.last.error"))
     assert "field 'path', allowed roots ['.', " in details
     assert stderr_blocks(notebook) == []
