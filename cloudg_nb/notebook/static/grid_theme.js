@@ -24,7 +24,29 @@ function cloudgFollowTheme(widget) {
   return {
     ...widget,
     render(props) {
-      const { model } = props;
+      const { model, el } = props;
+      // The datagrid reads its colours (numbers, lines) from the theme's CSS when it draws and
+      // keeps them: a theme named while it was still loading left the old theme's colours in
+      // its cells (light blue numbers on the dark backdrop). Once the viewer has the theme and
+      // has drawn, it is asked to read them again.
+      const restyle = () => {
+        for (const wait of [50, 600]) {
+          setTimeout(async () => {
+            const viewer = el && el.querySelector("perspective-viewer");
+            if (!viewer || typeof viewer.restyleElement !== "function") {
+              return;
+            }
+            try {
+              if (typeof viewer.flush === "function") {
+                await viewer.flush();
+              }
+              await viewer.restyleElement();
+            } catch (error) {
+              // a viewer being removed: nothing to restyle
+            }
+          }, wait);
+        }
+      };
       const follow = () => {
         const shown = model.get("theme");
         const theme = cloudgPageIsDark() ? cloudgGridThemes.dark : cloudgGridThemes.light;
@@ -32,6 +54,7 @@ function cloudgFollowTheme(widget) {
         if ((!shown || ours.has(shown)) && shown !== theme) {
           model.set("theme", theme);
           model.save_changes();
+          restyle();
           return true;
         }
         return false;
@@ -65,7 +88,10 @@ function cloudgFollowTheme(widget) {
         watch.disconnect();
         model.off("change:theme", onModel);
       };
-      return Promise.resolve(widget.render(props)).then((cleanup) => () => {
+      return Promise.resolve(widget.render(props)).then((cleanup) => {
+        restyle();
+        return cleanup;
+      }).then((cleanup) => () => {
         stop();
         if (typeof cleanup === "function") {
           cleanup();
