@@ -73,12 +73,12 @@ def test_a_redirect_uri_that_is_not_https_or_loopback_is_refused_without_repeati
     assert registry.listing() == [] and run(registry.provider.get_client("tool-x")) is None
 
 
-@pytest.mark.parametrize("uris", [[], "http://127.0.0.1/cb", [7], None, [REDIRECT] * 0,
+@pytest.mark.parametrize("uris", [[], "http://127.0.0.1/cb", [7], None, [REDIRECT, None],
                                   [f"http://127.0.0.1/cb{n}" for n in range(11)]])
 def test_redirect_uris_must_be_a_short_list_of_urls(tmp_path: Path, uris: Any) -> None:
     registry = clients(tmp_path)
     with pytest.raises(ClientRefused) as caught:
-        registry.add("tool-x", None, uris if uris is not None else None)
+        registry.add("tool-x", None, uris)
     assert caught.value.field == "redirect_uris"
 
 
