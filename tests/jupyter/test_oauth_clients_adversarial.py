@@ -35,6 +35,7 @@ from .oauth_client import (
 from .oversight_client import BASE, api
 from .server import JupyterServer, jupyter_server
 from .test_assistants import bearer, mint
+from .test_framing_adversarial import assert_not_frameable
 
 pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
@@ -320,3 +321,36 @@ def test_removing_a_client_stops_new_authorizations_and_ends_its_tokens(
         "client_id": "gone-tool"})
     assert status in (400, 401) and "access_token" not in refreshed
     assert api(server, "DELETE", "oauth/clients/gone-tool")[0] == 404
+
+
+# -- every answer of the route -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "path", "body", "who", "expected"), [
+    ("GET", "oauth/clients", None, "analyst", 200),
+    ("POST", "oauth/clients", {"client_id": "hdr-tool", "redirect_uris": [LOOPBACK]},
+     "analyst", 201),
+    ("POST", "oauth/clients", {"client_id": "hdr-tool", "redirect_uris": [LOOPBACK]},
+     "analyst", 409),
+    ("POST", "oauth/clients", {"client_id": "hdr-bad", "redirect_uris": ["http://x.example/"]},
+     "analyst", 400),
+    ("POST", "oauth/clients", b"[1,", "analyst", 400),
+    ("POST", "oauth/clients", b"x" * 5000, "analyst", 413),
+    ("POST", "oauth/clients/hdr-tool", {}, "analyst", 405),
+    ("GET", "oauth/clients/nobody", None, "analyst", 404),
+    ("DELETE", "oauth/clients/nobody", None, "analyst", 404),
+    ("DELETE", "oauth/clients", None, "analyst", 400),
+    ("GET", "oauth/clients", None, "assistant", 403),
+    ("GET", "oauth/clients", None, "nobody", 403),
+])
+def test_every_answer_of_the_clients_api_is_json_that_no_page_can_frame(
+        server: JupyterServer, method: str, path: str, body: Any, who: str,
+        expected: int) -> None:
+    headers = {"analyst": None, "assistant": bearer(mint(server, "hdr-bot")),
+               "nobody": {}}[who]
+    status, found, answer = api(server, method, path, body, headers=headers)
+    assert status == expected, answer
+    assert_not_frameable(server, found, f"cloudg/api/{path}")
+    if who == "analyst":
+        assert found["cache-control"] == ["no-store"] and isinstance(answer, dict)
+        assert status < 400 or answer["message"]
