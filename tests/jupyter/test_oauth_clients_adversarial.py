@@ -145,6 +145,27 @@ def test_the_sdk_client_connects_with_a_client_registered_ahead_and_registers_no
                for e in feed)
 
 
+def test_a_client_registered_ahead_renews_its_tokens_with_its_refresh_token(
+        server: JupyterServer, analyst: Analyst) -> None:
+    assert add(server, "renew-tool")[0] == 201
+    storage = preregistered("renew-tool")
+    with oauth_session(server.endpoint, form_consent(analyst, name="renew-bot"),
+                       storage=storage) as session:
+        session.list_tools()
+    assert storage.tokens is not None and storage.tokens.refresh_token
+    status, renewed = post_form(server, f"{issuer(server)}/token", {
+        "grant_type": "refresh_token", "refresh_token": storage.tokens.refresh_token,
+        "client_id": "renew-tool"})
+    assert status == 200 and renewed["access_token"] != storage.tokens.access_token
+    used = request(server, "POST", server.endpoint, b"{}", {
+        "Content-Type": "application/json", **bearer(storage.tokens.access_token)})
+    assert used[0] == 401  # the old access token ended with the rotation
+    status, other = post_form(server, f"{issuer(server)}/token", {
+        "grant_type": "refresh_token", "refresh_token": renewed["refresh_token"],
+        "client_id": "desk-tool"})
+    assert status in (400, 401) and "access_token" not in other  # not another client's
+
+
 def test_the_consent_page_names_the_client_as_registered(server: JupyterServer,
                                                          analyst: Analyst) -> None:
     assert add(server, "named-tool", name="Named Tool <b>")[0] == 201
