@@ -108,12 +108,14 @@ def stored_clients(data_dir: Path) -> set[str]:
     return set(json.loads((data_dir / "cloudg" / "oauth.json").read_text())["clients"])
 
 
-def cli(server: JupyterServer, *args: str) -> subprocess.CompletedProcess[str]:
-    """``cloudg-nb ARGS --url URL --token TOKEN`` as the analyst runs it."""
+def cli(server: JupyterServer, *args: str, named: bool = True,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``cloudg-nb ARGS --url URL --token TOKEN`` as the analyst runs it (``named=False``:
+    without them, the server found by discovery)."""
+    where = ["--url", server.url, "--token", server.token] if named else []
     return subprocess.run(
-        [sys.executable, "-m", "cloudg_nb", *args, "--url", server.url, "--token",
-         server.token], cwd=server.root_dir, env=server.env, capture_output=True, text=True,
-        timeout=120)
+        [sys.executable, "-m", "cloudg_nb", *args, *where], cwd=server.root_dir,
+        env=env or server.env, capture_output=True, text=True, timeout=120)
 
 
 # -- the flow ----------------------------------------------------------------------------------
@@ -206,6 +208,33 @@ def test_the_cli_says_what_is_wrong_with_a_refused_client(server: JupyterServer)
     assert twice.returncode == 2 and "registered already" in twice.stderr
     gone = cli(server, "oauth-clients", "remove", "cli-nobody")
     assert gone.returncode == 2 and "oauth-clients list" in gone.stderr
+
+
+def test_the_cli_finds_the_running_server_without_url_or_token(server: JupyterServer) -> None:
+    env = {k: v for k, v in server.env.items()
+           if not k.startswith(("CLOUDG_MCP_", "JUPYTERHUB_")) and k != "JUPYTER_TOKEN"}
+    added = cli(server, "oauth-clients", "add", "found-tool", "--redirect-uri", LOOPBACK,
+                named=False, env=env)
+    assert added.returncode == 0, added.stderr
+    assert "found-tool" in listed(server)
+
+
+def test_the_cli_says_when_no_server_runs(server: JupyterServer, tmp_path: Path) -> None:
+    env = {k: v for k, v in server.env.items()
+           if not k.startswith(("CLOUDG_MCP_", "JUPYTERHUB_")) and k != "JUPYTER_TOKEN"}
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp_path)  # no server files
+    ran = cli(server, "oauth-clients", "list", named=False, env=env)
+    assert ran.returncode == 2 and "--url" in ran.stderr
+
+
+def test_the_cli_says_when_the_server_has_oauth_off(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    with jupyter_server(tmp_path_factory.mktemp("no-oauth"), base_url=BASE,
+                        other_extensions=False,
+                        extra_args=["--CloudGExtension.oauth=False"]) as plain:
+        ran = cli(plain, "oauth-clients", "add", "off-tool", "--redirect-uri", LOOPBACK)
+    assert ran.returncode == 2
+    assert "OAuth is off there (CloudGExtension.oauth = False)" in ran.stderr
 
 
 # -- bad registrations -------------------------------------------------------------------------
