@@ -4,8 +4,10 @@ A grant is what one consent made: an assistant (its name and the digest of its c
 the ``AssistantStore``), the client it was issued to, the resource (MCP endpoint) it is bound
 to, and its current access and refresh tokens, kept as SHA-256 digests only (with their
 expiry). Refreshing rotates both; the refresh tokens a grant used before are remembered, so a
-replayed one is recognised (and the grant ended). Writers take an ``flock`` and replace the
-file atomically; readers re-read it when it changed on disk. Framework-free.
+replayed one is recognised (and the grant ended). A client the owner registered ahead
+(``preregister_client``) is kept until removed: dynamic registrations never push it out.
+Writers take an ``flock`` and replace the file atomically; readers re-read it when it changed
+on disk. Framework-free.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ ACCESS_PREFIX = "cgat_oa_"
 REFRESH_PREFIX = "cgrt_"
 #: Refresh tokens a grant remembers as spent (a replay of one ends the grant).
 SPENT_KEPT = 32
-#: Registered clients kept per server (the oldest unused go first past it).
+#: Dynamically registered clients kept per server (the oldest go first past it).
 MAX_CLIENTS = 500
+#: Clients the owner may register ahead per server.
+MAX_PREREGISTERED = 100
 
 
 def token_digest(token: str) -> str:
@@ -115,6 +119,13 @@ class OAuthStore:
         info = entry.get("info")
         return info if isinstance(info, dict) else None
 
+    def preregistered(self, server: str) -> dict[str, dict[str, Any]]:
+        """The clients the owner registered ahead on ``server``: id -> their metadata."""
+        self._refresh()
+        return {k: dict(v["info"]) for k, v in self._clients.items()
+                if isinstance(v, dict) and v.get("server") == server
+                and v.get("preregistered") is True and isinstance(v.get("info"), dict)}
+
     def by_access(self, token: str) -> Grant | None:
         self._refresh()
         grant_id = self._by_access.get(token_digest(token))
@@ -138,11 +149,43 @@ class OAuthStore:
     # -- writing --------------------------------------------------------------------------
 
     def add_client(self, client_id: str, server: str, info: dict[str, Any]) -> None:
+        """A dynamically registered client (past ``MAX_CLIENTS`` on ``server`` the oldest
+        such goes; clients the owner registered ahead never do)."""
         with self._editing() as (clients, _grants):
-            mine = [k for k, v in clients.items() if v.get("server") == server]
+            mine = [k for k, v in clients.items()
+                    if v.get("server") == server and not v.get("preregistered")]
             for stale in mine[:max(0, len(mine) - MAX_CLIENTS + 1)]:
                 clients.pop(stale, None)
+            if clients.get(client_id, {}).get("preregistered"):
+                raise ValueError("that client id is taken")  # an issued uuid never is
             clients[client_id] = {"server": server, "info": info, "added": time.time()}
+
+    def preregister_client(self, client_id: str, server: str, info: dict[str, Any]) -> str:
+        """Register a client ahead for ``server``, kept until removed: ``"added"``, or why
+        not: ``"taken"`` (a client has that id) or ``"full"`` (``MAX_PREREGISTERED``)."""
+        with self._editing() as (clients, _grants):
+            if client_id in clients:
+                return "taken"
+            if sum(v.get("server") == server and bool(v.get("preregistered"))
+                   for v in clients.values()) >= MAX_PREREGISTERED:
+                return "full"
+            clients[client_id] = {"server": server, "info": info, "added": time.time(),
+                                  "preregistered": True}
+            return "added"
+
+    def remove_client(self, client_id: str, server: str) -> int | None:
+        """Remove a client registered ahead on ``server`` and end its grants (their tokens
+        stop at once): how many grants ended, or None (no such client)."""
+        with self._editing() as (clients, grants):
+            entry = clients.get(client_id)
+            if not entry or entry.get("server") != server or not entry.get("preregistered"):
+                return None
+            del clients[client_id]
+            ended = [k for k, g in grants.items()
+                     if g.client_id == client_id and g.server == server]
+            for key in ended:
+                del grants[key]
+            return len(ended)
 
     def issue(self, grant: Grant, access_lifetime: float, refresh_lifetime: float,
               ) -> tuple[Grant, str, str]:

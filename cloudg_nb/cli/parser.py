@@ -9,6 +9,7 @@ from .args import count, port, seconds
 from .assistants import cmd_assistants_list, cmd_assistants_revoke
 from .config import cmd_config
 from .local import cmd_call, cmd_demo, cmd_read, cmd_tools
+from .oauth_clients import cmd_oauth_clients_add, cmd_oauth_clients_list, cmd_oauth_clients_remove
 from .serve import cmd_lab, cmd_serve
 
 __all__ = ["build_parser"]
@@ -182,7 +183,32 @@ def build_parser() -> argparse.ArgumentParser:
     revoking = actions.add_parser("revoke", help="revoke an assistant's credential now")
     revoking.add_argument("assistant", metavar="NAME")
     revoking.set_defaults(fn=cmd_assistants_revoke)
-    for action in (listing, revoking):
+    clients = sub.add_parser(
+        "oauth-clients", help="register OAuth clients ahead, for clients that cannot "
+                              "register themselves",
+        description="Most MCP clients register themselves when they first connect (or "
+                    "publish a Client ID Metadata Document). For one that cannot, register "
+                    "its client_id and redirect URIs here, on the running Jupyter server: "
+                    "https redirect URIs match exactly, http ones must be on a loopback "
+                    "host (127.0.0.1, localhost, [::1]), where any port matches. You still "
+                    "consent in your browser when it connects.")
+    client_actions = clients.add_subparsers(dest="action", required=True)
+    client_list = client_actions.add_parser("list", help="the clients registered ahead")
+    client_list.add_argument("--json", action="store_true", help="print JSON")
+    client_list.set_defaults(fn=cmd_oauth_clients_list)
+    client_add = client_actions.add_parser("add", help="register a client")
+    client_add.add_argument("client_id", metavar="CLIENT_ID")
+    client_add.add_argument("--redirect-uri", action="append", required=True, metavar="URI",
+                            help="where the client receives its sign-in answer (repeat for "
+                                 "several)")
+    client_add.add_argument("--name", default=None,
+                            help="what the consent page calls the client (default: its id)")
+    client_add.set_defaults(fn=cmd_oauth_clients_add)
+    client_remove = client_actions.add_parser(
+        "remove", help="remove a client: it signs in no more, and its sign-ins end")
+    client_remove.add_argument("client_id", metavar="CLIENT_ID")
+    client_remove.set_defaults(fn=cmd_oauth_clients_remove)
+    for action in (listing, revoking, client_list, client_add, client_remove):
         action.add_argument("--url", help="the Jupyter server's address (default: discovery, "
                                           "as config --jupyter)")
         action.add_argument("--token", help="the Jupyter server's own token")

@@ -72,6 +72,7 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "METRICS_URI",
     "NOT_FOUND_CODES",
+    "OAUTH_CLIENTS_API_PATH",
     "OAUTH_CONSENT_PATH",
     "OAUTH_ISSUER_PATH",
     "OAUTH_REQUESTS_API_PATH",
@@ -265,6 +266,8 @@ OAUTH_ISSUER_PATH: Final = "cloudg/oauth"
 OAUTH_RESOURCE_METADATA_PATH: Final = "cloudg/.well-known/oauth-protected-resource/mcp"
 OAUTH_CONSENT_PATH: Final = "cloudg/oauth/consent"
 OAUTH_REQUESTS_API_PATH: Final = "cloudg/api/oauth/requests"
+#: The OAuth clients the analyst registers ahead (GET, POST; ``/{client_id}``: DELETE).
+OAUTH_CLIENTS_API_PATH: Final = "cloudg/api/oauth/clients"
 
 # -- the extension's events on Jupyter's event bus (``jupyter_events`` schema ids) ------------
 #: One approval changed: requested, decided, expired or cancelled.

@@ -28,6 +28,7 @@ from cloudg_nb.layer.wire import (
     APPROVALS_API_PATH,
     ASSISTANTS_API_PATH,
     ENDPOINT_PATH,
+    OAUTH_CLIENTS_API_PATH,
     OAUTH_CONSENT_PATH,
     OAUTH_REQUESTS_API_PATH,
     STATUS_PATH,
@@ -37,6 +38,7 @@ from .assistant_auth import guard_routes
 from .endpoint import Endpoint, end_event_streams, stop_sse_watchers
 from .handlers import MCPHandler, NotFoundHandler, StatusHandler
 from .identity import Identity
+from .oauth_clients_api import OAuthClientsHandler
 from .oauth_consent import ConsentPageHandler, ConsentRequestsHandler
 from .oauth_server import JupyterOAuth
 from .oversight_api import ActivityHandler, ApprovalsHandler
@@ -218,11 +220,16 @@ class CloudGExtension(ExtensionApp):
         pages = {"endpoint": endpoint, "identity": identity}
         web_app = getattr(self.serverapp, "web_app", None)
         if oauth is not None:
+            from cloudg_nb.protocol.oauth_clients import CLIENT_ID_PATTERN
+
             consent = {**pages, "oauth": oauth}
             oauth.install(self.handlers, web_app)
             self.handlers.extend([
                 (OAUTH_CONSENT_PATH + r"/([A-Za-z0-9_-]{1,64})", ConsentPageHandler, consent),
                 (OAUTH_REQUESTS_API_PATH, ConsentRequestsHandler, consent),
+                (OAUTH_CLIENTS_API_PATH, OAuthClientsHandler, consent),
+                (OAUTH_CLIENTS_API_PATH + f"/({CLIENT_ID_PATTERN})", OAuthClientsHandler,
+                 consent),
             ])
         self.handlers.extend([
             (ENDPOINT_PATH, MCPHandler, {**mcp, "oauth": oauth}),

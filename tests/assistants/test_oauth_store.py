@@ -6,6 +6,9 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
+from cloudg_nb.assistants import oauth_store
 from cloudg_nb.assistants.oauth_store import ACCESS_PREFIX, Grant, OAuthStore
 
 
@@ -52,3 +55,66 @@ def test_a_client_is_known_only_on_the_server_it_registered_on(tmp_path: Path) -
     store.add_client("c1", "srv-a", {"client_id": "c1"})
     assert store.client("c1", "srv-a") == {"client_id": "c1"}
     assert store.client("c1", "srv-b") is None
+
+
+# -- clients the owner registers ahead -------------------------------------------------------
+
+
+def test_a_client_registered_ahead_survives_a_flood_of_dynamic_registrations(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(oauth_store, "MAX_CLIENTS", 5)
+    store = OAuthStore(tmp_path / "oauth.json")
+    assert store.preregister_client("mine", "srv", {"client_id": "mine"}) == "added"
+    for n in range(20):
+        store.add_client(f"dcr-{n}", "srv", {"client_id": f"dcr-{n}"})
+    assert store.client("mine", "srv") == {"client_id": "mine"}
+    assert store.client("dcr-0", "srv") is None and store.client("dcr-19", "srv") is not None
+
+
+def test_registering_ahead_refuses_an_id_in_use(tmp_path: Path) -> None:
+    store = OAuthStore(tmp_path / "oauth.json")
+    store.add_client("dcr-1", "srv", {"client_id": "dcr-1"})
+    assert store.preregister_client("dcr-1", "srv", {"client_id": "x"}) == "taken"
+    assert store.preregister_client("mine", "srv", {"client_id": "mine"}) == "added"
+    assert store.preregister_client("mine", "other", {"client_id": "mine"}) == "taken"
+    assert store.client("dcr-1", "srv") == {"client_id": "dcr-1"}
+
+
+def test_a_dynamic_registration_cannot_replace_a_client_registered_ahead(
+        tmp_path: Path) -> None:
+    store = OAuthStore(tmp_path / "oauth.json")
+    store.preregister_client("mine", "srv", {"client_id": "mine", "client_name": "Mine"})
+    with pytest.raises(ValueError):
+        store.add_client("mine", "srv", {"client_id": "mine", "client_name": "Evil"})
+    assert store.client("mine", "srv") == {"client_id": "mine", "client_name": "Mine"}
+
+
+def test_removing_a_client_registered_ahead_ends_its_grants_only(tmp_path: Path) -> None:
+    store = OAuthStore(tmp_path / "oauth.json")
+    store.preregister_client("c", "srv", {"client_id": "c"})
+    _, access, refresh = _grant(store)  # client "c"
+    other, other_access, _ = store.issue(Grant(
+        id="g2", server="srv", assistant="bot2", credential="d2", client_id="dcr",
+        resource="https://x/cloudg/mcp"), 60, 600)
+    assert store.remove_client("c", "srv") == 1
+    assert store.client("c", "srv") is None and store.preregistered("srv") == {}
+    assert store.by_access(access) is None and store.by_refresh(refresh) is None
+    assert store.by_access(other_access) == other
+
+
+def test_removing_names_only_clients_registered_ahead_on_that_server(tmp_path: Path) -> None:
+    store = OAuthStore(tmp_path / "oauth.json")
+    store.add_client("dcr", "srv", {"client_id": "dcr"})
+    store.preregister_client("c", "srv", {"client_id": "c"})
+    assert store.remove_client("dcr", "srv") is None
+    assert store.remove_client("c", "another-server") is None
+    assert store.remove_client("nobody", "srv") is None
+    assert set(store.preregistered("srv")) == {"c"} and store.client("dcr", "srv") is not None
+
+
+def test_registering_ahead_has_a_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(oauth_store, "MAX_PREREGISTERED", 2)
+    store = OAuthStore(tmp_path / "oauth.json")
+    assert [store.preregister_client(c, "srv", {"client_id": c}) for c in "abc"] == [
+        "added", "added", "full"]
+    assert store.preregister_client("c", "other", {"client_id": "c"}) == "added"

@@ -7,20 +7,19 @@ client's tool call then runs under the assistant's name in the activity feed.
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from tests.jupyter.oauth_client import oauth_session
-from tests.jupyter.server import JupyterServer, free_port, jupyter_server
+from tests.jupyter.server import JupyterServer, jupyter_server
 from tests.lanes import starts
 
 from .chrome import wait_for
+from .jupyter_login import log_in
+from .loopback_callback import loopback_callback
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
 
@@ -35,44 +34,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
         yield s
 
 
-class _Callback(http.server.BaseHTTPRequestHandler):
-    """The client's loopback redirect target: records where the browser landed."""
-
-    landed: list[str]
-
-    def do_GET(self) -> None:
-        if self.path.startswith("/callback"):  # not the browser's /favicon.ico
-            self.landed.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(b"<p>You can close this window.</p>")
-
-    def log_message(self, *args: object) -> None:
-        return None
-
-
 @pytest.fixture
 def callback() -> Iterator[tuple[str, list[str]]]:
-    landed: list[str] = []
-    handler = type("Callback", (_Callback,), {"landed": landed})
-    httpd = http.server.HTTPServer(("127.0.0.1", free_port()), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}/callback", landed
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-def log_in(driver: webdriver.Chrome, server: JupyterServer) -> None:
-    """Jupyter's login page, as the analyst types the token into it."""
-    driver.get(f"{server.url}login")
-    field = wait_for(lambda: driver.find_element(By.ID, "password_input"), "the login form")
-    field.send_keys(server.token)
-    driver.find_element(By.ID, "login_submit").click()
-    wait_for(lambda: "/login" not in urlsplit(driver.current_url).path, "the login to finish")
+    with loopback_callback() as found:
+        yield found
 
 
 def test_clicking_allow_in_chromium_connects_the_sdk_client_as_the_named_assistant(
