@@ -8,24 +8,26 @@ open nothing of bob's, and revoking the assistant ends its tokens at once.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 import requests
 
-from tests.jupyter.oauth_client import MemoryStorage, oauth_session
+from tests.jupyter.oauth_client import REDIRECT_URI, MemoryStorage, oauth_session, pkce, query_of
 
 from .hub import Hub
+from .test_hub_public_address import server_environment
 
 pytestmark = [pytest.mark.hub, pytest.mark.server,
               pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
 
 MCP_HEADERS = {"Content-Type": "application/json",
                "Accept": "application/json, text/event-stream"}
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+INITIALIZE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                          "clientInfo": {"name": "hub-oauth-test", "version": "1"}}}
 _XSRF_FIELD = re.compile(r'name="_xsrf" value="([^"]+)"')
@@ -94,6 +96,71 @@ def hub_consent(browser: requests.Session, name: str, seen: list[str] | None = N
     return consent
 
 
+@dataclass
+class PendingRequest:
+    """A client's authorization request on ``user``'s server, waiting for the owner."""
+
+    client_id: str
+    verifier: str
+    page: str  #: the consent page the client's browser was sent to
+
+
+def request_authorization(hub: Hub, user: str, client_name: str, resource: str | None = None
+                          ) -> tuple[requests.Response, str, str]:
+    """Register a public client on ``user``'s server and ask for authorization (PKCE S256)
+    as the client's browser does: the answer (not followed), the client id, the verifier."""
+    registered = requests.post(f"{issuer(hub, user)}/register", json={
+        "client_name": client_name, "redirect_uris": [REDIRECT_URI],
+        "token_endpoint_auth_method": "none"}, timeout=30)
+    assert registered.status_code == 201, registered.text
+    verifier, challenge = pkce()
+    query = {"response_type": "code", "client_id": registered.json()["client_id"],
+             "redirect_uri": REDIRECT_URI, "code_challenge": challenge,
+             "code_challenge_method": "S256", "state": "st",
+             "resource": resource or endpoint(hub, user)}
+    answered = requests.get(f"{issuer(hub, user)}/authorize?{urlencode(query)}", timeout=30,
+                            allow_redirects=False)
+    return answered, query["client_id"], verifier
+
+
+def pending_request(hub: Hub, user: str, client_name: str) -> PendingRequest:
+    answered, client_id, verifier = request_authorization(hub, user, client_name)
+    assert answered.status_code == 302, (answered.status_code, answered.text[:300])
+    return PendingRequest(client_id, verifier, answered.headers["Location"])
+
+
+def waiting_requests(hub: Hub, user: str, token: str) -> list[dict[str, Any]]:
+    listed = requests.get(f"{hub.server_url(user)}cloudg/api/oauth/requests",
+                          headers=token_header(token), timeout=30)
+    assert listed.status_code == 200, listed.text
+    return list(listed.json()["requests"])
+
+
+def assistants(hub: Hub, user: str, token: str) -> set[str]:
+    listed = requests.get(f"{hub.server_url(user)}cloudg/api/assistants",
+                          headers=token_header(token), timeout=30)
+    assert listed.status_code == 200, listed.text
+    return {a["name"] for a in listed.json()["assistants"]}
+
+
+def connected(hub: Hub, browser: requests.Session, name: str) -> MemoryStorage:
+    """Connect the SDK client to alice's endpoint as assistant ``name`` (alice consents);
+    its tokens."""
+    storage = MemoryStorage()
+    with oauth_session(endpoint(hub, "alice"), hub_consent(browser, name),
+                       storage=storage) as session:
+        assert not session.call_tool("who_am_i", {}).is_error
+    assert storage.tokens is not None
+    return storage
+
+
+def refresh(hub: Hub, user: str, storage: MemoryStorage) -> requests.Response:
+    assert storage.tokens is not None and storage.client_info is not None
+    return requests.post(f"{issuer(hub, user)}/token", data={
+        "grant_type": "refresh_token", "refresh_token": storage.tokens.refresh_token or "",
+        "client_id": storage.client_info.client_id}, timeout=30)
+
+
 @pytest.fixture(scope="module")
 def alice_token(hub: Hub) -> str:
     return hub.user_token("alice", ["access:servers!user=alice"])
@@ -114,6 +181,11 @@ def bob_browser(hub: Hub) -> requests.Session:
     browser = hub.login("bob")
     assert hub.open_server(browser, "bob").status_code == 200
     return browser
+
+
+@pytest.fixture(scope="module")
+def bob_token(hub: Hub) -> str:
+    return hub.user_token("bob", ["access:servers!user=bob"])
 
 
 # -- discovery at the hub's public address ------------------------------------------------------
@@ -164,4 +236,137 @@ def test_the_sdk_client_goes_from_the_hub_url_to_a_tool_call_as_alice_assistant(
     assert feed.status_code == 200
     assert any(e["principal"] == f"assistant:{name}" and e["name"] == "count_assets"
                and e["outcome"] == "ok" for e in feed.json()["entries"]), feed.text[:1000]
-    print(json.dumps(seen))
+
+
+def test_the_consent_page_is_at_the_hub_address_of_alice_server(hub: Hub) -> None:
+    waiting = pending_request(hub, "alice", "Address Client")
+    assert re.fullmatch(re.escape(f"{hub.server_url('alice')}cloudg/oauth/consent/") + r"[\w-]+",
+                        waiting.page), waiting.page
+
+
+def test_a_request_for_the_server_internal_address_as_resource_is_refused(hub: Hub) -> None:
+    # Tokens are for the endpoint at the hub's address; the server's loopback one is no
+    # audience (a client that read it somewhere must not get a token for it).
+    internal = server_environment(hub, "alice")["JUPYTERHUB_SERVICE_URL"]
+    answered, _, _ = request_authorization(hub, "alice", "Internal Client",
+                                           resource=f"{internal.rstrip('/')}/cloudg/mcp")
+    assert answered.status_code == 302
+    assert query_of(answered.headers["Location"])["error"] == "invalid_target"
+
+
+def test_alice_server_serves_no_metadata_at_the_origin_root(hub: Hub) -> None:
+    # The origin's root is the hub's: alice's server, asked directly at its own port, keeps
+    # off it (oauth_root_discovery defaults to off under JupyterHub).
+    internal = server_environment(hub, "alice")["JUPYTERHUB_SERVICE_URL"]
+    origin = internal[:internal.index("/", len("http://"))]
+    for path in ("/.well-known/oauth-authorization-server/user/alice/cloudg/oauth",
+                 "/.well-known/openid-configuration/user/alice/cloudg/oauth",
+                 "/.well-known/oauth-protected-resource/user/alice/cloudg/mcp"):
+        answered = requests.get(origin + path, timeout=30, allow_redirects=False)
+        assert answered.status_code == 404, (path, answered.status_code)
+
+
+# -- only alice consents on her server ------------------------------------------------------------
+
+
+def test_bob_hub_login_cannot_open_alice_consent_page(hub: Hub, bob_browser: requests.Session,
+                                                      alice_token: str) -> None:
+    waiting = pending_request(hub, "alice", "Client For Bob")
+    shown = bob_browser.get(waiting.page, timeout=30, allow_redirects=False)
+    assert shown.status_code in (302, 403), shown.status_code
+    assert "Client For Bob" not in shown.text
+    assert waiting.page.rsplit("/", 1)[1] in {r["id"] for r in waiting_requests(
+        hub, "alice", alice_token)}
+
+
+def test_bob_hub_login_cannot_answer_alice_consent_page(hub: Hub, bob_browser: requests.Session,
+                                                        alice_token: str) -> None:
+    waiting = pending_request(hub, "alice", "Client Bob Allows")
+    for xsrf in (bob_browser.cookies.get("_xsrf", path="/user/bob/"), "forged"):
+        answered = bob_browser.post(waiting.page, data={
+            "decision": "allow", "name": "bobs-pick", "_xsrf": xsrf or "none"},
+            headers={"X-XSRFToken": xsrf or "none"}, timeout=30, allow_redirects=False)
+        assert answered.status_code in (302, 403), answered.status_code
+        assert "code=" not in answered.headers.get("Location", "")
+    assert "bobs-pick" not in assistants(hub, "alice", alice_token)
+    assert waiting.page.rsplit("/", 1)[1] in {r["id"] for r in waiting_requests(
+        hub, "alice", alice_token)}
+
+
+@pytest.mark.parametrize("who", ["bob's hub token", "no login"])
+def test_no_other_credential_answers_alice_consent_page(hub: Hub, bob_token: str,
+                                                        alice_token: str, who: str) -> None:
+    waiting = pending_request(hub, "alice", "Client Others Allow")
+    headers = token_header(bob_token) if who == "bob's hub token" else {}
+    shown = requests.get(waiting.page, headers=headers, timeout=30, allow_redirects=False)
+    assert shown.status_code in (302, 403) and "Client Others Allow" not in shown.text
+    answered = requests.post(waiting.page, data={"decision": "allow", "name": "others-pick"},
+                             headers=headers, timeout=30, allow_redirects=False)
+    assert answered.status_code in (302, 403)
+    assert "code=" not in answered.headers.get("Location", "")
+    assert "others-pick" not in assistants(hub, "alice", alice_token)
+
+
+def test_alice_login_without_the_xsrf_token_cannot_answer(hub: Hub,
+                                                          alice_browser: requests.Session,
+                                                          alice_token: str) -> None:
+    waiting = pending_request(hub, "alice", "Client Forged Post")
+    answered = alice_browser.post(waiting.page, data={"decision": "allow", "name": "forged"},
+                                  timeout=30, allow_redirects=False)
+    assert answered.status_code == 403
+    assert "forged" not in assistants(hub, "alice", alice_token)
+
+
+# -- alice's tokens are for alice's endpoint only -------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "token"])
+def test_an_access_token_of_alice_server_is_refused_on_bob_endpoint(
+        hub: Hub, alice_browser: requests.Session, scheme: str) -> None:
+    storage = connected(hub, alice_browser, f"roaming-{scheme.lower()}")
+    assert storage.tokens is not None
+    refused = initialize(hub, "bob", {"Authorization": f"{scheme} {storage.tokens.access_token}"})
+    assert refused.status_code in (401, 403), refused.status_code
+    assert "mcp-session-id" not in refused.headers
+    assert storage.tokens.access_token not in refused.text
+    assert initialize(hub, "alice", {"Authorization": f"{scheme} "
+                                     f"{storage.tokens.access_token}"}).status_code == 200
+
+
+def test_a_refresh_token_of_alice_server_gets_nothing_from_bob_server(
+        hub: Hub, alice_browser: requests.Session) -> None:
+    storage = connected(hub, alice_browser, "refresh-roamer")
+    answered = refresh(hub, "bob", storage)
+    assert answered.status_code in (400, 401), answered.status_code
+    assert "access_token" not in answered.text
+
+
+def test_an_access_token_of_alice_opens_no_other_route_of_her_server_or_the_hub(
+        hub: Hub, alice_browser: requests.Session) -> None:
+    storage = connected(hub, alice_browser, "oauth-wanderer")
+    assert storage.tokens is not None
+    bearer = {"Authorization": f"Bearer {storage.tokens.access_token}"}
+    for url in (f"{hub.server_url('alice')}api/contents", f"{hub.server_url('alice')}api/kernels",
+                f"{hub.server_url('alice')}cloudg/api/approvals",
+                f"{hub.server_url('alice')}cloudg/api/assistants",
+                f"{hub.server_url('alice')}cloudg/api/oauth/requests",
+                f"{hub.api}user", f"{hub.api}users/alice"):
+        answered = requests.get(url, headers=bearer, timeout=30, allow_redirects=False)
+        assert answered.status_code in (302, 401, 403), (url, answered.status_code)
+
+
+def test_revoking_the_assistant_in_alice_server_ends_its_tokens_at_once(
+        hub: Hub, alice_browser: requests.Session, alice_token: str) -> None:
+    storage = connected(hub, alice_browser, "hub-revoked")
+    assert storage.tokens is not None
+    bearer = {"Authorization": f"Bearer {storage.tokens.access_token}"}
+    assert initialize(hub, "alice", bearer).status_code == 200
+    revoked = requests.delete(f"{hub.server_url('alice')}cloudg/api/assistants/hub-revoked",
+                              headers=token_header(alice_token), timeout=30)
+    assert revoked.status_code == 200, revoked.text
+    refused = initialize(hub, "alice", bearer)
+    assert refused.status_code == 401
+    assert 'error="invalid_token"' in refused.headers["WWW-Authenticate"]
+    assert resource_metadata_url(hub, "alice") in refused.headers["WWW-Authenticate"]
+    answered = refresh(hub, "alice", storage)
+    assert (answered.status_code, answered.json()["error"]) == (400, "invalid_grant")
