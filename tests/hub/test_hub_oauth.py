@@ -19,8 +19,8 @@ import requests
 
 from tests.jupyter.oauth_client import REDIRECT_URI, MemoryStorage, oauth_session, pkce, query_of
 
-from .hub import Hub
-from .test_hub_public_address import server_environment
+from .hub import DOC, Hub
+from .test_hub_public_address import config_in_server, server_environment
 
 pytestmark = [pytest.mark.hub, pytest.mark.server,
               pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")]
@@ -266,6 +266,25 @@ def test_alice_server_serves_no_metadata_at_the_origin_root(hub: Hub) -> None:
         assert answered.status_code == 404, (path, answered.status_code)
 
 
+def test_a_browser_with_no_login_reaches_the_consent_page_through_the_hub_login(
+        hub: Hub) -> None:
+    # The client opens alice's browser at the authorization URL; logged in nowhere yet, she
+    # goes through the hub's login and its OAuth round trip and lands on the consent page.
+    waiting = pending_request(hub, "alice", "Client Before Login")
+    browser = requests.Session()
+    login = browser.get(waiting.page, timeout=60)
+    assert login.url.startswith(f"{hub.url}hub/login"), login.url
+    xsrf = _XSRF_FIELD.search(login.text)
+    shown = browser.post(login.url, data={"username": "alice", "password": "any",
+                                          **({"_xsrf": xsrf.group(1)} if xsrf else {})},
+                         timeout=60)
+    assert (shown.status_code, shown.url) == (200, waiting.page)
+    assert "Client Before Login" in shown.text
+    answered = post_consent(browser, waiting.page, {"decision": "deny"})
+    assert answered.status_code == 302
+    assert query_of(answered.headers["Location"])["error"] == "access_denied"
+
+
 # -- only alice consents on her server ------------------------------------------------------------
 
 
@@ -370,3 +389,16 @@ def test_revoking_the_assistant_in_alice_server_ends_its_tokens_at_once(
     assert resource_metadata_url(hub, "alice") in refused.headers["WWW-Authenticate"]
     answered = refresh(hub, "alice", storage)
     assert (answered.status_code, answered.json()["error"]) == (400, "invalid_grant")
+
+
+# -- the page that tells analysts how to connect -----------------------------------------------
+
+
+def test_the_documented_oauth_command_is_what_config_prints_in_alice_server(hub: Hub) -> None:
+    documented = re.search(r"^claude mcp add --transport http cloudg \S+$",
+                           DOC.read_text(encoding="utf-8"), re.M)
+    assert documented, "docs/jupyterhub.md gives no `claude mcp add` command"
+    done = config_in_server(hub, "alice", "--client", "claude-code")
+    assert done.returncode == 0, done.stderr
+    expected = documented.group(0).replace("https://HUB/", hub.url).replace("/YOU/", "/alice/")
+    assert expected in done.stdout, done.stdout
