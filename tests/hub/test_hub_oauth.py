@@ -8,8 +8,10 @@ open nothing of bob's, and revoking the assistant ends its tokens at once.
 
 from __future__ import annotations
 
+import http.server
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -18,6 +20,8 @@ import pytest
 import requests
 
 from tests.jupyter.oauth_client import REDIRECT_URI, MemoryStorage, oauth_session, pkce, query_of
+from tests.jupyter.server import free_port
+from tests.lanes import starts
 
 from .hub import DOC, Hub
 from .test_hub_public_address import config_in_server, server_environment
@@ -389,6 +393,89 @@ def test_revoking_the_assistant_in_alice_server_ends_its_tokens_at_once(
     assert resource_metadata_url(hub, "alice") in refused.headers["WWW-Authenticate"]
     answered = refresh(hub, "alice", storage)
     assert (answered.status_code, answered.json()["error"]) == (400, "invalid_grant")
+
+
+# -- in Chromium, as alice does it ---------------------------------------------------------------
+
+
+class _Callback(http.server.BaseHTTPRequestHandler):
+    """The client's loopback redirect target: records where the browser landed."""
+
+    landed: list[str]
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/callback"):  # not the browser's /favicon.ico
+            self.landed.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(b"<p>You can close this window.</p>")
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def callback() -> Iterator[tuple[str, list[str]]]:
+    landed: list[str] = []
+    httpd = http.server.HTTPServer(("127.0.0.1", free_port()),
+                                   type("Callback", (_Callback,), {"landed": landed}))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}/callback", landed
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+@starts("browser")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from tests.browser.chrome import headless_chromium
+
+    with headless_chromium(tmp_path_factory.mktemp("chromium")) as driver:
+        yield driver
+
+
+@pytest.mark.browser
+def test_alice_allows_in_chromium_through_the_hub_login_and_the_sdk_client_calls_a_tool(
+        hub: Hub, chromium: Any, callback: tuple[str, list[str]], alice_token: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    from tests.browser.chrome import wait_for
+
+    redirect_uri, landed = callback
+    seen: dict[str, str] = {}
+
+    def consent_in_chromium(authorization_url: str) -> str:
+        chromium.get(authorization_url)  # not logged in: the hub's login page comes first
+        wait_for(lambda: chromium.find_element(By.ID, "username_input"), "the hub's login")
+        seen["login"] = chromium.current_url
+        chromium.find_element(By.ID, "username_input").send_keys("alice")
+        chromium.find_element(By.ID, "password_input").send_keys("any")
+        chromium.find_element(By.ID, "login_submit").click()
+        name = wait_for(lambda: chromium.find_element(By.ID, "cloudg-consent-name"),
+                        "the consent page, after the hub's login")
+        seen["page"] = chromium.current_url
+        seen["client"] = chromium.find_element(By.ID, "cloudg-consent-client").text
+        name.clear()
+        name.send_keys("chromium-hub-bot")
+        chromium.find_element(By.ID, "cloudg-consent-allow").click()
+        wait_for(lambda: landed, "the browser to reach the client's callback")
+        return redirect_uri.rsplit("/", 1)[0] + landed[-1]
+
+    with oauth_session(endpoint(hub, "alice"), consent_in_chromium, redirect_uri=redirect_uri,
+                       client_name="Chromium Hub Client") as session:
+        result = session.call_tool("count_assets", {"group_by": "provider"})
+    assert not result.is_error
+    assert seen["login"].startswith(f"{hub.url}hub/login")
+    assert seen["page"].startswith(f"{hub.server_url('alice')}cloudg/oauth/consent/")
+    assert seen["client"] == "Chromium Hub Client"
+    assert "code=" in landed[-1] and "error=" not in landed[-1]
+    feed = requests.get(f"{hub.server_url('alice')}cloudg/api/activity?since=0&limit=2000",
+                        headers=token_header(alice_token), timeout=30).json()["entries"]
+    assert any(e["principal"] == "assistant:chromium-hub-bot" and e["name"] == "count_assets"
+               for e in feed)
 
 
 # -- the page that tells analysts how to connect -----------------------------------------------
