@@ -9,7 +9,9 @@ open nothing of bob's, and revoking the assistant ends its tokens at once.
 from __future__ import annotations
 
 import http.server
+import json
 import re
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ import pytest
 import requests
 
 from tests.jupyter.oauth_client import REDIRECT_URI, MemoryStorage, oauth_session, pkce, query_of
-from tests.jupyter.server import free_port
+from tests.jupyter.server import ROOT, free_port
 from tests.lanes import starts
 
 from .hub import DOC, Hub
@@ -34,6 +36,9 @@ MCP_HEADERS = {"Content-Type": "application/json",
 INITIALIZE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                          "clientInfo": {"name": "hub-oauth-test", "version": "1"}}}
+#: The official TypeScript SDK's OAuth client script (tests/clients).
+NODE = ROOT / "tests" / "clients" / "node"
+NODE_TIMEOUT = 120.0
 _XSRF_FIELD = re.compile(r'name="_xsrf" value="([^"]+)"')
 
 
@@ -209,13 +214,26 @@ def test_the_resource_metadata_names_the_public_endpoint_and_issuer(hub: Hub) ->
     assert meta["authorization_servers"] == [issuer(hub, "alice")]
 
 
-def test_the_issuer_metadata_under_user_alice_gives_hub_public_urls(hub: Hub) -> None:
-    meta = fetch_json(f"{issuer(hub, 'alice')}/.well-known/openid-configuration")
+@pytest.mark.parametrize("form", ["openid-configuration", "oauth-authorization-server"])
+def test_the_issuer_metadata_under_user_alice_gives_hub_public_urls(hub: Hub, form: str) -> None:
+    meta = fetch_json(f"{issuer(hub, 'alice')}/.well-known/{form}")
     assert meta["issuer"] == issuer(hub, "alice")
-    for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint",
-                "revocation_endpoint"):
+    keys = ["authorization_endpoint", "token_endpoint", "registration_endpoint",
+            "revocation_endpoint", *(["jwks_uri"] if form == "openid-configuration" else [])]
+    for key in keys:
         assert meta[key].startswith(f"{issuer(hub, 'alice')}/"), (key, meta[key])
-    assert meta == fetch_json(f"{issuer(hub, 'alice')}/.well-known/oauth-authorization-server")
+    internal = server_environment(hub, "alice")["JUPYTERHUB_SERVICE_URL"]
+    assert internal.rstrip("/").rsplit("/", 2)[0] + "/" not in str(meta)  # no loopback origin
+
+
+def test_the_openid_form_under_user_alice_is_valid_openid_provider_metadata(hub: Hub) -> None:
+    # The one form under /user/alice/ that clients which try root forms first (the TypeScript
+    # SDK: Claude Code, VS Code, mcp-remote) reach: they check it as OpenID Provider metadata.
+    meta = fetch_json(f"{issuer(hub, 'alice')}/.well-known/openid-configuration")
+    for key in ("jwks_uri", "response_types_supported", "subject_types_supported",
+                "id_token_signing_alg_values_supported"):
+        assert key in meta, key
+    assert fetch_json(meta["jwks_uri"]) == {"keys": []}
 
 
 # -- the whole flow, with alice's hub login ------------------------------------------------------
@@ -393,6 +411,53 @@ def test_revoking_the_assistant_in_alice_server_ends_its_tokens_at_once(
     assert resource_metadata_url(hub, "alice") in refused.headers["WWW-Authenticate"]
     answered = refresh(hub, "alice", storage)
     assert (answered.status_code, answered.json()["error"]) == (400, "invalid_grant")
+
+
+def send_line(proc: subprocess.Popen[str], value: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(value) + "\n")
+    proc.stdin.flush()
+
+
+def receive_line(proc: subprocess.Popen[str]) -> dict[str, Any]:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(timeout=NODE_TIMEOUT)
+        raise AssertionError(f"the client ended: {proc.stderr.read() if proc.stderr else ''}")
+    return dict(json.loads(line))
+
+
+@pytest.mark.clients
+def test_the_typescript_sdk_goes_from_the_hub_url_to_a_tool_call_as_alice_assistant(
+        hub: Hub, alice_browser: requests.Session, alice_token: str) -> None:
+    # The TypeScript SDK (Claude Code's, VS Code's, mcp-remote's) tries the root discovery
+    # forms first: at the hub's origin the hub answers those, and the client goes on to the
+    # form under /user/alice/.
+    script = NODE / "ts_sdk_oauth_client.mjs"
+    assert (NODE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir(), (
+        "tests/clients/node/node_modules is missing: run `make client-deps`")
+    proc = subprocess.Popen(["node", str(script)], cwd=NODE, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        send_line(proc, {"url": endpoint(hub, "alice"), "redirect_uri": REDIRECT_URI,
+                         "tool": "count_assets", "arguments": {"group_by": "provider"}})
+        asked = receive_line(proc)
+        landed = hub_consent(alice_browser, "ts-sdk-hub")(asked["authorize"])
+        send_line(proc, {"code": query_of(landed)["code"]})
+        report = receive_line(proc)
+        proc.wait(timeout=NODE_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=NODE_TIMEOUT)
+    assert asked["authorize"].startswith(f"{issuer(hub, 'alice')}/authorize?")
+    assert report["result"]["is_error"] is False, json.dumps(report)[:500]
+    assert report["tokens"] == {"access_prefix": "cgat_oa_", "has_refresh": True}
+    feed = requests.get(f"{hub.server_url('alice')}cloudg/api/activity?since=0&limit=2000",
+                        headers=token_header(alice_token), timeout=30).json()["entries"]
+    assert any(e["principal"] == "assistant:ts-sdk-hub" and e["name"] == "count_assets"
+               for e in feed)
 
 
 # -- in Chromium, as alice does it ---------------------------------------------------------------
