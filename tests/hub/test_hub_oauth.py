@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import re
 import subprocess
+import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import anyio
 import pytest
 import requests
+from mcp import Client, MCPDeprecationWarning, StdioServerParameters
 
 from tests.jupyter.oauth_client import REDIRECT_URI, MemoryStorage, oauth_session, pkce, query_of
 from tests.jupyter.server import ROOT, free_port
@@ -39,6 +45,8 @@ INITIALIZE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 #: The official TypeScript SDK's OAuth client script (tests/clients).
 NODE = ROOT / "tests" / "clients" / "node"
 NODE_TIMEOUT = 120.0
+#: The analyst's browser for mcp-remote ($BROWSER): answers the consent page, opens the callback.
+BROWSER_SCRIPT = ROOT / "tests" / "clients" / "python" / "consenting_browser.py"
 _XSRF_FIELD = re.compile(r'name="_xsrf" value="([^"]+)"')
 
 
@@ -457,6 +465,39 @@ def test_the_typescript_sdk_goes_from_the_hub_url_to_a_tool_call_as_alice_assist
     feed = requests.get(f"{hub.server_url('alice')}cloudg/api/activity?since=0&limit=2000",
                         headers=token_header(alice_token), timeout=30).json()["entries"]
     assert any(e["principal"] == "assistant:ts-sdk-hub" and e["name"] == "count_assets"
+               for e in feed)
+
+
+@pytest.mark.clients
+def test_mcp_remote_goes_from_the_hub_url_to_a_tool_call_as_alice_assistant(
+        hub: Hub, alice_browser: requests.Session, alice_token: str, tmp_path: Path) -> None:
+    # Claude Desktop's way in: mcp-remote, its browser step played by a script holding
+    # alice's server cookies (from her hub login) and XSRF token.
+    bridge = NODE / "node_modules" / ".bin" / "mcp-remote"
+    assert bridge.exists(), "tests/clients/node/node_modules is missing: run `make client-deps`"
+    cookies = [c for c in alice_browser.cookies if (c.path or "/").startswith(
+        ("/user/alice/", "/hub/")) or c.path == "/"]
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!/bin/sh\nexec {sys.executable} {BROWSER_SCRIPT} \"$@\"\n")
+    browser.chmod(0o755)
+    env = {**os.environ, "BROWSER": str(browser), "MCP_REMOTE_CONFIG_DIR": str(tmp_path / "cfg"),
+           "CLOUDG_TEST_COOKIE": "; ".join(f"{c.name}={c.value}" for c in cookies),
+           "CLOUDG_TEST_XSRF": str(alice_browser.cookies.get("_xsrf", path="/user/alice/")),
+           "CLOUDG_TEST_NAME": "bridged-hub", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    params = StdioServerParameters(command=str(bridge), args=[
+        endpoint(hub, "alice"), str(free_port()), "--allow-http"], env=env)
+
+    async def run() -> Any:
+        async with Client(params, mode="legacy") as client:
+            return await client.call_tool("count_assets", {"group_by": "provider"})
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        result = anyio.run(run)
+    assert not result.is_error
+    feed = requests.get(f"{hub.server_url('alice')}cloudg/api/activity?since=0&limit=2000",
+                        headers=token_header(alice_token), timeout=30).json()["entries"]
+    assert any(e["principal"] == "assistant:bridged-hub" and e["name"] == "count_assets"
                for e in feed)
 
 
