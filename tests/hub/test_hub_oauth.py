@@ -26,10 +26,12 @@ import anyio
 import pytest
 import requests
 from mcp import Client, MCPDeprecationWarning, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from tests.jupyter.oauth_client import REDIRECT_URI, MemoryStorage, oauth_session, pkce, query_of
 from tests.jupyter.server import ROOT, free_port
 from tests.lanes import starts
+from tests.protocol.harness import open_session
 
 from .hub import DOC, Hub
 from .test_hub_public_address import config_in_server, server_environment
@@ -434,6 +436,24 @@ def receive_line(proc: subprocess.Popen[str]) -> dict[str, Any]:
         proc.wait(timeout=NODE_TIMEOUT)
         raise AssertionError(f"the client ended: {proc.stderr.read() if proc.stderr else ''}")
     return dict(json.loads(line))
+
+
+
+def test_revoking_the_assistant_ends_its_open_session_at_the_next_call(
+        hub: Hub, alice_browser: requests.Session, alice_token: str) -> None:
+    storage = connected(hub, alice_browser, "hub-cut")
+    assert storage.tokens is not None
+    bearer = {"Authorization": f"Bearer {storage.tokens.access_token}"}
+    with open_session(endpoint(hub, "alice"), "2025", headers=bearer) as session:
+        assert session.call_tool("who_am_i", {}).structured_content["id"] == "assistant:hub-cut"
+        revoked = requests.delete(f"{hub.server_url('alice')}cloudg/api/assistants/hub-cut",
+                                  headers=token_header(alice_token), timeout=30)
+        assert revoked.status_code == 200, revoked.text
+        with pytest.raises(MCPError, match="authorize again") as ended:
+            session.call_tool("count_assets", {"group_by": "provider"})
+    assert "hub-cut" not in assistants(hub, "alice", alice_token)
+    assert "invalid_token" in repr(ended.value)
+    assert storage.tokens.access_token not in repr(ended.value)
 
 
 @pytest.mark.clients
