@@ -1,9 +1,11 @@
 """MCP authorization (OAuth) under a real JupyterHub: a client given only alice's public endpoint
 ``{hub}/user/alice/cloudg/mcp`` discovers her server's OAuth metadata at the hub's public
 address under ``/user/alice/`` (the origin's root is the hub's), the official MCP Python SDK
-client goes on to a tool call after alice consents with her hub login, and its call shows under
-the assistant's name. bob's login cannot consent on alice's server, alice's server's tokens
-open nothing of bob's, and revoking the assistant ends its tokens at once.
+client goes on to a tool call after alice consents with her hub login (over HTTP, and once in
+Chromium through the hub's login page), and its call shows under the assistant's name; so do
+the TypeScript SDK client and mcp-remote, which reach only the OpenID form under the path.
+bob's login or token cannot consent on alice's server, tokens of alice's server open nothing
+else (bob's endpoint, her other routes, the hub), and revoking the assistant ends them at once.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -41,9 +42,10 @@ pytestmark = [pytest.mark.hub, pytest.mark.server,
 
 MCP_HEADERS = {"Content-Type": "application/json",
                "Accept": "application/json, text/event-stream"}
-INITIALIZE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                         "clientInfo": {"name": "hub-oauth-test", "version": "1"}}}
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "hub-oauth-test", "version": "1"}}}
 #: The official TypeScript SDK's OAuth client script (tests/clients).
 NODE = ROOT / "tests" / "clients" / "node"
 NODE_TIMEOUT = 120.0
@@ -115,37 +117,28 @@ def hub_consent(browser: requests.Session, name: str, seen: list[str] | None = N
     return consent
 
 
-@dataclass
-class PendingRequest:
-    """A client's authorization request on ``user``'s server, waiting for the owner."""
-
-    client_id: str
-    verifier: str
-    page: str  #: the consent page the client's browser was sent to
-
-
 def request_authorization(hub: Hub, user: str, client_name: str, resource: str | None = None
-                          ) -> tuple[requests.Response, str, str]:
+                          ) -> requests.Response:
     """Register a public client on ``user``'s server and ask for authorization (PKCE S256)
-    as the client's browser does: the answer (not followed), the client id, the verifier."""
+    as the client's browser does: the answer (not followed)."""
     registered = requests.post(f"{issuer(hub, user)}/register", json={
         "client_name": client_name, "redirect_uris": [REDIRECT_URI],
         "token_endpoint_auth_method": "none"}, timeout=30)
     assert registered.status_code == 201, registered.text
-    verifier, challenge = pkce()
+    _verifier, challenge = pkce()
     query = {"response_type": "code", "client_id": registered.json()["client_id"],
              "redirect_uri": REDIRECT_URI, "code_challenge": challenge,
              "code_challenge_method": "S256", "state": "st",
              "resource": resource or endpoint(hub, user)}
-    answered = requests.get(f"{issuer(hub, user)}/authorize?{urlencode(query)}", timeout=30,
-                            allow_redirects=False)
-    return answered, query["client_id"], verifier
+    return requests.get(f"{issuer(hub, user)}/authorize?{urlencode(query)}", timeout=30,
+                        allow_redirects=False)
 
 
-def pending_request(hub: Hub, user: str, client_name: str) -> PendingRequest:
-    answered, client_id, verifier = request_authorization(hub, user, client_name)
+def pending_request(hub: Hub, user: str, client_name: str) -> str:
+    """A client's authorization request waiting on ``user``'s server: its consent page."""
+    answered = request_authorization(hub, user, client_name)
     assert answered.status_code == 302, (answered.status_code, answered.text[:300])
-    return PendingRequest(client_id, verifier, answered.headers["Location"])
+    return answered.headers["Location"]
 
 
 def waiting_requests(hub: Hub, user: str, token: str) -> list[dict[str, Any]]:
@@ -271,17 +264,17 @@ def test_the_sdk_client_goes_from_the_hub_url_to_a_tool_call_as_alice_assistant(
 
 
 def test_the_consent_page_is_at_the_hub_address_of_alice_server(hub: Hub) -> None:
-    waiting = pending_request(hub, "alice", "Address Client")
+    page = pending_request(hub, "alice", "Address Client")
     assert re.fullmatch(re.escape(f"{hub.server_url('alice')}cloudg/oauth/consent/") + r"[\w-]+",
-                        waiting.page), waiting.page
+                        page), page
 
 
 def test_a_request_for_the_server_internal_address_as_resource_is_refused(hub: Hub) -> None:
     # Tokens are for the endpoint at the hub's address; the server's loopback one is no
     # audience (a client that read it somewhere must not get a token for it).
     internal = server_environment(hub, "alice")["JUPYTERHUB_SERVICE_URL"]
-    answered, _, _ = request_authorization(hub, "alice", "Internal Client",
-                                           resource=f"{internal.rstrip('/')}/cloudg/mcp")
+    answered = request_authorization(hub, "alice", "Internal Client",
+                                     resource=f"{internal.rstrip('/')}/cloudg/mcp")
     assert answered.status_code == 302
     assert query_of(answered.headers["Location"])["error"] == "invalid_target"
 
@@ -302,17 +295,17 @@ def test_a_browser_with_no_login_reaches_the_consent_page_through_the_hub_login(
         hub: Hub) -> None:
     # The client opens alice's browser at the authorization URL; logged in nowhere yet, she
     # goes through the hub's login and its OAuth round trip and lands on the consent page.
-    waiting = pending_request(hub, "alice", "Client Before Login")
+    page = pending_request(hub, "alice", "Client Before Login")
     browser = requests.Session()
-    login = browser.get(waiting.page, timeout=60)
+    login = browser.get(page, timeout=60)
     assert login.url.startswith(f"{hub.url}hub/login"), login.url
     xsrf = _XSRF_FIELD.search(login.text)
     shown = browser.post(login.url, data={"username": "alice", "password": "any",
                                           **({"_xsrf": xsrf.group(1)} if xsrf else {})},
                          timeout=60)
-    assert (shown.status_code, shown.url) == (200, waiting.page)
+    assert (shown.status_code, shown.url) == (200, page)
     assert "Client Before Login" in shown.text
-    answered = post_consent(browser, waiting.page, {"decision": "deny"})
+    answered = post_consent(browser, page, {"decision": "deny"})
     assert answered.status_code == 302
     assert query_of(answered.headers["Location"])["error"] == "access_denied"
 
@@ -322,36 +315,36 @@ def test_a_browser_with_no_login_reaches_the_consent_page_through_the_hub_login(
 
 def test_bob_hub_login_cannot_open_alice_consent_page(hub: Hub, bob_browser: requests.Session,
                                                       alice_token: str) -> None:
-    waiting = pending_request(hub, "alice", "Client For Bob")
-    shown = bob_browser.get(waiting.page, timeout=30, allow_redirects=False)
+    page = pending_request(hub, "alice", "Client For Bob")
+    shown = bob_browser.get(page, timeout=30, allow_redirects=False)
     assert shown.status_code in (302, 403), shown.status_code
     assert "Client For Bob" not in shown.text
-    assert waiting.page.rsplit("/", 1)[1] in {r["id"] for r in waiting_requests(
+    assert page.rsplit("/", 1)[1] in {r["id"] for r in waiting_requests(
         hub, "alice", alice_token)}
 
 
 def test_bob_hub_login_cannot_answer_alice_consent_page(hub: Hub, bob_browser: requests.Session,
                                                         alice_token: str) -> None:
-    waiting = pending_request(hub, "alice", "Client Bob Allows")
+    page = pending_request(hub, "alice", "Client Bob Allows")
     for xsrf in (bob_browser.cookies.get("_xsrf", path="/user/bob/"), "forged"):
-        answered = bob_browser.post(waiting.page, data={
+        answered = bob_browser.post(page, data={
             "decision": "allow", "name": "bobs-pick", "_xsrf": xsrf or "none"},
             headers={"X-XSRFToken": xsrf or "none"}, timeout=30, allow_redirects=False)
         assert answered.status_code in (302, 403), answered.status_code
         assert "code=" not in answered.headers.get("Location", "")
     assert "bobs-pick" not in assistants(hub, "alice", alice_token)
-    assert waiting.page.rsplit("/", 1)[1] in {r["id"] for r in waiting_requests(
+    assert page.rsplit("/", 1)[1] in {r["id"] for r in waiting_requests(
         hub, "alice", alice_token)}
 
 
 @pytest.mark.parametrize("who", ["bob's hub token", "no login"])
 def test_no_other_credential_answers_alice_consent_page(hub: Hub, bob_token: str,
                                                         alice_token: str, who: str) -> None:
-    waiting = pending_request(hub, "alice", "Client Others Allow")
+    page = pending_request(hub, "alice", "Client Others Allow")
     headers = token_header(bob_token) if who == "bob's hub token" else {}
-    shown = requests.get(waiting.page, headers=headers, timeout=30, allow_redirects=False)
+    shown = requests.get(page, headers=headers, timeout=30, allow_redirects=False)
     assert shown.status_code in (302, 403) and "Client Others Allow" not in shown.text
-    answered = requests.post(waiting.page, data={"decision": "allow", "name": "others-pick"},
+    answered = requests.post(page, data={"decision": "allow", "name": "others-pick"},
                              headers=headers, timeout=30, allow_redirects=False)
     assert answered.status_code in (302, 403)
     assert "code=" not in answered.headers.get("Location", "")
@@ -361,8 +354,8 @@ def test_no_other_credential_answers_alice_consent_page(hub: Hub, bob_token: str
 def test_alice_login_without_the_xsrf_token_cannot_answer(hub: Hub,
                                                           alice_browser: requests.Session,
                                                           alice_token: str) -> None:
-    waiting = pending_request(hub, "alice", "Client Forged Post")
-    answered = alice_browser.post(waiting.page, data={"decision": "allow", "name": "forged"},
+    page = pending_request(hub, "alice", "Client Forged Post")
+    answered = alice_browser.post(page, data={"decision": "allow", "name": "forged"},
                                   timeout=30, allow_redirects=False)
     assert answered.status_code == 403
     assert "forged" not in assistants(hub, "alice", alice_token)
