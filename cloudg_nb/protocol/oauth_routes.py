@@ -8,6 +8,10 @@ issuer is ``{base}cloudg/oauth``; its metadata is at ``{issuer}/.well-known/open
 oauth-authorization-server``; the resource's at ``{base}cloudg/.well-known/
 oauth-protected-resource/mcp`` (the ``resource_metadata`` pointer of every 401). With
 ``root`` (the server owns its origin) the RFC 8414 / 9728 root forms are served too.
+The ``openid-configuration`` forms carry what OpenID Connect Discovery requires besides RFC
+8414's members (clients such as the TypeScript SDK's validate them as OpenID Provider metadata,
+and under a ``base_url`` such a form is the only one they reach); ``jwks_uri`` is an empty key
+set: no ID token is ever issued (``openid`` is no scope here), so no key is ever needed.
 Revocation (RFC 7009) is ours: the SDK's handler requires a ``client_secret`` field, which the
 public clients this server registers do not have.
 """
@@ -20,8 +24,8 @@ from typing import Any
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
-from mcp.shared.auth import ProtectedResourceMetadata
-from pydantic import AnyHttpUrl
+from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
+from pydantic import AnyHttpUrl, Field
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -33,7 +37,20 @@ __all__ = ["OAuthPaths", "oauth_app"]
 
 ISSUER_PATH = OAUTH_ISSUER_PATH
 RESOURCE_METADATA_PATH = OAUTH_RESOURCE_METADATA_PATH
-AS_METADATA = ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration")
+OAUTH_METADATA = "/.well-known/oauth-authorization-server"
+OPENID_METADATA = "/.well-known/openid-configuration"
+AS_METADATA = (OAUTH_METADATA, OPENID_METADATA)
+#: The (empty) key set the OpenID form's ``jwks_uri`` names, under the issuer.
+JWKS_PATH = "/jwks"
+
+
+class OpenIDMetadata(OAuthMetadata):
+    """RFC 8414 metadata plus the members OpenID Connect Discovery 1.0 §3 requires."""
+
+    jwks_uri: AnyHttpUrl
+    subject_types_supported: list[str] = Field(default_factory=lambda: ["public"])
+    # Discovery requires RS256 listed; no ID token is issued, so none is ever signed.
+    id_token_signing_alg_values_supported: list[str] = Field(default_factory=lambda: ["RS256"])
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,7 @@ class OAuthPaths:
         issuer = self.base + ISSUER_PATH
         paths = [f"{issuer}/{name}" for name in ("authorize", "token", "register", "revoke")]
         paths += [issuer + form for form in AS_METADATA]
+        paths.append(issuer + JWKS_PATH)
         paths.append(self.base + RESOURCE_METADATA_PATH)
         if root:
             paths += self.root_paths()
@@ -95,6 +113,10 @@ def oauth_app(provider: Any, paths: OAuthPaths, *, root: bool,
     metadata.revocation_endpoint_auth_methods_supported = ["none"]
     metadata.client_id_metadata_document_supported = True
     as_handler = cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"])
+    openid = OpenIDMetadata(**metadata.model_dump(),
+                            jwks_uri=AnyHttpUrl(paths.issuer + JWKS_PATH))
+    openid_handler = cors_middleware(MetadataHandler(openid).handle, ["GET", "OPTIONS"])
+    handlers = {OAUTH_METADATA: as_handler, OPENID_METADATA: openid_handler}
     resource = ProtectedResourceMetadata(
         resource=AnyHttpUrl(paths.resource), authorization_servers=[issuer],
         resource_name=resource_name)
@@ -105,16 +127,24 @@ def oauth_app(provider: Any, paths: OAuthPaths, *, root: bool,
         if not route.path.startswith("/.well-known") and route.path != "/revoke"]
     sdk_routes.append(Route("/revoke", _revocation(provider), methods=["POST"]))
     issuer_local = (paths.base + ISSUER_PATH).rstrip("/")
-    routes: list[Any] = [Route(issuer_local + form, as_handler, methods=["GET", "OPTIONS"])
+    routes: list[Any] = [Route(issuer_local + form, handlers[form], methods=["GET", "OPTIONS"])
                          for form in AS_METADATA]
+    routes.append(Route(issuer_local + JWKS_PATH, cors_middleware(_empty_key_set,
+                                                                 ["GET", "OPTIONS"]),
+                        methods=["GET", "OPTIONS"]))
     routes.append(Route(paths.base + RESOURCE_METADATA_PATH, pr_handler,
                         methods=["GET", "OPTIONS"]))
     if root:
         for path in paths.root_paths():
-            handler = pr_handler if "protected-resource" in path else as_handler
+            handler = pr_handler if "protected-resource" in path else handlers[
+                OPENID_METADATA if path.startswith(OPENID_METADATA) else OAUTH_METADATA]
             routes.append(Route(path, handler, methods=["GET", "OPTIONS"]))
     routes.append(Mount(issuer_local, routes=sdk_routes))
     return Starlette(routes=routes)
+
+
+async def _empty_key_set(request: Request) -> Response:
+    return JSONResponse({"keys": []}, headers={"Cache-Control": "public, max-age=3600"})
 
 
 def _revocation(provider: Any) -> Any:
