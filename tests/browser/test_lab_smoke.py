@@ -51,5 +51,7 @@ def test_the_lab_loads_the_repositorys_prebuilt_extension_and_its_plugins(page: 
     built = json.loads((LAB_EXTENSION_DIR / "package.json").read_text(encoding="utf-8"))
     (loaded,) = [e for e in config["federated_extensions"] if e["name"] == LAB_EXTENSION]
     assert loaded["load"] == built["jupyterlab"]["_build"]["load"]
+    assert set(built["jupyterlab"]["disabledExtensions"]) <= set(config["disabledExtensions"])
     assert page.driver.execute_script(
-        "return window.jupyterapp.isPluginActivated('cloudg-nb-lab:plugin');")
+        "return ['cloudg-nb-lab:plugin', 'cloudg-nb-lab:completion']"
+        ".every((id) => window.jupyterapp.isPluginActivated(id));")
