@@ -3,6 +3,7 @@
  * activity from the cloudg server extension, keeps them live from JupyterLab's event bus, and
  * shows them in a sidebar, as notifications for calls waiting for approval, and as a
  * status-bar count. Every decision goes straight to the server: no kernel is in the path.
+ * A second plugin keeps Tab on `%cloudg` lines to the kernel's candidates (completion.ts).
  */
 
 import {
@@ -14,6 +15,7 @@ import { ICommandPalette } from '@jupyterlab/apputils';
 import { IStatusBar } from '@jupyterlab/statusbar';
 
 import { ActivityFilter } from './activity';
+import { completionPlugin } from './completion';
 import { CloudgModel } from './model';
 import { ApprovalNotifier, ConnectionNotifier } from './notifications';
 import { CloudgSidebar, SectionName, SIDEBAR_ID } from './sidebar';
@@ -119,4 +121,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+export default [plugin, completionPlugin];

@@ -77,9 +77,13 @@ def write_notebook(path: Path, cells: list[str]) -> Path:
 
 def _isolate_lab(env: dict[str, str], tmp_path: Path) -> None:
     """JupyterLab's user settings and workspaces under ``tmp_path``; peers switched off; the
-    repository's prebuilt lab extension found first (an install may hold an older copy)."""
-    labextensions = Path(env["JUPYTER_DATA_DIR"]) / "labextensions"
+    repository's prebuilt lab extension found first (an install may hold an older copy): from
+    a folder on ``JUPYTER_PATH``, which Jupyter searches before the environment's share/jupyter
+    (the user's data dir comes after it inside a virtualenv)."""
+    first = tmp_path / "jupyter-path-first"
+    labextensions = first / "labextensions"
     labextensions.mkdir(parents=True, exist_ok=True)
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(first), env.get("JUPYTER_PATH")) if p)
     linked = labextensions / LAB_EXTENSION
     if not linked.exists():
         linked.symlink_to(LAB_EXTENSION_DIR, target_is_directory=True)

@@ -1,11 +1,15 @@
 """The browser harness itself: JupyterLab with the extension loads in headless Chromium, runs
-a notebook's cells and renders ipywidgets offline."""
+a notebook's cells and renders ipywidgets offline, and the extension it loads is the
+repository's labextension/prebuilt/ (not an older copy installed in the environment)."""
 
 from __future__ import annotations
+
+import json
 
 from selenium.webdriver.common.by import By
 
 from .chrome import LabPage, wait_for
+from .lab import LAB_EXTENSION, LAB_EXTENSION_DIR
 
 NOTEBOOKS = {
     "smoke.ipynb": ['print("hello from the kernel")', "6 * 7"],
@@ -38,3 +42,16 @@ def test_an_int_slider_renders_as_a_widget_without_network(page: LabPage) -> Non
     assert "level" in area.text
     assert slider.is_displayed()
     assert page.widget_failures() == []
+
+
+def test_the_lab_loads_the_repositorys_prebuilt_extension_and_its_plugins(page: LabPage) -> None:
+    page.open_notebook("smoke.ipynb")
+    config = page.driver.execute_script(
+        "return JSON.parse(document.getElementById('jupyter-config-data').textContent);")
+    built = json.loads((LAB_EXTENSION_DIR / "package.json").read_text(encoding="utf-8"))
+    (loaded,) = [e for e in config["federated_extensions"] if e["name"] == LAB_EXTENSION]
+    assert loaded["load"] == built["jupyterlab"]["_build"]["load"]
+    assert set(built["jupyterlab"]["disabledExtensions"]) <= set(config["disabledExtensions"])
+    assert page.driver.execute_script(
+        "return ['cloudg-nb-lab:plugin', 'cloudg-nb-lab:completion']"
+        ".every((id) => window.jupyterapp.isPluginActivated(id));")

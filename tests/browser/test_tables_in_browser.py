@@ -89,8 +89,34 @@ def test_describe_shows_whole_descriptions_that_wrap(page: LabPage) -> None:
     assert not any(c["text"].endswith("…") for c in cells)
 
 
-def _completions(page: LabPage, line: str) -> list[str]:
-    """Type ``line`` in the notebook's last (empty) cell, press Tab, read the completer."""
+#: The kernel's own answer to a complete_request for arguments[0] with the cursor at [1].
+_KERNEL_MATCHES = """
+const [code, cursor_pos, done] = arguments;
+const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+kernel.requestComplete({code, cursor_pos})
+  .then((msg) => done(msg.content.matches), (error) => done({error: String(error)}));
+"""
+#: The items the open completer shows (it draws long lists over a few frames).
+_COMPLETER_ITEMS = """
+return [...document.querySelectorAll('.jp-Completer:not(.lm-mod-hidden) .jp-Completer-item')]
+  .map((item) => (item.getAttribute('data-value') || item.textContent).trim());
+"""
+#: Words JupyterLab's context provider takes from a ``%cloudg call`` line.
+CELL_WORDS = {"%", "cloudg", "call"}
+
+
+def _kernel_matches(page: LabPage, code: str, cursor: int | None = None) -> list[str]:
+    """What the notebook's kernel answers to a complete_request for ``code`` (the cursor at
+    ``cursor``, by default at the end)."""
+    matches = page.driver.execute_async_script(
+        _KERNEL_MATCHES, code, len(code) if cursor is None else cursor)
+    assert isinstance(matches, list), matches
+    return [str(match) for match in matches]
+
+
+def _completions(page: LabPage, line: str, *moves: str) -> list[str]:
+    """Type ``line`` in the notebook's last (empty) cell, then the keys ``moves``, press Tab,
+    read the completer once it has drawn all its items (the same list twice in a row)."""
     driver = page.driver
     editors = driver.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell .cm-content")
     editor = editors[-1]
@@ -99,29 +125,63 @@ def _completions(page: LabPage, line: str) -> list[str]:
     editor.send_keys(Keys.CONTROL, "a")
     editor.send_keys(Keys.DELETE)
     editor.send_keys(line)
+    for key in moves:
+        editor.send_keys(key)
     editor.send_keys(Keys.TAB)
-    items = wait_for(lambda: driver.find_elements(
-        By.CSS_SELECTOR, ".jp-Completer:not(.lm-mod-hidden) .jp-Completer-item"),
-        f"the completer for {line!r}")
-    labels = [item.get_attribute("data-value") or item.text for item in items]
+    seen: list[list[str]] = []
+
+    def settled() -> list[str] | None:
+        seen.append(driver.execute_script(_COMPLETER_ITEMS))
+        return seen[-1] if len(seen) > 1 and seen[-1] and seen[-1] == seen[-2] else None
+
+    labels = wait_for(settled, f"the completer for {line!r}", interval=0.5)
     page.screenshot("tables-completer")
     editor.send_keys(Keys.ESCAPE)
-    return [label.strip() for label in labels]
+    return labels
 
 
-def test_tab_after_the_magic_offers_subcommands_first_and_no_python_names(page: LabPage
-                                                                         ) -> None:
-    """The kernel's candidates are the subcommands, in order, and nothing of Python's
-    (keywords, other magics, files). JupyterLab's own context provider (on by default) adds
-    the cell's tokens after them (``%``, ``cloudg`` ...): the kernel cannot withhold those."""
+def test_tab_after_the_magic_offers_exactly_the_subcommands(page: LabPage) -> None:
+    """Only the kernel's candidates, the subcommands in order: nothing of Python's (keywords,
+    other magics, files) and none of the cell's own words that JupyterLab's context provider
+    adds elsewhere (the lab extension keeps it off ``%cloudg`` lines)."""
     _opened(page)
     offered = _completions(page, "%cloudg ")
-    assert offered[:len(SUBCOMMANDS)] == list(SUBCOMMANDS), offered
-    assert not {"and", "if", "import", "%alias", "%%HTML", "tables.ipynb"} & set(offered)
-    print("JupyterLab's context provider added:", offered[len(SUBCOMMANDS):])
+    assert offered == list(SUBCOMMANDS), offered
+    assert offered == _kernel_matches(page, "%cloudg ")
+
+
+def test_tab_after_call_offers_exactly_the_kernels_tool_names(page: LabPage) -> None:
+    _opened(page)
+    offered = _completions(page, "%cloudg call ")
+    kernel = _kernel_matches(page, "%cloudg call ")
+    assert "list_findings" in kernel and not CELL_WORDS & set(kernel), kernel
+    assert offered == kernel, sorted(set(offered) ^ set(kernel))
+
+
+def test_tab_in_a_cloudg_cell_body_offers_exactly_the_kernels_values(page: LabPage) -> None:
+    """In a ``%%cloudg`` cell's body too: ``customer_view`` (a word of the cell that starts
+    like the value typed) is not offered, the kernel's asset refs are."""
+    _opened(page)
+    cell = "%%cloudg call get_asset -o customer_view\nref: cust"
+    offered = _completions(page, cell)
+    kernel = _kernel_matches(page, cell)
+    assert len(kernel) > 1 and "customer_view" not in kernel, kernel
+    assert offered == kernel, sorted(set(offered) ^ set(kernel))
+
+
+def test_tab_on_a_python_line_still_offers_the_cells_own_words(page: LabPage) -> None:
+    """Outside ``%cloudg`` lines JupyterLab's context provider works as before: names
+    written further down the cell (never run, so unknown to the kernel there) are offered."""
+    _opened(page)
+    cell = "e\nestate_total = estate_count = 0"
+    offered = _completions(page, cell, Keys.UP, Keys.END)
+    kernel = _kernel_matches(page, cell, cursor=1)
+    assert {"estate_total", "estate_count"} <= set(offered) - set(kernel), offered
+    assert set(kernel) <= set(offered), sorted(set(kernel) - set(offered))
 
 
 def test_tab_after_a_tool_name_offers_its_arguments(page: LabPage) -> None:
     _opened(page)
     offered = _completions(page, "%cloudg call get_asset ")
     assert offered[:2] == ["ref=", "dataset="], offered
+    assert offered == _kernel_matches(page, "%cloudg call get_asset ")
