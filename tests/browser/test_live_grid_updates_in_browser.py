@@ -39,6 +39,9 @@ NOTEBOOKS = {
         "HTML('<div style=\"height: 4000px\">below the live table</div>')",
     ],
 }
+#: The live table and, in the next cell, the kernel changing its rows many times a second
+#: while the viewer makes its first load (its requests wait for the cells to finish).
+NOTEBOOKS["churn.ipynb"] = [*NOTEBOOKS["live.ipynb"][:2], "CHURN"]
 #: HIGH findings of the demo estate (in the live table) and a LOW one (not in it).
 IN_TABLE, ALSO_IN_TABLE, NOT_IN_TABLE = "f-012", "f-002", "f-006"
 REASON = "accepted risk (live grid test)"
@@ -379,3 +382,33 @@ def test_the_grid_never_draws_an_empty_body_while_the_kernel_changes_the_rows_fa
     assert set(drawn) <= {len(ids), len(ids) - 1}
     kernel_caught_up(page, len(ids))
     drawn_rows_are(page, ids, "after the churn")
+
+
+def test_the_grid_draws_its_rows_when_the_kernel_changes_them_during_its_first_load(
+        page: LabPage, lab: JupyterServer) -> None:
+    page.open_notebook("churn.ipynb")
+    page.driver.execute_script("""
+        const panel = window.jupyterapp.shell.currentWidget;
+        const cells = [...panel.content.model.cells];
+        cells[cells.length - 1].sharedModel.setSource(arguments[0]);""",
+        CHURN.format(ref=IN_TABLE, seconds=8))
+    page.run_all_cells()
+    assert page.errors() == [] and page.widget_failures() == []
+    show_grid(page)
+    drawn: list[int | None] = []
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        drawn.append(page.driver.execute_script(_GRID_STATE, the_viewer(page))["body_rows"])
+    in_kernel(page, "_churning.join()")
+    # before its first rows the viewer may show its header alone (loading); once it has
+    # drawn rows, its body never goes empty
+    first = next(i for i, n in enumerate(drawn) if n)
+    after = drawn[first:]
+    print(f"grid bodies sampled during the first load: {len(drawn)}, {first} before the "
+          f"first rows, then {after.count(0)} empty")
+    assert 0 not in after, f"{after.count(0)} of {len(after)} draws after the first were empty"
+    with open_session(lab.endpoint, "2025", headers=lab.headers) as session:
+        listed = session.call_tool("list_findings", {"severities": ["CRITICAL", "HIGH"]})
+    want = [f["id"] for f in listed.structured_content["items"]]
+    kernel_caught_up(page, len(want))
+    drawn_rows_are(page, want, "after changes during the first load, from the kernel")
