@@ -15,6 +15,13 @@ defining an element name that is already defined (the first definition serves ev
 perspective's widget keeps the theme Python gave it (Pro Light); ``follow_theme`` wraps it in
 ``static/grid_theme.js`` so the viewer shows Pro Light or Pro Dark as the page's theme is
 (JupyterLab's ``data-jp-theme-light``, VS Code's body class) and switches with it.
+
+perspective's ``Table.replace`` is a clear and then an update: a read from another thread in
+between sees no rows. A LiveFrame replaces rows on its client's loop thread while the kernel's
+thread serves the viewer's reads, so the viewer drew a header over an empty body, and kept it
+when that was its last draw. ``ENGINE_LOCK`` makes the two take turns: ``DataGrid`` replaces
+rows under it and the viewer's requests are served under it (synchronously, on the kernel's
+thread, in ``_viewer_class``'s ``handle_message``).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ if TYPE_CHECKING:
     import pandas
     import pyarrow
 
-__all__ = ["DataGrid", "GRID_ENV", "LARGE_RESULT_ROWS", "grid_available", "use_grid",
+__all__ = ["DataGrid", "ENGINE_LOCK", "GRID_ENV", "LARGE_RESULT_ROWS", "grid_available", "use_grid",
            "to_arrow", "column_kinds", "SchemaChanged"]
 
 #: ``CLOUDG_GRID=html`` (or ``off``, ``0``, ``false``): tables stay HTML everywhere.
@@ -50,6 +57,9 @@ LARGE_RESULT_ROWS = TABLE_ROWS
 #: Grid heights in pixels: the header and toolbar, one row, and the most the grid takes.
 _CHROME_PX, _ROW_PX, _MIN_PX, _MAX_PX = 70, 24, 160, 520
 _OFF = {"html", "off", "0", "false", "no"}
+#: Held while the grid's perspective tables change and while a viewer's request is served: a
+#: viewer never reads a table halfway through a ``replace`` (see the module's docstring).
+ENGINE_LOCK = threading.RLock()
 
 
 def grid_available() -> bool:
@@ -303,9 +313,24 @@ def _viewer_class() -> type:
     css = (static / "perspective-anywidget.css").read_text(encoding="utf-8")
     return type("GridViewer", (psp.PerspectiveWidget,), {
         "_esm": _DEFINE_ONCE + follow_theme(bundle), "_css": css + _THEME_CSS,
-        "__module__": __name__,
-        "__doc__": "perspective's viewer; its module defines each custom element once and "
-                   "its theme follows the page's."})
+        "handle_message": _handle_message, "__module__": __name__,
+        "__doc__": "perspective's viewer; its module defines each custom element once, its "
+                   "theme follows the page's and its requests are served under ENGINE_LOCK."})
+
+
+def _handle_message(self: Any, widget: Any, content: Any, buffers: Any) -> None:
+    """A message from the viewer in the browser: a request to the engine is served at once,
+    under ``ENGINE_LOCK`` (perspective's own handler serves it later in a task, unlocked);
+    anything else (connect, hang up) as perspective does."""
+    import perspective.widget as psp
+
+    if isinstance(content, dict) and content.get("type") == "binary_msg" and buffers:
+        session = self._sessions.get(content.get("client_id"))
+        if session is not None:
+            with ENGINE_LOCK:
+                session.handle_request(bytes(buffers[0]))
+            return
+    psp.PerspectiveWidget.handle_message(self, widget, content, buffers)
 
 
 class DataGrid:
@@ -339,7 +364,11 @@ class DataGrid:
     @property
     def size(self) -> int:
         """Rows in the table."""
-        return int(self.table.size()) if self.table is not None else 0
+        table = self.table
+        if table is None:
+            return 0
+        with ENGINE_LOCK:
+            return int(table.size())
 
     def show(self, frame: pandas.DataFrame) -> None:
         """Make ``frame`` the grid's rows: replaced in the same table (the viewer keeps its
@@ -352,7 +381,9 @@ class DataGrid:
                 except SchemaChanged:
                     pass
                 else:
-                    self.table.replace(arrow_bytes(data))
+                    rows = arrow_bytes(data)
+                    with ENGINE_LOCK:
+                        self.table.replace(rows)
                     return
             self._build(frame)
 
@@ -388,11 +419,12 @@ class DataGrid:
         with self._lock:
             if self.table is None:
                 return []
-            view = self.table.view()
-            try:
-                return list(view.to_records())
-            finally:
-                view.delete()
+            with ENGINE_LOCK:
+                view = self.table.view()
+                try:
+                    return list(view.to_records())
+                finally:
+                    view.delete()
 
     def close(self) -> None:
         """Close the viewer and free the table."""
@@ -419,7 +451,9 @@ class DataGrid:
         kinds = column_kinds(frame)
         if not kinds:
             kinds = {"value": "string"}
-        table = perspective.table(arrow_bytes(to_arrow(frame, kinds)))
+        rows = arrow_bytes(to_arrow(frame, kinds))
+        with ENGINE_LOCK:
+            table = perspective.table(rows)
         height = self._fixed_height or grid_height(len(frame))
         old = self.viewer
         config: dict[str, Any] = {}
@@ -452,7 +486,8 @@ def _close(viewer: Any, table: Any) -> None:
     if viewer is not None:
         viewer.close()
     if table is not None:
-        with contextlib.suppress(Exception):  # a view open in a browser holds it: it stays
+        # a view open in a browser holds the table: it stays
+        with ENGINE_LOCK, contextlib.suppress(Exception):
             table.delete()
 
 

@@ -333,3 +333,50 @@ def test_a_perspective_bundle_laid_out_otherwise_is_left_as_it_is() -> None:
                                        "//# sourceMappingURL=x.js.map\n")
     assert wrapped.startswith("var w={render(){}};export {r as ready};\n")
     assert wrapped.endswith("export default cloudgFollowTheme(w);\n")
+
+
+def _browser_client(viewer: object) -> object:
+    """A perspective client speaking to ``viewer`` as the browser's viewer does: each request
+    a ``binary_msg`` through the widget's message handler, each answer what the widget sends
+    back (here handed straight to the client instead of over a comm)."""
+    import perspective
+
+    client: perspective.Client | None = None
+
+    def answer(content: dict[str, object], buffers: list[bytes]) -> None:
+        assert client is not None and content["type"] == "binary_msg"
+        client.handle_response(bytes(buffers[0]))
+
+    viewer.send = answer  # type: ignore[attr-defined]
+    viewer.handle_message(viewer, {"type": "connect", "client_id": "browser"}, [])  # type: ignore[attr-defined]
+    client = perspective.Client(lambda request: viewer.handle_message(  # type: ignore[attr-defined]
+        viewer, {"type": "binary_msg", "client_id": "browser"}, [request]))
+    return client
+
+
+def test_the_viewer_never_reads_a_table_halfway_through_a_replace() -> None:
+    """A LiveFrame replaces the grid's rows on its client's loop thread while the kernel's
+    thread serves the viewer's reads: a read never sees the table emptied by the replace."""
+    import threading
+
+    frames = [pd.DataFrame({"id": [f"f-{i:03d}" for i in range(n)], "score": range(n)})
+              for n in (200, 199)]
+    grid = DataGrid(frames[0])
+    client = _browser_client(grid.viewer)
+    view = client.open_table(grid.table.get_name()).view()  # type: ignore[attr-defined]
+    stop = threading.Event()
+
+    def replacing() -> None:
+        while not stop.is_set():
+            for frame in frames:
+                grid.show(frame)
+
+    writer = threading.Thread(target=replacing, daemon=True)
+    writer.start()
+    try:
+        seen = [view.num_rows() for _ in range(2000)]
+    finally:
+        stop.set()
+        writer.join(30)
+    assert set(seen) <= {199, 200}, sorted(set(seen))
+    grid.close()
