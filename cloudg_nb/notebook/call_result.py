@@ -8,7 +8,7 @@ see one type. ``Result.df`` turns list results into a pandas DataFrame.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -255,16 +255,25 @@ class Result:
                 notes.append(f"{kind} {int(value)}")
         return " · ".join(notes) or None
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """A notebook shows a Result as ``%cloudg call`` would (``render.render_result``)."""
-        from .render import render_result
-
-        return render_result(self)._repr_mimebundle_(include, exclude)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None
+                          ) -> dict[str, Any] | None:
+        """A notebook shows a Result as ``%cloudg call`` would (``render.render_result``, once
+        render is loaded: ``%load_ext cloudg_nb`` loads it); before that, as its repr."""
+        shown = RESULT_DISPLAY[0] if RESULT_DISPLAY else None
+        if shown is None:
+            return None
+        bundle: dict[str, Any] = shown(self)._repr_mimebundle_(include, exclude)
+        return bundle
 
     def __repr__(self) -> str:
         if self.is_error and self.error is not None:
             return f"<Result {self.tool} error {self.error}>"
         return f"<Result {self.tool} {self.caption or type(self.data).__name__}>"
+
+
+#: How a notebook shows a Result: ``render.py`` puts its ``render_result`` here when it is
+#: imported (render imports this module, so the way back is this slot, not an import).
+RESULT_DISPLAY: list[Callable[[Result], Any]] = []
 
 
 def error_result(tool: str, arguments: Mapping[str, Any], code: int | str, message: str,

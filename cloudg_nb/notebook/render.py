@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .call_result import FRAME_ATTR, ErrorInfo, Result
+from .call_result import FRAME_ATTR, RESULT_DISPLAY, ErrorInfo, Result
 from .readable_table import value_text
 
 if TYPE_CHECKING:
@@ -121,6 +121,9 @@ def render_result(result: Result, display: Mapping[str, Any] | None = None) -> R
     if is_graph_result(result.tool, result.data):
         return with_note(_graph_display(result, body), note)
     return with_note(body, note)
+
+
+RESULT_DISPLAY[:] = [render_result]  # a Result shown in a notebook reads as %cloudg call's
 
 
 def _graph_display(result: Result, body: Rendered) -> WidgetRendered:
