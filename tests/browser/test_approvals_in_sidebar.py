@@ -104,13 +104,28 @@ def approve_through_the_notification(page: LabPage, lab: JupyterServer, name: st
     unsuppress(lab, finding)
 
 
+def run_the_sleep(page: LabPage, asked: list[float]) -> bool:
+    """Whether the open notebook's kernel is busy; Run All again while its cell has neither run
+    nor started (on a loaded machine the first Run All can come before the notebook is the
+    current widget, and then does nothing)."""
+    state = page.state() or {}
+    if state.get("kernel") == "busy":
+        return True
+    cells = [c for c in state.get("cells", []) if c["type"] == "code"]
+    idle = not state.get("running") and cells and all(c["count"] is None for c in cells)
+    if idle and time.monotonic() - (asked[-1] if asked else 0.0) > 3:
+        asked.append(time.monotonic())
+        page.driver.execute_script(
+            "window.jupyterapp.commands.execute('notebook:run-all-cells'); return true;")
+    return False
+
+
 def test_with_a_busy_kernel_approve_in_the_notification_lets_the_call_run(
         page: LabPage, lab: JupyterServer) -> None:
     page.open_notebook("other.ipynb")
     page.open_notebook("busy.ipynb")
-    page.driver.execute_script(
-        "window.jupyterapp.commands.execute('notebook:run-all-cells'); return true;")
-    wait_for(lambda: (page.state() or {}).get("kernel") == "busy", "the kernel to be busy")
+    asked: list[float] = []
+    wait_for(lambda: run_the_sleep(page, asked), "the kernel to be busy")
     approve_through_the_notification(page, lab, "busy-kernel-bot", "f-004")
     assert (page.state() or {}).get("kernel") == "busy"
 
