@@ -30,7 +30,7 @@ function cloudgFollowTheme(widget) {
       // its cells (light blue numbers on the dark backdrop). Once the viewer has the theme and
       // has drawn, it is asked to read them again.
       const restyle = () => {
-        for (const wait of [50, 600]) {
+        for (const wait of [50, 600, 2500]) {
           setTimeout(async () => {
             const viewer = el && el.querySelector("perspective-viewer");
             if (!viewer || typeof viewer.restyleElement !== "function") {
@@ -88,10 +88,26 @@ function cloudgFollowTheme(widget) {
         watch.disconnect();
         model.off("change:theme", onModel);
       };
+      // Whoever names the viewer's theme (this wrapper, perspective restoring the model's
+      // state, the viewer's own settings menu), the datagrid is asked to read it again.
+      let themed = null;
+      const onViewerTheme = new MutationObserver((changes) => {
+        if (changes.some((c) => c.oldValue !== c.target.getAttribute("theme"))) {
+          clearTimeout(themed);
+          themed = setTimeout(restyle, 100);
+        }
+      });
       return Promise.resolve(widget.render(props)).then((cleanup) => {
+        const viewer = el && el.querySelector("perspective-viewer");
+        if (viewer) {
+          onViewerTheme.observe(viewer, { attributes: true, attributeFilter: ["theme"],
+                                          attributeOldValue: true, subtree: true });
+        }
         restyle();
         return cleanup;
       }).then((cleanup) => () => {
+        onViewerTheme.disconnect();
+        clearTimeout(themed);
         stop();
         if (typeof cleanup === "function") {
           cleanup();
