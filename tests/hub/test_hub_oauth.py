@@ -10,13 +10,11 @@ else (bob's endpoint, her other routes, the hub), and revoking the assistant end
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import re
 import subprocess
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +27,7 @@ import requests
 from mcp import Client, MCPDeprecationWarning, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from tests.browser.loopback_callback import loopback_callback
 from tests.jupyter.oauth_client import REDIRECT_URI, MemoryStorage, oauth_session, pkce, query_of
 from tests.jupyter.server import ROOT, free_port
 from tests.lanes import starts
@@ -517,34 +516,10 @@ def test_mcp_remote_goes_from_the_hub_url_to_a_tool_call_as_alice_assistant(
 # -- in Chromium, as alice does it ---------------------------------------------------------------
 
 
-class _Callback(http.server.BaseHTTPRequestHandler):
-    """The client's loopback redirect target: records where the browser landed."""
-
-    landed: list[str]
-
-    def do_GET(self) -> None:
-        if self.path.startswith("/callback"):  # not the browser's /favicon.ico
-            self.landed.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(b"<p>You can close this window.</p>")
-
-    def log_message(self, *args: object) -> None:
-        return None
-
-
 @pytest.fixture
 def callback() -> Iterator[tuple[str, list[str]]]:
-    landed: list[str] = []
-    httpd = http.server.HTTPServer(("127.0.0.1", free_port()),
-                                   type("Callback", (_Callback,), {"landed": landed}))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}/callback", landed
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with loopback_callback() as found:
+        yield found
 
 
 @pytest.fixture(scope="module")
